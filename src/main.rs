@@ -1,1 +1,47 @@
-fn main() {}
+//! `sandtable`: the command line. Argument parsing and output formats only; every analysis
+//! lives in the library crates.
+
+mod cmd;
+mod report;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "sandtable",
+    version,
+    about = "Tabletop wargame rules as code: check, analyse and run .sand rulesets",
+    long_about = "Tabletop wargame rules as code.\n\nA ruleset is a folder of .sand files (or one file). `check` finds errors and the \
+                  book's own inconsistencies, `audit` checks a plain-text rulebook before it is encoded."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check rulesets: errors, and lints for translators (numbering, references, unknowns, bands, tables)
+    Check(cmd::check::Args),
+    /// Audit plain-text rulebooks: numbering, references, empty tables, illegible marks
+    Audit(cmd::audit::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            // Help and version are successes; usage mistakes exit 2.
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let code = match cli.command {
+        Command::Check(a) => cmd::check::run(a),
+        Command::Audit(a) => cmd::audit::run(a),
+    };
+    ExitCode::from(code)
+}

@@ -125,11 +125,17 @@ fn nesting_error(src: &str) -> Option<ParseError> {
     None
 }
 
-/// Reads one item at a time; after a failure it records the error and skips to the start of
-/// the next line that begins a top-level item at brace depth zero.
+/// Reads one item at a time; after a failure it records the error and skips to the next line
+/// that begins an item.
 fn parse_with_recovery(src: &str, out: &mut Parsed) {
     let mut pos = skip_trivia(src, 0);
     while pos < src.len() {
+        // After an error inside a block we resume at its next item; its closing brace is
+        // left over and skipped here.
+        if src[pos..].starts_with('}') {
+            pos = skip_trivia(src, pos + 1);
+            continue;
+        }
         match SandParser::parse(Rule::lone_item, &src[pos..]) {
             Ok(mut pairs) => {
                 let lone = pairs.next().expect("lone_item yields one pair");
@@ -175,10 +181,9 @@ const ITEM_STARTS: &[&str] = &[
     "board", "turn", "phase", "activation", "force", "note", "see", "assume",
 ];
 
-/// The next place to try after an error: a line that starts (at brace depth 0 relative to the
-/// item that failed) with an item keyword, after the error position.
+/// The next place to try after an error: the next line, after the error position, that starts
+/// with an item keyword (at any depth, so the rest of an enclosing section is still read).
 fn resync(src: &str, item_start: usize, failed_at: usize) -> usize {
-    let mut depth: i64 = 0;
     let mut line_start = true;
     let mut in_str = false;
     let bytes = src.as_bytes();
@@ -201,8 +206,6 @@ fn resync(src: &str, item_start: usize, failed_at: usize) -> usize {
         }
         match c {
             b'"' => in_str = true,
-            b'{' => depth += 1,
-            b'}' => depth -= 1,
             b'\n' => {
                 line_start = true;
                 i += 1;
@@ -216,11 +219,8 @@ fn resync(src: &str, item_start: usize, failed_at: usize) -> usize {
         }
         if line_start && !c.is_ascii_whitespace() {
             line_start = false;
-            if i > failed_at.max(item_start) && depth <= 0 && starts_item(&src[i..]) {
+            if i > failed_at.max(item_start) && starts_item(&src[i..]) {
                 return i;
-            }
-            if depth < 0 {
-                depth = 0;
             }
         }
         i += 1;
@@ -360,7 +360,7 @@ const KEYWORD_LIST: &[&str] = &[
     "unit", "weapon", "terrain", "marker", "die", "stack", "table", "resolve", "action",
     "procedure", "let", "if", "then", "else", "bands", "result", "outcome", "eliminate", "place",
     "remove", "on", "from", "to", "move", "score", "win", "choose", "for", "in", "repeat",
-    "require", "when", "per", "clamp", "columns", "true", "false", "and", "or", "not",
+    "require", "when", "per", "columns", "true", "false", "and", "or", "not",
     "scenario", "board", "turn", "phase", "activation", "force", "victory", "assume", "of",
 ];
 

@@ -164,14 +164,19 @@ pub fn parse(t: &str) -> Option<Marker> {
 fn labeled(t: &str) -> Option<Marker> {
     for &(word, title_may_follow) in LABELS {
         let upper = word.to_ascii_uppercase();
-        let rest = t.strip_prefix(word).or_else(|| t.strip_prefix(upper.as_str()));
+        let rest = t
+            .strip_prefix(word)
+            .or_else(|| t.strip_prefix(upper.as_str()));
         let Some(rest) = rest else { continue };
         let Some(rest) = rest.strip_prefix(' ') else {
             continue;
         };
         let (value, n) = if word == "Appendix" {
             match rest.chars().next() {
-                Some(c) if c.is_ascii_uppercase() && !rest[1..].starts_with(|c: char| c.is_alphabetic()) => {
+                Some(c)
+                    if c.is_ascii_uppercase()
+                        && !rest[1..].starts_with(|c: char| c.is_alphabetic()) =>
+                {
                     (c as u32 - 'A' as u32 + 1, 1)
                 }
                 _ => digits(rest, 3)?,
@@ -253,7 +258,11 @@ fn parenthesised(t: &str) -> Option<Marker> {
         if !c.is_ascii_alphabetic() {
             return None;
         }
-        let style = if c.is_ascii_lowercase() { Style::Lower } else { Style::Upper };
+        let style = if c.is_ascii_lowercase() {
+            Style::Lower
+        } else {
+            Style::Upper
+        };
         (style, c.to_ascii_lowercase() as u32 - 'a' as u32 + 1, 1)
     };
     let after = inner[n..].strip_prefix(')')?;
@@ -274,14 +283,22 @@ fn parenthesised(t: &str) -> Option<Marker> {
 
 fn suffixed(t: &str) -> Option<Marker> {
     let (style, value, n) = if let Some((v, n)) = digits(t, 3) {
-        let style = if t[n..].starts_with(')') { Style::Close } else { Style::Dot };
+        let style = if t[n..].starts_with(')') {
+            Style::Close
+        } else {
+            Style::Dot
+        };
         (style, v, n)
     } else {
         let c = t.chars().next()?;
         if !c.is_ascii_alphabetic() || t[1..].starts_with(|c: char| c.is_alphabetic()) {
             return None;
         }
-        let style = if c.is_ascii_lowercase() { Style::Lower } else { Style::Upper };
+        let style = if c.is_ascii_lowercase() {
+            Style::Lower
+        } else {
+            Style::Upper
+        };
         (style, c.to_ascii_lowercase() as u32 - 'a' as u32 + 1, 1)
     };
     let after = &t[n..];
@@ -322,16 +339,28 @@ mod tests {
 
     #[test]
     fn recognises_common_schemes() {
-        assert_eq!(p("Chapter 9: Guerrilla"), Some((Style::Labeled("Chapter"), 9, "Chapter 9".into())));
+        assert_eq!(
+            p("Chapter 9: Guerrilla"),
+            Some((Style::Labeled("Chapter"), 9, "Chapter 9".into()))
+        );
         assert_eq!(p("CHAPTER IV The End").map(|x| x.1), Some(4));
         assert_eq!(p("(6) How to Fire"), Some((Style::Paren, 6, "(6)".into())));
         assert_eq!(p("7. The Scenarios"), Some((Style::Dot, 7, "7.".into())));
-        assert_eq!(p("4.1. Tank Crew"), Some((Style::Dotted(2), 1, "4.1".into())));
+        assert_eq!(
+            p("4.1. Tank Crew"),
+            Some((Style::Dotted(2), 1, "4.1".into()))
+        );
         assert_eq!(p("1.2.3 Deep"), Some((Style::Dotted(3), 3, "1.2.3".into())));
         assert_eq!(p("f) Replacement"), Some((Style::Lower, 6, "f)".into())));
-        assert_eq!(p("(f) Battle Manual"), Some((Style::Lower, 6, "(f)".into())));
+        assert_eq!(
+            p("(f) Battle Manual"),
+            Some((Style::Lower, 6, "(f)".into()))
+        );
         assert_eq!(p("A. Why"), Some((Style::Upper, 1, "A.".into())));
-        assert_eq!(p("Rule 1: Stands"), Some((Style::Labeled("Rule"), 1, "Rule 1".into())));
+        assert_eq!(
+            p("Rule 1: Stands"),
+            Some((Style::Labeled("Rule"), 1, "Rule 1".into()))
+        );
     }
 
     #[test]

@@ -1,0 +1,458 @@
+//! The checked IR: the one contract between the compiler and the runtime. Names are resolved
+//! to indices, types are checked, every definition cites the rule it came from. The runtime
+//! never sees the AST.
+
+use serde::{Deserialize, Serialize};
+
+pub type SideId = u32;
+pub type EnumId = u32;
+pub type KindId = u32;
+pub type EntityId = u32;
+pub type DieId = u32;
+pub type StackId = u32;
+pub type TableId = u32;
+pub type ProcId = u32;
+pub type UnknownId = u32;
+pub type SectionId = u32;
+pub type Slot = u32;
+
+/// Bumped whenever the IR changes shape, so stale JSON is refused rather than misread.
+pub const IR_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Program {
+    pub ir_version: u32,
+    pub name: String,
+    pub source: Option<String>,
+    pub sections: Vec<SectionInfo>,
+    pub sides: Vec<SideDef>,
+    pub enums: Vec<EnumDef>,
+    pub kinds: Vec<KindDef>,
+    pub entities: Vec<EntityDef>,
+    pub dice: Vec<DieDef>,
+    pub stacks: Vec<StackDef>,
+    pub tables: Vec<TableDef>,
+    pub procs: Vec<ProcDef>,
+    pub configs: Vec<ConfigBlock>,
+    pub unknowns: Vec<UnknownDef>,
+}
+
+/// Where a definition comes from: the innermost enclosing section/rule and explicit `see`s.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Cite {
+    pub section: Option<SectionId>,
+    pub refs: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SectionInfo {
+    /// Full number as a path, `["7", "a", "2"]`; empty for an unnumbered section.
+    pub path: Vec<String>,
+    pub title: Option<String>,
+    pub parent: Option<SectionId>,
+    pub file: String,
+    pub line: u32,
+}
+
+impl SectionInfo {
+    /// `7.a.2`, or the title for an unnumbered section.
+    pub fn label(&self) -> String {
+        if self.path.is_empty() {
+            self.title.clone().unwrap_or_default()
+        } else {
+            self.path.join(".")
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SideDef {
+    pub name: String,
+    pub title: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct EnumDef {
+    pub name: String,
+    pub members: Vec<String>,
+    pub cite: Cite,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub enum Type {
+    Int,
+    /// Tenths of a millimetre.
+    Length,
+    Bool,
+    Text,
+    Die,
+    Side,
+    Enum(EnumId),
+    Entity(Option<KindId>),
+    /// A bag of dice results.
+    Pool,
+    /// A symbol that names an outcome or a table's label.
+    Symbol,
+    List(Box<Type>),
+    Range,
+    /// Statically unknown: `?`, host results, free-form fields.
+    Any,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FieldDef {
+    pub name: String,
+    pub ty: Type,
+    pub default: Option<Value>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct KindDef {
+    pub name: String,
+    pub title: Option<String>,
+    pub fields: Vec<FieldDef>,
+    pub cite: Cite,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub enum Category {
+    Unit,
+    Weapon,
+    Terrain,
+    Marker,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct EntityDef {
+    pub name: String,
+    pub category: Category,
+    pub kind: Option<KindId>,
+    pub side: Option<SideId>,
+    pub title: Option<String>,
+    /// Every field of the kind (defaults filled in), then free-form fields.
+    pub fields: Vec<(String, Value)>,
+    pub cite: Cite,
+}
+
+impl EntityDef {
+    pub fn field(&self, name: &str) -> Option<&Value> {
+        self.fields.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct DieDef {
+    pub name: String,
+    pub faces: Vec<i64>,
+    pub cite: Cite,
+}
+
+/// A constant value.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub enum Value {
+    Int(i64),
+    Length(i64),
+    Bool(bool),
+    Text(String),
+    /// An enum member, outcome name or table label.
+    Symbol(String),
+    Side(SideId),
+    Entity(EntityId),
+    Die(DieId),
+    Unknown(UnknownId),
+    List(Vec<Value>),
+    Range(Option<i64>, Option<i64>),
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct UnknownDef {
+    /// A dotted name for `--assume NAME=VALUE`, e.g. `trench.target_modifier`.
+    pub name: String,
+    pub note: Option<String>,
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    pub cite: Cite,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Param {
+    pub name: String,
+    pub ty: Type,
+    /// Inclusive bounds for int parameters declared with a range.
+    pub range: Option<(i64, i64)>,
+    pub default: Option<Value>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct StackEntry {
+    pub label: String,
+    pub value: Expr,
+    pub per: Option<Expr>,
+    pub when: Option<Expr>,
+    pub cite: Cite,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct StackDef {
+    pub name: String,
+    pub params: Vec<Param>,
+    pub clamp: (Option<i64>, Option<i64>),
+    pub entries: Vec<StackEntry>,
+    /// Slots used by parameters (a stack has no `let`).
+    pub n_slots: u32,
+    pub cite: Cite,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub enum KeyPattern {
+    Any,
+    Range(Option<i64>, Option<i64>),
+    Symbol(String),
+    Unknown,
+}
+
+impl KeyPattern {
+    pub fn matches_int(&self, v: i64) -> bool {
+        match self {
+            KeyPattern::Any => true,
+            KeyPattern::Range(lo, hi) => lo.is_none_or(|l| v >= l) && hi.is_none_or(|h| v <= h),
+            _ => false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TableRow {
+    pub keys: Vec<KeyPattern>,
+    pub cells: Vec<Value>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TableDef {
+    pub name: String,
+    pub key_names: Vec<String>,
+    /// Column labels for a two-key table.
+    pub columns: Vec<Value>,
+    pub rows: Vec<TableRow>,
+    pub cite: Cite,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub enum ProcKind {
+    Resolve,
+    Action,
+    Procedure,
+    /// A `victory` or `on EVENT` block of a config.
+    Hook,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ProcDef {
+    pub name: String,
+    pub kind: ProcKind,
+    pub params: Vec<Param>,
+    pub body: Vec<Stmt>,
+    pub n_slots: u32,
+    /// Names of slots, for `explain`.
+    pub slot_names: Vec<String>,
+    pub cite: Cite,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub enum Stmt {
+    Let {
+        slot: Slot,
+        value: Expr,
+    },
+    If {
+        cond: Expr,
+        then: Vec<Stmt>,
+        otherwise: Vec<Stmt>,
+    },
+    Bands {
+        scrutinee: Expr,
+        arms: Vec<Arm>,
+    },
+    Result(Expr),
+    Outcome(String),
+    Effect(Effect),
+    Choose {
+        slot: Slot,
+        from: Expr,
+        body: Vec<Stmt>,
+    },
+    For {
+        slot: Slot,
+        iter: Expr,
+        body: Vec<Stmt>,
+    },
+    Repeat {
+        count: Expr,
+        body: Vec<Stmt>,
+    },
+    Require(Expr),
+    Expr(Expr),
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub enum Effect {
+    Eliminate(Expr),
+    Place { marker: EntityId, target: Expr },
+    Remove { marker: EntityId, target: Expr },
+    Move { what: Expr, to: Expr },
+    Score { side: SideId, op: ScoreOp, value: Expr },
+    Win(SideId),
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub enum ScoreOp {
+    Add,
+    Sub,
+    Set,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Arm {
+    /// The arm matches when any pattern does.
+    pub patterns: Vec<KeyPattern>,
+    pub outcome: Option<String>,
+    pub value: Option<Expr>,
+    pub body: Vec<Stmt>,
+    pub cite: Cite,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub enum BinOp {
+    Or,
+    And,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    In,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub enum UnOp {
+    Neg,
+    Not,
+}
+
+/// Functions the language provides.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub enum Builtin {
+    Min,
+    Max,
+    Clamp,
+    Abs,
+    DivUp,
+    /// `pool(n, die)`
+    Pool,
+    Sum,
+    Highest,
+    Lowest,
+    /// `successes(pool, t)`: dice showing t or more.
+    Successes,
+    /// `count(pool, lo..=hi)`
+    Count,
+    /// `reroll(die, lo..=hi)`: roll again once when the first roll is in the range.
+    Reroll,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub enum Expr {
+    Const(Value),
+    Local(Slot),
+    /// One roll of a die.
+    Roll(DieId),
+    /// `count` dice of one kind, as a pool.
+    Dice {
+        count: Box<Expr>,
+        die: DieId,
+    },
+    Unary {
+        op: UnOp,
+        operand: Box<Expr>,
+    },
+    Binary {
+        op: BinOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    If {
+        cond: Box<Expr>,
+        then: Box<Expr>,
+        otherwise: Box<Expr>,
+    },
+    Builtin {
+        func: Builtin,
+        args: Vec<Expr>,
+    },
+    /// A function of the game engine (`eliminated`, `distance`, …): needs a game state.
+    Host {
+        name: String,
+        args: Vec<Expr>,
+    },
+    Call {
+        proc: ProcId,
+        args: Vec<Expr>,
+    },
+    Stack {
+        stack: StackId,
+        args: Vec<Expr>,
+    },
+    Lookup {
+        table: TableId,
+        keys: Vec<Expr>,
+    },
+    Field {
+        base: Box<Expr>,
+        field: String,
+    },
+    List(Vec<Expr>),
+}
+
+/// A board, scenario, turn, phase, activation or force block: a tree of checked properties.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ConfigBlock {
+    pub keyword: String,
+    pub name: Option<String>,
+    pub scheme: Option<String>,
+    pub title: Option<String>,
+    pub properties: Vec<Property>,
+    pub blocks: Vec<ConfigBlock>,
+    /// `on EVENT` hooks and `victory`, as procedures of kind `Hook`.
+    pub hooks: Vec<(String, ProcId)>,
+    pub cite: Cite,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Property {
+    pub key: String,
+    pub values: Vec<(Option<String>, Expr)>,
+}
+
+impl Program {
+    pub fn proc_by_name(&self, name: &str) -> Option<(ProcId, &ProcDef)> {
+        self.procs
+            .iter()
+            .enumerate()
+            .find(|(_, p)| p.name == name && p.kind != ProcKind::Hook)
+            .map(|(i, p)| (i as ProcId, p))
+    }
+
+    /// "7.a.3 General fire procedure"-style label of a citation.
+    pub fn cite_label(&self, cite: &Cite) -> Option<String> {
+        cite.section
+            .and_then(|s| self.sections.get(s as usize))
+            .map(|s| s.label())
+    }
+}

@@ -1,0 +1,860 @@
+//! Declarations and data: sides, enums, kinds, dice, entities, stacks, tables, procedure
+//! signatures and bodies.
+
+use std::collections::HashMap;
+
+use sandtable_grammar::ast::{self, ExprKind, Span};
+
+use super::{Located, Lowerer, Scope, Sym};
+use crate::diagnostic::Diagnostic;
+use crate::ir::{self, Type, Value};
+use crate::source::FileId;
+
+/// Largest number of faces a die may have.
+pub(crate) const MAX_FACES: u32 = 1000;
+
+impl<'a> Lowerer<'a> {
+    /// Pass 2: give every definition an index, then fill in what declarations need.
+    pub(crate) fn declare(&mut self, items: &[Located]) {
+        for loc in items {
+            let f = loc.file;
+            match &loc.item.kind {
+                ast::ItemKind::Side(s) => {
+                    let id = self.program.sides.len() as u32;
+                    self.program.sides.push(ir::SideDef {
+                        name: s.name.name.clone(),
+                        title: s.title.as_ref().map(|t| t.value.clone()),
+                    });
+                    self.define_global(&s.name, f, Sym::Side(id));
+                    // Sides are referenced by scenarios and the engine, not always by rules.
+                    self.uses.insert(Sym::Side(id), 1);
+                }
+                ast::ItemKind::Enum(e) => {
+                    let id = self.program.enums.len() as u32;
+                    let mut members: Vec<String> = Vec::new();
+                    for m in &e.members {
+                        if members.contains(&m.name) {
+                            self.diags.push(
+                                Diagnostic::error(
+                                    "sand::resolve::duplicate-definition",
+                                    f,
+                                    m.span,
+                                    format!("`{}` is listed twice in enum `{}`", m.name, e.name.name),
+                                )
+                                .label("repeated member")
+                                .help("remove the repeated member"),
+                            );
+                            continue;
+                        }
+                        members.push(m.name.clone());
+                        self.members.entry(m.name.clone()).or_default().push(id);
+                    }
+                    self.program.enums.push(ir::EnumDef {
+                        name: e.name.name.clone(),
+                        members,
+                        cite: self.cite(loc.section, &e.see),
+                    });
+                    self.define_global(&e.name, f, Sym::Enum(id));
+                }
+                ast::ItemKind::Kind(k) => {
+                    let id = self.program.kinds.len() as u32;
+                    self.program.kinds.push(ir::KindDef {
+                        name: k.name.name.clone(),
+                        title: k.title.as_ref().map(|t| t.value.clone()),
+                        fields: Vec::new(),
+                        cite: self.cite(loc.section, &k.see),
+                    });
+                    self.define_global(&k.name, f, Sym::Kind(id));
+                }
+                ast::ItemKind::Entity(e) => {
+                    let id = self.program.entities.len() as u32;
+                    self.program.entities.push(ir::EntityDef {
+                        name: e.name.name.clone(),
+                        category: match e.category {
+                            ast::EntityCategory::Unit => ir::Category::Unit,
+                            ast::EntityCategory::Weapon => ir::Category::Weapon,
+                            ast::EntityCategory::Terrain => ir::Category::Terrain,
+                            ast::EntityCategory::Marker => ir::Category::Marker,
+                        },
+                        kind: None,
+                        side: None,
+                        title: e.title.as_ref().map(|t| t.value.clone()),
+                        fields: Vec::new(),
+                        cite: self.cite(loc.section, &e.see),
+                    });
+                    self.define_global(&e.name, f, Sym::Entity(id));
+                }
+                ast::ItemKind::Die(d) => {
+                    let id = self.program.dice.len() as u32;
+                    self.program.dice.push(ir::DieDef {
+                        name: d.name.name.clone(),
+                        faces: Vec::new(),
+                        cite: self.cite(loc.section, &d.see),
+                    });
+                    self.define_global(&d.name, f, Sym::Die(id));
+                }
+                ast::ItemKind::Stack(s) => {
+                    let id = self.program.stacks.len() as u32;
+                    self.program.stacks.push(ir::StackDef {
+                        name: s.name.name.clone(),
+                        params: Vec::new(),
+                        clamp: (None, None),
+                        entries: Vec::new(),
+                        n_slots: 0,
+                        cite: self.cite(loc.section, &s.see),
+                    });
+                    self.define_global(&s.name, f, Sym::Stack(id));
+                }
+                ast::ItemKind::Table(t) => {
+                    let id = self.program.tables.len() as u32;
+                    self.program.tables.push(ir::TableDef {
+                        name: t.name.name.clone(),
+                        key_names: t.keys.iter().map(|k| k.name.name.clone()).collect(),
+                        columns: Vec::new(),
+                        rows: Vec::new(),
+                        cite: self.cite(loc.section, &t.see),
+                    });
+                    self.define_global(&t.name, f, Sym::Table(id));
+                }
+                ast::ItemKind::Proc(p) => {
+                    let id = self.program.procs.len() as u32;
+                    self.program.procs.push(ir::ProcDef {
+                        name: p.name.name.clone(),
+                        kind: match p.kind {
+                            ast::ProcKind::Resolve => ir::ProcKind::Resolve,
+                            ast::ProcKind::Action => ir::ProcKind::Action,
+                            ast::ProcKind::Procedure => ir::ProcKind::Procedure,
+                        },
+                        params: Vec::new(),
+                        body: Vec::new(),
+                        n_slots: 0,
+                        slot_names: Vec::new(),
+                        cite: self.cite(loc.section, &p.see),
+                    });
+                    self.define_global(&p.name, f, Sym::Proc(id));
+                }
+                ast::ItemKind::Config(c) => self.declare_config(f, c),
+                ast::ItemKind::Import(_)
+                | ast::ItemKind::Note(_)
+                | ast::ItemKind::See(_)
+                | ast::ItemKind::Section(_) => {}
+                ast::ItemKind::Assume(a) => self.diags.push(
+                    Diagnostic::error(
+                        "sand::resolve::assume-outside-assumptions",
+                        f,
+                        a.path.span,
+                        "`assume` belongs in an assumptions file, not in the ruleset",
+                    )
+                    .label("assumption inside the rules")
+                    .help("move it to a file ending in `.assume` and pass it with `--assumptions FILE`; the rules keep `?`"),
+                ),
+            }
+        }
+        // Kind fields and signatures can refer to any declared name, so they come second.
+        for loc in items {
+            match &loc.item.kind {
+                ast::ItemKind::Kind(k) => self.declare_kind_fields(loc.file, k),
+                ast::ItemKind::Die(d) => self.declare_die(loc.file, d),
+                ast::ItemKind::Stack(s) => {
+                    let id = self.stack_id(&s.name.name);
+                    let params = self.params(loc.file, &s.params);
+                    let clamp = s
+                        .clamp
+                        .as_ref()
+                        .map(|c| self.const_range(loc.file, c))
+                        .unwrap_or((None, None));
+                    let st = &mut self.program.stacks[id as usize];
+                    st.params = params;
+                    st.clamp = clamp;
+                }
+                ast::ItemKind::Proc(p) => {
+                    let id = self.proc_id(&p.name.name);
+                    let params = self.params(loc.file, &p.params);
+                    self.program.procs[id as usize].params = params;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn stack_id(&self, name: &str) -> u32 {
+        match self.globals.get(name).map(|d| d.sym) {
+            Some(Sym::Stack(id)) => id,
+            // A duplicate definition: the later one lowers into the first's slot's shadow.
+            _ => self.program.stacks.len().saturating_sub(1) as u32,
+        }
+    }
+    fn proc_id(&self, name: &str) -> u32 {
+        match self.globals.get(name).map(|d| d.sym) {
+            Some(Sym::Proc(id)) => id,
+            _ => self.program.procs.len().saturating_sub(1) as u32,
+        }
+    }
+
+    /// Resolve a written type.
+    pub(crate) fn resolve_type(&mut self, file: FileId, ty: &ast::TypeExpr) -> (Type, Option<(i64, i64)>) {
+        match ty {
+            ast::TypeExpr::Range(r) => {
+                let (lo, hi) = self.const_range(file, r);
+                let ty = match &r.kind {
+                    ExprKind::Range { lo: Some(l), .. } if matches!(l.kind, ExprKind::Length(_)) => Type::Length,
+                    _ => Type::Int,
+                };
+                match (lo, hi) {
+                    (Some(l), Some(h)) => (ty, Some((l, h))),
+                    _ => (ty, None),
+                }
+            }
+            ast::TypeExpr::Die(_) => (Type::Int, None),
+            ast::TypeExpr::Named(n) => {
+                let t = match n.name.as_str() {
+                    "int" => Type::Int,
+                    "length" => Type::Length,
+                    "bool" => Type::Bool,
+                    "text" => Type::Text,
+                    "die" => Type::Die,
+                    "side" => Type::Side,
+                    "any" => Type::Any,
+                    "unit" | "weapon" | "terrain" | "marker" | "entity" | "hex" | "piece" => Type::Entity(None),
+                    other => match self.lookup(other) {
+                        Some(Sym::Enum(e)) => Type::Enum(e),
+                        Some(Sym::Kind(k)) => Type::Entity(Some(k)),
+                        Some(s) => {
+                            self.diags.push(
+                                Diagnostic::error(
+                                    "sand::type::not-a-type",
+                                    file,
+                                    n.span,
+                                    format!("`{other}` is a {}, not a type", s.describe()),
+                                )
+                                .label("used as a type")
+                                .help("types are int, length, bool, text, die, side, an enum, a kind, or a range such as 0..=10"),
+                            );
+                            Type::Any
+                        }
+                        None => {
+                            let mut d = Diagnostic::error(
+                                "sand::resolve::unknown-type",
+                                file,
+                                n.span,
+                                format!("unknown type `{other}`"),
+                            )
+                            .label("not a type");
+                            d = d.help(match self.suggest(other, &[]) {
+                                Some(s) => format!("did you mean `{s}`? types are int, length, bool, text, die, side, an enum, a kind, or a range"),
+                                None => "types are int, length, bool, text, die, side, an enum, a kind, or a range such as 0..=10".into(),
+                            });
+                            self.diags.push(d);
+                            Type::Any
+                        }
+                    },
+                };
+                (t, None)
+            }
+        }
+    }
+
+    fn declare_kind_fields(&mut self, file: FileId, k: &ast::KindDef) {
+        let Some(Sym::Kind(id)) = self.globals.get(&k.name.name).map(|d| d.sym) else {
+            return;
+        };
+        let mut fields: Vec<ir::FieldDef> = Vec::new();
+        for fd in &k.fields {
+            if fields.iter().any(|f| f.name == fd.name.name) {
+                self.diags.push(
+                    Diagnostic::error(
+                        "sand::resolve::duplicate-definition",
+                        file,
+                        fd.name.span,
+                        format!("field `{}` is declared twice in kind `{}`", fd.name.name, k.name.name),
+                    )
+                    .label("repeated field")
+                    .help("remove or rename one of the two"),
+                );
+                continue;
+            }
+            let (ty, _) = self.resolve_type(file, &fd.ty);
+            let path = format!("{}.{}", k.name.name, fd.name.name);
+            let default = fd.default.as_ref().map(|d| self.const_value(file, d, &path, None));
+            fields.push(ir::FieldDef {
+                name: fd.name.name.clone(),
+                ty,
+                default,
+            });
+        }
+        self.program.kinds[id as usize].fields = fields;
+    }
+
+    fn declare_die(&mut self, file: FileId, d: &ast::DieDef) {
+        let Some(Sym::Die(id)) = self.globals.get(&d.name.name).map(|x| x.sym) else {
+            return;
+        };
+        let faces: Vec<i64> = match &d.faces.kind {
+            ExprKind::List(items) => items
+                .iter()
+                .filter_map(|e| match self.const_value(file, e, &d.name.name, None) {
+                    Value::Int(n) => Some(n),
+                    _ => {
+                        self.diags.push(
+                            Diagnostic::error("sand::type::mismatch", file, e.span, "a die face must be an integer")
+                                .label("not an integer")
+                                .help("write faces as integers: `die deviation = [0, 1, 1, 2, 2, 3]`"),
+                        );
+                        None
+                    }
+                })
+                .collect(),
+            ExprKind::Range { .. } => match self.const_range(file, &d.faces) {
+                (Some(lo), Some(hi)) if hi >= lo && (hi - lo) < MAX_FACES as i64 => (lo..=hi).collect(),
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        };
+        if faces.is_empty() || faces.len() > MAX_FACES as usize {
+            self.diags.push(
+                Diagnostic::error("sand::type::bad-die", file, d.faces.span, format!("a die needs 1 to {MAX_FACES} faces"))
+                    .label(format!("{} faces", faces.len()))
+                    .help("list the faces, `[1, 2, 3]`, or give a bounded range, `1..=6`"),
+            );
+        }
+        self.program.dice[id as usize].faces = faces;
+    }
+
+    /// The die for `dN`, created on first use so every die has one id.
+    pub(crate) fn std_die(&mut self, sides: u32) -> ir::DieId {
+        let name = format!("d{sides}");
+        if let Some(i) = self.program.dice.iter().position(|d| d.name == name) {
+            return i as u32;
+        }
+        self.program.dice.push(ir::DieDef {
+            name,
+            faces: (1..=i64::from(sides)).collect(),
+            cite: ir::Cite::default(),
+        });
+        (self.program.dice.len() - 1) as u32
+    }
+
+    pub(crate) fn params(&mut self, file: FileId, params: &[ast::Param]) -> Vec<ir::Param> {
+        let mut out: Vec<ir::Param> = Vec::new();
+        for p in params {
+            if out.iter().any(|q| q.name == p.name.name) {
+                self.diags.push(
+                    Diagnostic::error(
+                        "sand::resolve::duplicate-definition",
+                        file,
+                        p.name.span,
+                        format!("parameter `{}` is declared twice", p.name.name),
+                    )
+                    .label("repeated parameter")
+                    .help("rename one of them"),
+                );
+            }
+            let (ty, range) = self.resolve_type(file, &p.ty);
+            let default = p.default.as_ref().map(|d| self.const_value(file, d, &p.name.name, None));
+            out.push(ir::Param {
+                name: p.name.name.clone(),
+                ty,
+                range,
+                default,
+            });
+        }
+        out
+    }
+
+    /// Evaluate a constant: literals, names of entities/sides/enum members/dice, lists,
+    /// ranges, `?`. Bare names that resolve to nothing are symbols (labels, outcomes).
+    pub(crate) fn const_value(&mut self, file: FileId, e: &ast::Expr, path: &str, in_table: Option<()>) -> Value {
+        match &e.kind {
+            ExprKind::Int(n) => Value::Int(*n),
+            ExprKind::Length(n) => Value::Length(*n),
+            ExprKind::Bool(b) => Value::Bool(*b),
+            ExprKind::Str(s) => Value::Text(s.clone()),
+            ExprKind::Unknown(note) => {
+                Value::Unknown(self.register_unknown(file, e.span, path, note.clone(), in_table.is_some()))
+            }
+            ExprKind::Unary { op: ast::UnOp::Neg, operand } => match self.const_value(file, operand, path, in_table) {
+                Value::Int(n) => Value::Int(-n),
+                Value::Length(n) => Value::Length(-n),
+                v @ Value::Unknown(_) => v,
+                _ => self.not_constant(file, e.span),
+            },
+            ExprKind::Name(n) => match self.lookup(n) {
+                Some(Sym::Entity(id)) => Value::Entity(id),
+                Some(Sym::Side(id)) => Value::Side(id),
+                Some(Sym::Die(id)) => Value::Die(id),
+                _ => Value::Symbol(n.clone()),
+            },
+            ExprKind::Dice { count: 1, sides } if *sides >= 1 && *sides <= MAX_FACES => Value::Die(self.std_die(*sides)),
+            ExprKind::List(items) => Value::List(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| self.const_value(file, x, &format!("{path}[{i}]"), in_table))
+                    .collect(),
+            ),
+            ExprKind::Range { .. } => {
+                let (lo, hi) = self.const_range(file, e);
+                Value::Range(lo, hi)
+            }
+            ExprKind::Field { base, field } => match (&base.kind, self.members.get(&field.name)) {
+                (ExprKind::Name(_), Some(_)) => Value::Symbol(field.name.clone()),
+                _ => self.not_constant(file, e.span),
+            },
+            _ => self.not_constant(file, e.span),
+        }
+    }
+
+    fn not_constant(&mut self, file: FileId, span: Span) -> Value {
+        self.diags.push(
+            Diagnostic::error("sand::type::not-constant", file, span, "expected a constant value here")
+                .label("computed value")
+                .help("stat lines, table cells and defaults hold literals: numbers, lengths, names, lists, ranges or `?`"),
+        );
+        Value::Symbol(String::new())
+    }
+
+    /// Inclusive integer bounds of a range literal; letter ranges (`M..=U`) are not numeric
+    /// and give `(None, None)`.
+    pub(crate) fn const_range(&mut self, file: FileId, e: &ast::Expr) -> (Option<i64>, Option<i64>) {
+        let ExprKind::Range { lo, hi, inclusive } = &e.kind else {
+            self.diags.push(
+                Diagnostic::error("sand::type::mismatch", file, e.span, "expected a range such as `1..=6`")
+                    .label("not a range")
+                    .help("ranges are `a..=b`, `a..` or `..=b`"),
+            );
+            return (None, None);
+        };
+        let num = |x: &Option<Box<ast::Expr>>| -> Option<i64> {
+            match x.as_deref().map(|b| &b.kind) {
+                Some(ExprKind::Int(n)) | Some(ExprKind::Length(n)) => Some(*n),
+                _ => None,
+            }
+        };
+        let lo_v = num(lo);
+        let mut hi_v = num(hi);
+        if !inclusive {
+            hi_v = hi_v.map(|h| h - 1);
+        }
+        (lo_v, hi_v)
+    }
+
+    pub(crate) fn register_unknown(&mut self, file: FileId, span: Span, path: &str, note: Option<String>, in_table: bool) -> ir::UnknownId {
+        let (line, column) = self.line_of(file, span);
+        let mut name = path.to_string();
+        if self.program.unknowns.iter().any(|u| u.name == name) {
+            let mut i = 2;
+            while self.program.unknowns.iter().any(|u| u.name == format!("{path}#{i}")) {
+                i += 1;
+            }
+            name = format!("{path}#{i}");
+        }
+        let id = self.program.unknowns.len() as u32;
+        self.program.unknowns.push(ir::UnknownDef {
+            name,
+            note,
+            file: self.db.file(file).name.clone(),
+            line,
+            column,
+            cite: ir::Cite::default(),
+        });
+        self.unknown_sites.push((id, file, span, in_table));
+        id
+    }
+
+    /// Pass 3: bodies and data.
+    pub(crate) fn define(&mut self, items: &[Located]) {
+        for loc in items {
+            let f = loc.file;
+            match &loc.item.kind {
+                ast::ItemKind::Entity(e) => self.define_entity(f, e),
+                ast::ItemKind::Stack(s) => self.define_stack(f, loc.section, s),
+                ast::ItemKind::Table(t) => self.define_table(f, t),
+                ast::ItemKind::Proc(p) => self.define_proc(f, p),
+                _ => {}
+            }
+        }
+        for loc in items {
+            if let ast::ItemKind::Config(c) = &loc.item.kind {
+                self.define_config(loc.file, loc.section, c, None);
+            }
+        }
+    }
+
+    fn define_entity(&mut self, file: FileId, e: &ast::Entity) {
+        let Some(Sym::Entity(id)) = self.globals.get(&e.name.name).map(|d| d.sym) else {
+            return;
+        };
+        let kind = e.kind.as_ref().and_then(|k| match self.lookup(&k.name) {
+            Some(Sym::Kind(kid)) => Some(kid),
+            other => {
+                let msg = match other {
+                    Some(s) => format!("`{}` is a {}, not a kind", k.name, s.describe()),
+                    None => format!("unknown kind `{}`", k.name),
+                };
+                let help = match self.suggest(&k.name, &[]) {
+                    Some(s) => format!("did you mean `{s}`? declare stat lines with `kind NAME {{ field: type }}`"),
+                    None => "declare the stat line first: `kind NAME { field: type }`".into(),
+                };
+                self.diags.push(
+                    Diagnostic::error("sand::resolve::unknown-name", file, k.span, msg)
+                        .label("not a kind")
+                        .help(help),
+                );
+                None
+            }
+        });
+        let side = e.side.as_ref().and_then(|s| match self.lookup(&s.name) {
+            Some(Sym::Side(sid)) => Some(sid),
+            _ => {
+                self.diags.push(
+                    Diagnostic::error("sand::resolve::unknown-name", file, s.span, format!("unknown side `{}`", s.name))
+                        .label("not a side")
+                        .help("declare it with `side NAME \"Title\"`"),
+                );
+                None
+            }
+        });
+        let mut given: HashMap<String, (Value, Span)> = HashMap::new();
+        let mut order: Vec<String> = Vec::new();
+        for fi in &e.fields {
+            let path = format!("{}.{}", e.name.name, fi.name.name);
+            let v = self.const_value(file, &fi.value, &path, None);
+            if given.contains_key(&fi.name.name) {
+                self.diags.push(
+                    Diagnostic::error(
+                        "sand::resolve::duplicate-definition",
+                        file,
+                        fi.name.span,
+                        format!("field `{}` is given twice", fi.name.name),
+                    )
+                    .label("repeated field")
+                    .help("keep one value"),
+                );
+                continue;
+            }
+            order.push(fi.name.name.clone());
+            given.insert(fi.name.name.clone(), (v, fi.value.span));
+        }
+        let mut fields = Vec::new();
+        if let Some(kid) = kind {
+            let kdef = self.program.kinds[kid as usize].clone();
+            for fd in &kdef.fields {
+                match given.remove(&fd.name) {
+                    Some((v, span)) => {
+                        self.check_value_type(file, span, &v, &fd.ty, &fd.name);
+                        fields.push((fd.name.clone(), v));
+                    }
+                    None => match &fd.default {
+                        Some(d) => fields.push((fd.name.clone(), d.clone())),
+                        None => {
+                            self.diags.push(
+                                Diagnostic::error(
+                                    "sand::resolve::missing-field",
+                                    file,
+                                    e.name.span,
+                                    format!("`{}` does not give field `{}` of kind `{}`", e.name.name, fd.name, kdef.name),
+                                )
+                                .label("missing field")
+                                .help(format!("add `{}: VALUE`, or `{}: ?` if the book does not give it", fd.name, fd.name)),
+                            );
+                        }
+                    },
+                }
+            }
+            for name in order {
+                if let Some((_, span)) = given.remove(&name) {
+                    let fd: Vec<&str> = kdef.fields.iter().map(|f| f.name.as_str()).collect();
+                    self.diags.push(
+                        Diagnostic::error(
+                            "sand::resolve::unknown-field",
+                            file,
+                            e.fields.iter().find(|f| f.name.name == name).map_or(span, |f| f.name.span),
+                            format!("kind `{}` has no field `{}`", kdef.name, name),
+                        )
+                        .label("unknown field")
+                        .help(format!("fields of `{}`: {}", kdef.name, fd.join(", "))),
+                    );
+                }
+            }
+        } else {
+            for name in order {
+                if let Some((v, _)) = given.remove(&name) {
+                    fields.push((name, v));
+                }
+            }
+        }
+        let ent = &mut self.program.entities[id as usize];
+        ent.kind = kind;
+        ent.side = side;
+        ent.fields = fields;
+    }
+
+    pub(crate) fn check_value_type(&mut self, file: FileId, span: Span, v: &Value, ty: &Type, what: &str) {
+        let ok = match (v, ty) {
+            (Value::Unknown(_), _) | (_, Type::Any) => true,
+            (Value::Int(_), Type::Int) => true,
+            (Value::Length(_), Type::Length) => true,
+            (Value::Int(0), Type::Length) => true,
+            (Value::Bool(_), Type::Bool) => true,
+            (Value::Text(_), Type::Text) => true,
+            (Value::Side(_), Type::Side) => true,
+            (Value::Die(_), Type::Die) => true,
+            (Value::Entity(e), Type::Entity(k)) => k.is_none() || self.program.entities[*e as usize].kind == *k,
+            (Value::Symbol(s), Type::Enum(en)) => self.program.enums[*en as usize].members.contains(s),
+            (Value::List(_), Type::List(_)) => true,
+            (Value::Range(..), Type::Range) => true,
+            _ => false,
+        };
+        if !ok {
+            let expected = self.type_name(ty);
+            self.diags.push(
+                Diagnostic::error(
+                    "sand::type::mismatch",
+                    file,
+                    span,
+                    format!("`{what}` expects {expected}, found {}", self.value_name(v)),
+                )
+                .label(format!("expected {expected}"))
+                .help(match ty {
+                    Type::Length => "lengths carry a unit: `6in`, `10cm`, `5mm`".to_string(),
+                    Type::Enum(en) => format!(
+                        "members of `{}`: {}",
+                        self.program.enums[*en as usize].name,
+                        self.program.enums[*en as usize].members.join(", ")
+                    ),
+                    _ => format!("give {expected}, or `?` if the book does not say"),
+                }),
+            );
+        }
+    }
+
+    pub(crate) fn type_name(&self, ty: &Type) -> String {
+        match ty {
+            Type::Int => "an integer".into(),
+            Type::Length => "a length".into(),
+            Type::Bool => "true or false".into(),
+            Type::Text => "text".into(),
+            Type::Die => "a die".into(),
+            Type::Side => "a side".into(),
+            Type::Enum(e) => format!("a `{}`", self.program.enums[*e as usize].name),
+            Type::Entity(Some(k)) => format!("a `{}`", self.program.kinds[*k as usize].name),
+            Type::Entity(None) => "a piece".into(),
+            Type::Pool => "a dice pool".into(),
+            Type::Symbol => "a name".into(),
+            Type::List(_) => "a list".into(),
+            Type::Range => "a range".into(),
+            Type::Any => "anything".into(),
+        }
+    }
+
+    fn value_name(&self, v: &Value) -> String {
+        match v {
+            Value::Int(n) => format!("the integer {n}"),
+            Value::Length(_) => "a length".into(),
+            Value::Bool(b) => format!("`{b}`"),
+            Value::Text(_) => "text".into(),
+            Value::Symbol(s) => format!("`{s}`"),
+            Value::Side(s) => format!("side `{}`", self.program.sides[*s as usize].name),
+            Value::Entity(e) => format!("`{}`", self.program.entities[*e as usize].name),
+            Value::Die(_) => "a die".into(),
+            Value::Unknown(_) => "`?`".into(),
+            Value::List(_) => "a list".into(),
+            Value::Range(..) => "a range".into(),
+        }
+    }
+
+    fn define_stack(&mut self, file: FileId, section: Option<ir::SectionId>, s: &ast::Stack) {
+        let id = match self.globals.get(&s.name.name).map(|d| d.sym) {
+            Some(Sym::Stack(id)) => id,
+            _ => return,
+        };
+        let params = self.program.stacks[id as usize].params.clone();
+        let mut scope = Scope::new(&params);
+        let mut entries = Vec::new();
+        let mut seen_labels: HashMap<String, Span> = HashMap::new();
+        let mut seen_conds: HashMap<String, Span> = HashMap::new();
+        for (i, en) in s.entries.iter().enumerate() {
+            let path = format!("{}.{}", s.name.name, slug(&en.label.value, i));
+            let value = self.lower_expr(file, &mut scope, &en.value, &path).expect_numeric(self, file, en.value.span);
+            let per = en.per.as_ref().map(|p| {
+                let t = self.lower_expr(file, &mut scope, p, &path);
+                t.expect_numeric(self, file, p.span)
+            });
+            let when = en.when.as_ref().map(|w| {
+                let t = self.lower_expr(file, &mut scope, w, &path);
+                t.expect_bool(self, file, w.span)
+            });
+            if let Some(prev) = seen_labels.insert(en.label.value.to_lowercase(), en.label.span) {
+                self.diags.push(
+                    Diagnostic::warning(
+                        "sand::lint::duplicate-modifier",
+                        file,
+                        en.label.span,
+                        format!("modifier \"{}\" appears twice in stack `{}`", en.label.value, s.name.name),
+                    )
+                    .label("repeated modifier")
+                    .related(file, prev, "first listed here")
+                    .help("if the book lists it twice, keep one and note it; otherwise give each a distinct label"),
+                );
+            }
+            if let Some(w) = &en.when {
+                let key = self.db.file(file).text[w.span.start..w.span.end].split_whitespace().collect::<Vec<_>>().join(" ");
+                if let Some(prev) = seen_conds.insert(key.clone(), w.span) {
+                    self.diags.push(
+                        Diagnostic::warning(
+                            "sand::lint::duplicate-modifier",
+                            file,
+                            w.span,
+                            format!("two modifiers of `{}` apply under the same condition `{key}`", s.name.name),
+                        )
+                        .label("same condition")
+                        .related(file, prev, "also used here")
+                        .help("merge them into one entry, or make the conditions differ"),
+                    );
+                }
+            }
+            entries.push((
+                ir::StackEntry {
+                    label: en.label.value.clone(),
+                    value,
+                    per,
+                    when,
+                    cite: self.cite(section, &en.see),
+                },
+                en.span,
+            ));
+        }
+        let n_slots = scope.n_slots();
+        let st = &mut self.program.stacks[id as usize];
+        st.entries = entries.iter().map(|(e, _)| e.clone()).collect();
+        st.n_slots = n_slots;
+        crate::lints::stack_entries(self, file, id, &entries);
+    }
+
+    fn define_table(&mut self, file: FileId, t: &ast::Table) {
+        let id = match self.globals.get(&t.name.name).map(|d| d.sym) {
+            Some(Sym::Table(id)) => id,
+            _ => return,
+        };
+        let columns: Vec<Value> = t
+            .columns
+            .as_ref()
+            .map(|(cols, _)| {
+                cols.iter()
+                    .enumerate()
+                    .map(|(i, c)| self.const_value(file, c, &format!("{}.column{}", t.name.name, i + 1), Some(())))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if t.keys.len() == 2 && t.columns.is_none() {
+            self.diags.push(
+                Diagnostic::error(
+                    "sand::table::missing-columns",
+                    file,
+                    t.name.span,
+                    format!("table `{}` has two keys but no `columns` line", t.name.name),
+                )
+                .label("two-key table")
+                .help("list the column labels first: `columns monitor, pbr, acv`"),
+            );
+        }
+        let width = if t.keys.len() == 2 { columns.len().max(1) } else { 1 };
+        let mut rows = Vec::new();
+        let mut seen: Vec<(String, Span)> = Vec::new();
+        for (ri, row) in t.rows.iter().enumerate() {
+            let keys: Vec<ir::KeyPattern> = row.keys.iter().map(|p| self.key_pattern(file, p)).collect();
+            let row_label = self.db.file(file).text[row.keys.first().map_or(row.span, |k| k.span).start
+                ..row.keys.last().map_or(row.span, |k| k.span).end]
+                .to_string();
+            if let Some((_, prev)) = seen.iter().find(|(l, _)| *l == row_label) {
+                self.diags.push(
+                    Diagnostic::error(
+                        "sand::table::duplicate-key",
+                        file,
+                        row.keys.first().map_or(row.span, |k| k.span),
+                        format!("row `{row_label}` appears twice in table `{}`", t.name.name),
+                    )
+                    .label("repeated row key")
+                    .related(file, *prev, "first row with this key")
+                    .help("each row key may appear once; merge the rows"),
+                );
+            }
+            seen.push((row_label.clone(), row.keys.first().map_or(row.span, |k| k.span)));
+            let cells: Vec<Value> = row
+                .cells
+                .iter()
+                .enumerate()
+                .map(|(ci, c)| {
+                    let col = if t.keys.len() == 2 { format!(",{}", ci + 1) } else { String::new() };
+                    self.const_value(file, c, &format!("{}[{}{}]", t.name.name, slug(&row_label, ri), col), Some(()))
+                })
+                .collect();
+            if cells.len() != width && !(t.keys.len() == 2 && t.columns.is_none()) {
+                self.diags.push(
+                    Diagnostic::error(
+                        "sand::table::row-width",
+                        file,
+                        row.span,
+                        format!("row `{row_label}` has {} cells; table `{}` has {} columns", cells.len(), t.name.name, width),
+                    )
+                    .label(format!("{} cells", cells.len()))
+                    .help("give one cell per column; write `?` for a cell the book leaves empty"),
+                );
+            }
+            rows.push(ir::TableRow { keys, cells });
+        }
+        let tb = &mut self.program.tables[id as usize];
+        tb.columns = columns;
+        tb.rows = rows;
+        crate::lints::table(self, file, id, t);
+    }
+
+    pub(crate) fn key_pattern(&mut self, file: FileId, p: &ast::Pattern) -> ir::KeyPattern {
+        match &p.kind {
+            ast::PatternKind::Wildcard => ir::KeyPattern::Any,
+            ast::PatternKind::Unknown(_) => ir::KeyPattern::Unknown,
+            ast::PatternKind::Range(r) => {
+                let (lo, hi) = self.const_range(file, r);
+                ir::KeyPattern::Range(lo, hi)
+            }
+            ast::PatternKind::Value(v) => match &v.kind {
+                ExprKind::Int(n) | ExprKind::Length(n) => ir::KeyPattern::Range(Some(*n), Some(*n)),
+                ExprKind::Name(n) => ir::KeyPattern::Symbol(n.clone()),
+                ExprKind::Bool(b) => ir::KeyPattern::Symbol(b.to_string()),
+                ExprKind::Str(s) => ir::KeyPattern::Symbol(s.clone()),
+                _ => {
+                    self.diags.push(
+                        Diagnostic::error("sand::type::bad-pattern", file, p.span, "a pattern is a number, a range, a name or `_`")
+                            .label("not a pattern")
+                            .help("patterns are `n`, `a..=b`, `a..`, `..=b`, `n+`, a name, or `_`"),
+                    );
+                    ir::KeyPattern::Any
+                }
+            },
+        }
+    }
+
+    fn define_proc(&mut self, file: FileId, p: &ast::Proc) {
+        let id = match self.globals.get(&p.name.name).map(|d| d.sym) {
+            Some(Sym::Proc(id)) => id,
+            _ => return,
+        };
+        let params = self.program.procs[id as usize].params.clone();
+        let mut scope = Scope::new(&params);
+        let body = self.lower_block(file, &mut scope, &p.body, &p.name.name);
+        let pr = &mut self.program.procs[id as usize];
+        pr.body = body;
+        pr.n_slots = scope.n_slots();
+        pr.slot_names = scope.slot_names();
+    }
+}
+
+/// A short, stable identifier made from a label, for unknown names.
+pub(crate) fn slug(label: &str, index: usize) -> String {
+    let s: String = label
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+        .collect();
+    let s = s.split('_').filter(|p| !p.is_empty()).collect::<Vec<_>>().join("_");
+    if s.is_empty() { format!("entry{}", index + 1) } else { s }
+}

@@ -1,0 +1,316 @@
+//! AST → IR. Three passes over every file of a ruleset:
+//! 1. `collect`: walk sections and register every definition (with the section it sits in);
+//! 2. declarations: sides, enums, kinds, dice, entities, signatures of stacks/tables/procs;
+//! 3. bodies: expressions and statements, resolved and type-checked, then configs.
+//!
+//! Errors never stop a pass: a bad expression lowers to `?`-typed `Any` so later checks go on
+//! and every problem in the file is reported.
+
+mod config;
+pub(crate) mod expr;
+mod items;
+
+use std::collections::HashMap;
+
+use sandtable_grammar::ast::{self, Span};
+
+use crate::diagnostic::Diagnostic;
+use crate::ir::{self, Cite, Program, SectionId};
+use crate::source::{FileId, SourceDb};
+
+pub(crate) use expr::Scope;
+
+/// What a global name stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Sym {
+    Side(ir::SideId),
+    Enum(ir::EnumId),
+    Kind(ir::KindId),
+    Entity(ir::EntityId),
+    Die(ir::DieId),
+    Stack(ir::StackId),
+    Table(ir::TableId),
+    Proc(ir::ProcId),
+    /// A named config block (board, scenario, activation…): its index in `program.configs`.
+    Config(u32),
+}
+
+impl Sym {
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            Sym::Side(_) => "side",
+            Sym::Enum(_) => "enum",
+            Sym::Kind(_) => "kind",
+            Sym::Entity(_) => "entity",
+            Sym::Die(_) => "die",
+            Sym::Stack(_) => "modifier stack",
+            Sym::Table(_) => "table",
+            Sym::Proc(_) => "procedure",
+            Sym::Config(_) => "block",
+        }
+    }
+}
+
+/// One definition site, for duplicate and unused checks.
+#[derive(Debug, Clone)]
+pub(crate) struct Def {
+    pub sym: Sym,
+    pub file: FileId,
+    pub span: Span,
+}
+
+/// An item with the context it was found in.
+pub(crate) struct Located<'a> {
+    pub file: FileId,
+    pub section: Option<SectionId>,
+    pub item: &'a ast::Item,
+}
+
+pub(crate) struct Lowerer<'a> {
+    pub db: &'a SourceDb,
+    pub program: Program,
+    pub diags: Vec<Diagnostic>,
+    pub globals: HashMap<String, Def>,
+    /// Enum member name → enums that declare it.
+    pub members: HashMap<String, Vec<ir::EnumId>>,
+    /// How often each global was referenced (for `unused`).
+    pub uses: HashMap<Sym, u32>,
+    /// Where each section was declared (same index as `program.sections`).
+    pub section_sites: Vec<(FileId, Span)>,
+    /// Every `see` reference with the file and section it sits in.
+    pub refs: Vec<(FileId, ast::Ref)>,
+    /// Spans of definitions whose unknowns are table cells (summarised, not listed one by one).
+    pub unknown_sites: Vec<(ir::UnknownId, FileId, Span, bool)>,
+}
+
+/// Compile parsed files into one program. `files` are the parsed ASTs, by file id.
+/// `partial` says some file had syntax errors: its items may sit outside their sections, so
+/// the numbering and unused lints would only add noise and are skipped.
+pub fn lower(db: &SourceDb, files: &[(FileId, ast::File)], partial: bool) -> (Program, Vec<Diagnostic>) {
+    let mut lw = Lowerer {
+        db,
+        program: Program {
+            ir_version: ir::IR_VERSION,
+            ..Program::default()
+        },
+        diags: Vec::new(),
+        globals: HashMap::new(),
+        members: HashMap::new(),
+        uses: HashMap::new(),
+        section_sites: Vec::new(),
+        refs: Vec::new(),
+        unknown_sites: Vec::new(),
+    };
+    let mut located = Vec::new();
+    for (file, ast) in files {
+        lw.collect(*file, None, &ast.items, &mut located);
+    }
+    lw.declare(&located);
+    lw.define(&located);
+    if partial {
+        lw.refs.clear();
+    } else {
+        crate::numbering::check(&mut lw);
+    }
+    lw.lint_unknowns();
+    if !partial {
+        lw.lint_unused();
+    }
+    (lw.program, lw.diags)
+}
+
+impl<'a> Lowerer<'a> {
+    pub(crate) fn cite(&self, section: Option<SectionId>, see: &[ast::Ref]) -> Cite {
+        Cite {
+            section,
+            refs: see.iter().map(|r| r.text.clone()).collect(),
+        }
+    }
+
+    pub(crate) fn line_of(&self, file: FileId, span: Span) -> (u32, u32) {
+        self.db.file(file).line_col(span.start)
+    }
+
+    /// Walk sections, numbering them and flattening the items inside.
+    fn collect<'b>(
+        &mut self,
+        file: FileId,
+        parent: Option<SectionId>,
+        items: &'b [ast::Item],
+        out: &mut Vec<Located<'b>>,
+    ) {
+        for item in items {
+            match &item.kind {
+                ast::ItemKind::Section(s) => {
+                    let mut path = parent
+                        .map(|p| self.program.sections[p as usize].path.clone())
+                        .unwrap_or_default();
+                    if let Some(n) = &s.number {
+                        path.push(n.name.clone());
+                    }
+                    let (line, _) = self.line_of(file, s.head);
+                    let id = self.program.sections.len() as SectionId;
+                    self.program.sections.push(ir::SectionInfo {
+                        path,
+                        title: s.title.as_ref().map(|t| t.value.clone()),
+                        parent,
+                        file: self.db.file(file).name.clone(),
+                        line,
+                    });
+                    self.section_sites.push((file, s.head));
+                    for r in &s.see {
+                        self.refs.push((file, r.clone()));
+                    }
+                    if let Some(body) = &s.body {
+                        self.collect(file, Some(id), body, out);
+                    }
+                }
+                ast::ItemKind::See(refs) => {
+                    for r in refs {
+                        self.refs.push((file, r.clone()));
+                    }
+                }
+                _ => out.push(Located {
+                    file,
+                    section: parent,
+                    item,
+                }),
+            }
+        }
+    }
+
+    pub(crate) fn define_global(&mut self, name: &ast::Ident, file: FileId, sym: Sym) {
+        if let Some(prev) = self.globals.get(&name.name) {
+            let prev = prev.clone();
+            self.diags.push(
+                Diagnostic::error(
+                    "sand::resolve::duplicate-definition",
+                    file,
+                    name.span,
+                    format!(
+                        "`{}` is defined twice (a {} and a {})",
+                        name.name,
+                        prev.sym.describe(),
+                        sym.describe()
+                    ),
+                )
+                .label("second definition")
+                .related(prev.file, prev.span, "first defined here")
+                .help("rename one of them; all files of a ruleset share one namespace"),
+            );
+            return;
+        }
+        self.globals.insert(
+            name.name.clone(),
+            Def {
+                sym,
+                file,
+                span: name.span,
+            },
+        );
+    }
+
+    pub(crate) fn lookup(&mut self, name: &str) -> Option<Sym> {
+        let sym = self.globals.get(name)?.sym;
+        *self.uses.entry(sym).or_default() += 1;
+        Some(sym)
+    }
+
+    /// Names close to `name`, for "did you mean" help.
+    pub(crate) fn suggest(&self, name: &str, locals: &[String]) -> Option<String> {
+        let mut best: Option<(usize, &str)> = None;
+        let candidates = self
+            .globals
+            .keys()
+            .map(String::as_str)
+            .chain(self.members.keys().map(String::as_str))
+            .chain(locals.iter().map(String::as_str));
+        for c in candidates {
+            let d = edit_distance(name, c);
+            let limit = (name.len().max(c.len()) / 3).max(1);
+            if d <= limit && best.is_none_or(|(bd, bc)| (d, c) < (bd, bc)) {
+                best = Some((d, c));
+            }
+        }
+        best.map(|(_, c)| c.to_string())
+    }
+
+    fn lint_unknowns(&mut self) {
+        for (id, file, span, in_table) in self.unknown_sites.clone() {
+            if in_table {
+                continue;
+            }
+            let u = &self.program.unknowns[id as usize];
+            let mut d = Diagnostic::warning(
+                "sand::lint::unknown-value",
+                file,
+                span,
+                format!("`{}` is unknown (`?`)", u.name),
+            )
+            .label(u.note.clone().unwrap_or_else(|| "unknown value".into()));
+            d = d.help(format!(
+                "running anything that needs it asks for a value: `--assume {}=VALUE` or an assumptions file",
+                u.name
+            ));
+            self.diags.push(d);
+        }
+    }
+
+    fn lint_unused(&mut self) {
+        let mut unused: Vec<(String, Def)> = self
+            .globals
+            .iter()
+            .filter(|(_, d)| {
+                matches!(
+                    d.sym,
+                    Sym::Stack(_) | Sym::Table(_) | Sym::Die(_) | Sym::Kind(_) | Sym::Enum(_)
+                ) || matches!(d.sym, Sym::Proc(p) if self.program.procs[p as usize].kind == ir::ProcKind::Procedure)
+            })
+            .filter(|(_, d)| self.uses.get(&d.sym).copied().unwrap_or(0) == 0)
+            .map(|(n, d)| (n.clone(), d.clone()))
+            .collect();
+        unused.sort_by_key(|(_, d)| (d.file, d.span.start));
+        for (name, def) in unused {
+            // Tables are data a reader consults even when no mechanic looks them up.
+            if matches!(def.sym, Sym::Table(_)) {
+                continue;
+            }
+            self.diags.push(
+                Diagnostic::warning(
+                    "sand::lint::unused",
+                    def.file,
+                    def.span,
+                    format!("{} `{}` is never used", def.sym.describe(), name),
+                )
+                .label("defined here")
+                .help("use it, or remove it if the book does not need it"),
+            );
+        }
+    }
+}
+
+/// Levenshtein distance, for suggestions only.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn edit_distance_counts_single_changes() {
+        assert_eq!(super::edit_distance("fire", "fir"), 1);
+        assert_eq!(super::edit_distance("melee", "melee"), 0);
+        assert_eq!(super::edit_distance("", "abc"), 3);
+    }
+}

@@ -1,0 +1,37 @@
+//! Printing diagnostics: rendered reports for people, JSON for machines.
+
+use std::io::{IsTerminal, Write};
+
+use sandtable_compiler::diagnostic::render;
+use sandtable_compiler::{Diagnostic, Severity, SourceDb};
+
+/// Exit codes shared by every subcommand.
+pub const EXIT_OK: u8 = 0;
+pub const EXIT_FINDINGS: u8 = 1;
+pub const EXIT_USAGE: u8 = 2;
+
+pub fn print_human(diags: &[Diagnostic], db: &SourceDb) {
+    let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let mut err = std::io::stderr().lock();
+    for d in diags {
+        let _ = write!(err, "{}", render::to_terminal_string(d, db, color));
+    }
+}
+
+pub fn counts(diags: &[Diagnostic]) -> (usize, usize) {
+    let e = diags.iter().filter(|d| d.severity == Severity::Error).count();
+    let w = diags.iter().filter(|d| d.severity == Severity::Warning).count();
+    (e, w)
+}
+
+pub fn plural(n: usize, word: &str) -> String {
+    if n == 1 { format!("{n} {word}") } else { format!("{n} {word}s") }
+}
+
+/// Print a JSON value to stdout; a closed pipe is not an error worth a panic.
+pub fn print_json<T: serde::Serialize>(value: &T) {
+    let mut out = std::io::stdout().lock();
+    if serde_json::to_writer_pretty(&mut out, value).is_ok() {
+        let _ = writeln!(out);
+    }
+}
