@@ -303,6 +303,8 @@ pub enum Effect {
     Move { what: Expr, to: Expr },
     Score { side: SideId, op: ScoreOp, value: Expr },
     Win(SideId),
+    /// `win ?`: the book does not say who wins here.
+    Undecided(UnknownId),
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]

@@ -317,7 +317,8 @@ pub enum StmtKind {
     Remove { marker: Ident, target: Expr },
     Move { what: Expr, to: Expr },
     Score { side: Ident, op: ScoreOp, value: Expr },
-    Win(Ident),
+    /// `win SIDE`, or `win ?` where the book does not say.
+    Win(Option<Ident>),
     Choose { var: Ident, from: Expr, body: Block },
     For { var: Ident, iter: Expr, body: Block },
     Repeat { count: Expr, body: Block },

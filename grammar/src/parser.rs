@@ -975,7 +975,10 @@ impl Cx {
                 let value = self.expr(it.next().expect("value"));
                 StmtKind::Score { side, op, value }
             }
-            Rule::win_stmt => StmtKind::Win(self.ident(it.next().expect("side"))),
+            Rule::win_stmt => {
+                let x = it.next().expect("winner");
+                StmtKind::Win((x.as_rule() == Rule::ident).then(|| self.ident(x)))
+            }
             Rule::choose_stmt => StmtKind::Choose {
                 var: self.ident(it.next().expect("var")),
                 from: self.expr(it.next().expect("from")),

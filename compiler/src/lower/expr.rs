@@ -341,7 +341,9 @@ impl<'a> Lowerer<'a> {
                         return Typed::error();
                     }
                 };
-                let nkeys = self.program.tables[table as usize].key_names.len();
+                let tb = &self.program.tables[table as usize];
+                // A table with column labels is looked up by row and column.
+                let nkeys = tb.key_names.len().max(if tb.columns.is_empty() { 1 } else { 2 });
                 if args.len() != nkeys {
                     self.diags.push(
                         Diagnostic::error("sand::type::arity", file, e.span, format!("table `{tname}` takes {nkeys} key(s); {} given", args.len()))
@@ -1114,7 +1116,11 @@ impl<'a> Lowerer<'a> {
                     value: v,
                 })
             }
-            K::Win(side) => Stmt::Effect(ir::Effect::Win(self.side(file, side)?)),
+            K::Win(Some(side)) => Stmt::Effect(ir::Effect::Win(self.side(file, side)?)),
+            K::Win(None) => {
+                let id = self.register_unknown(file, s.span, &format!("{path}.winner"), None, false);
+                Stmt::Effect(ir::Effect::Undecided(id))
+            }
             K::Choose { var, from, body } | K::For { var, iter: from, body } => {
                 let f = self.lower_expr(file, scope, from, path);
                 let elem = match &f.ty {

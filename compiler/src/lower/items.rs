@@ -758,7 +758,8 @@ impl<'a> Lowerer<'a> {
                 .help("list the column labels first: `columns monitor, pbr, acv`"),
             );
         }
-        let width = if t.keys.len() == 2 { columns.len().max(1) } else { 1 };
+        // With a `columns` line every row holds one cell per column, whatever the number of keys.
+        let width = if t.columns.is_some() { columns.len().max(1) } else { 1 };
         let mut rows = Vec::new();
         let mut seen: Vec<(String, Span)> = Vec::new();
         for (ri, row) in t.rows.iter().enumerate() {

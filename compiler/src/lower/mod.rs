@@ -236,10 +236,48 @@ impl<'a> Lowerer<'a> {
     }
 
     fn lint_unknowns(&mut self) {
+        // A piece whose stat line is unknown field after field (values printed on counters,
+        // not in the book) gets one warning listing the fields, not one per field.
+        let mut grouped: Vec<(String, FileId, Span, Vec<String>)> = Vec::new();
+        let mut single = Vec::new();
         for (id, file, span, in_table) in self.unknown_sites.clone() {
             if in_table {
                 continue;
             }
+            let name = &self.program.unknowns[id as usize].name;
+            let has_note = self.program.unknowns[id as usize].note.is_some();
+            match name.split_once('.') {
+                Some((owner, field))
+                    if !has_note
+                        && !field.contains('.')
+                        && self.program.entities.iter().any(|e| e.name == owner) =>
+                {
+                    match grouped.iter_mut().find(|g| g.0 == owner && g.1 == file) {
+                        Some(g) => g.3.push(field.to_string()),
+                        None => grouped.push((owner.to_string(), file, span, vec![field.to_string()])),
+                    }
+                }
+                _ => single.push((id, file, span)),
+            }
+        }
+        for (owner, file, span, fields) in grouped {
+            let (what, help_name) = if fields.len() == 1 {
+                (format!("`{owner}.{}` is unknown (`?`)", fields[0]), format!("{owner}.{}", fields[0]))
+            } else {
+                (
+                    format!("{} fields of `{owner}` are unknown (`?`): {}", fields.len(), fields.join(", ")),
+                    format!("{owner}.{}", fields[0]),
+                )
+            };
+            self.diags.push(
+                Diagnostic::warning("sand::lint::unknown-value", file, span, what)
+                    .label("unknown value")
+                    .help(format!(
+                        "running anything that needs them asks for values: `--assume {help_name}=VALUE` or an assumptions file"
+                    )),
+            );
+        }
+        for (id, file, span) in single {
             let u = &self.program.unknowns[id as usize];
             let mut d = Diagnostic::warning(
                 "sand::lint::unknown-value",
