@@ -87,6 +87,25 @@ pub(crate) fn check(lw: &mut Lowerer) {
 }
 
 fn check_group(lw: &mut Lowerer, parent: Option<SectionId>, children: &[SectionId]) {
+    // Within one file the order is the book's; across files it is only the order the files
+    // were read in, so there the numbers are checked in sorted order (gaps and duplicates still
+    // show, order cannot).
+    let mut sorted;
+    let spans_files = children.windows(2).any(|w| lw.section_sites[w[0] as usize].0 != lw.section_sites[w[1] as usize].0);
+    let children = if spans_files {
+        sorted = children.to_vec();
+        sorted.sort_by_key(|c| {
+            let s = &lw.program.sections[*c as usize];
+            match s.path.last().and_then(|l| classify(l)) {
+                Some(Num::Int(i)) => (0, i, 0u8),
+                Some(Num::Letter(b)) => (1, 0, b),
+                None => (2, 0, 0),
+            }
+        });
+        &sorted[..]
+    } else {
+        children
+    };
     let where_ = parent.map_or("at the top level".to_string(), |p| format!("in {}", lw.program.sections[p as usize].label()));
     let mut prev: Option<(Num, SectionId)> = None;
     let mut seen: Vec<(Num, SectionId)> = Vec::new();

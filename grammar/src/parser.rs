@@ -336,6 +336,12 @@ fn rule_name(r: Rule) -> Option<&'static str> {
 
 fn help_for(variant: &pest::error::ErrorVariant<Rule>, src: &str, at: usize) -> String {
     let found = &src[at.min(src.len())..next_token_end(src, at)];
+    let at_line_start = src[..at.min(src.len())].rsplit('\n').next().is_some_and(|l| l.trim().is_empty());
+    if at_line_start && ITEM_STARTS.contains(&found) {
+        return format!(
+            "`{found}` starts a new item, but the block above is still open: is a closing `}}` missing before this line?"
+        );
+    }
     if KEYWORD_LIST.contains(&found) {
         return format!(
             "`{found}` is a keyword and cannot be used as a name here; rename it (e.g. `{found}_`)"
@@ -355,13 +361,12 @@ fn help_for(variant: &pest::error::ErrorVariant<Rule>, src: &str, at: usize) -> 
     "see docs/language.md for the syntax of this construct".into()
 }
 
+/// Words reserved in expressions (the grammar's `keyword` rule); item keywords are not
+/// reserved, so `weapon` or `turn` may name a parameter.
 const KEYWORD_LIST: &[&str] = &[
-    "ruleset", "import", "section", "chapter", "rule", "see", "note", "side", "enum", "kind",
-    "unit", "weapon", "terrain", "marker", "die", "stack", "table", "resolve", "action",
-    "procedure", "let", "if", "then", "else", "bands", "result", "outcome", "eliminate", "place",
-    "remove", "on", "from", "to", "move", "score", "win", "choose", "for", "in", "repeat",
-    "require", "when", "per", "columns", "true", "false", "and", "or", "not",
-    "scenario", "board", "turn", "phase", "activation", "force", "victory", "assume", "of",
+    "see", "note", "let", "if", "then", "else", "bands", "result", "outcome", "on", "from", "to",
+    "choose", "for", "in", "repeat", "require", "when", "per", "columns", "true", "false", "and",
+    "or", "not", "of",
 ];
 
 // ---------------------------------------------------------------- builders
@@ -479,6 +484,7 @@ impl Cx {
                 let faces_pair = it.next().expect("die faces");
                 let faces = match faces_pair.as_rule() {
                     Rule::list => self.primary(faces_pair),
+                    Rule::unknown => self.unknown(faces_pair),
                     _ => self.range(faces_pair),
                 };
                 let see = it.next().map(|s| self.see(s)).unwrap_or_default();

@@ -646,7 +646,7 @@ impl<'a> Lowerer<'a> {
                 }
                 let mut t = Typed::new(Expr::Binary { op: map_bin(op), lhs: Box::new(l.expr.clone()), rhs: Box::new(r.expr.clone()) }, Type::Bool);
                 t.die = die;
-                if matches!(op, B::Lt | B::Le | B::Gt | B::Ge) && numeric(&l.ty) && numeric(&r.ty) {
+                if comparable && matches!(op, B::Lt | B::Le | B::Gt | B::Ge) && numeric(&l.ty) && numeric(&r.ty) {
                     crate::lints::comparison(self, file, span, op, &l, &r);
                     let c = compare_reach(op, &l.reach, &r.reach);
                     t.reach = match c {

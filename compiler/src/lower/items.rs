@@ -308,6 +308,11 @@ impl<'a> Lowerer<'a> {
                 (Some(lo), Some(hi)) if hi >= lo && (hi - lo) < MAX_FACES as i64 => (lo..=hi).collect(),
                 _ => Vec::new(),
             },
+            ExprKind::Unknown(note) => {
+                // A die the book names but never describes: rolling it needs an assumption.
+                self.register_unknown(file, d.faces.span, &format!("{}.faces", d.name.name), note.clone(), false);
+                return;
+            }
             _ => Vec::new(),
         };
         if faces.is_empty() || faces.len() > MAX_FACES as usize {
@@ -382,7 +387,12 @@ impl<'a> Lowerer<'a> {
                 Some(Sym::Entity(id)) => Value::Entity(id),
                 Some(Sym::Side(id)) => Value::Side(id),
                 Some(Sym::Die(id)) => Value::Die(id),
-                _ => Value::Symbol(n.clone()),
+                _ => {
+                    if let Some(en) = self.members.get(n).and_then(|v| v.first()).copied() {
+                        self.uses.insert(Sym::Enum(en), 1);
+                    }
+                    Value::Symbol(n.clone())
+                }
             },
             ExprKind::Dice { count: 1, sides } if *sides >= 1 && *sides <= MAX_FACES => Value::Die(self.std_die(*sides)),
             ExprKind::List(items) => Value::List(
