@@ -19,13 +19,23 @@ pub fn print_human(diags: &[Diagnostic], db: &SourceDb) {
 }
 
 pub fn counts(diags: &[Diagnostic]) -> (usize, usize) {
-    let e = diags.iter().filter(|d| d.severity == Severity::Error).count();
-    let w = diags.iter().filter(|d| d.severity == Severity::Warning).count();
+    let e = diags
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    let w = diags
+        .iter()
+        .filter(|d| d.severity == Severity::Warning)
+        .count();
     (e, w)
 }
 
 pub fn plural(n: usize, word: &str) -> String {
-    if n == 1 { format!("{n} {word}") } else { format!("{n} {word}s") }
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
 }
 
 /// Print a JSON value to stdout; a closed pipe is not an error worth a panic.

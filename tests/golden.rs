@@ -28,7 +28,11 @@ fn golden_diagnostics() {
         .filter(|p| p.extension().is_some_and(|e| e == "sand"))
         .collect();
     cases.sort();
-    assert!(cases.len() >= 30, "expected at least 30 golden cases, found {}", cases.len());
+    assert!(
+        cases.len() >= 30,
+        "expected at least 30 golden cases, found {}",
+        cases.len()
+    );
     let mut codes = std::collections::BTreeSet::new();
     for case in &cases {
         let name = case.file_stem().unwrap().to_string_lossy().into_owned();
@@ -43,5 +47,9 @@ fn golden_diagnostics() {
             insta::assert_snapshot!(name, output);
         });
     }
-    assert!(codes.len() >= 30, "golden cases cover only {} distinct codes: {codes:?}", codes.len());
+    assert!(
+        codes.len() >= 30,
+        "golden cases cover only {} distinct codes: {codes:?}",
+        codes.len()
+    );
 }

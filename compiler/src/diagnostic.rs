@@ -1,8 +1,8 @@
 //! Renderer-neutral diagnostics. The compiler produces plain data; `render` turns it into a
 //! miette report (human) or a JSON record (machines) against the source database.
 
-use serde::Serialize;
 use sandtable_grammar::ast::Span;
+use serde::Serialize;
 
 use crate::source::{FileId, SourceDb};
 
@@ -134,8 +134,7 @@ pub mod render {
     //! one miette report shows one source.
     use super::*;
     use miette::{
-        GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource,
-        Report,
+        GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource, Report,
     };
 
     pub fn to_report(d: &Diagnostic, db: &SourceDb) -> Report {

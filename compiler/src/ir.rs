@@ -298,10 +298,23 @@ pub enum Stmt {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub enum Effect {
     Eliminate(Expr),
-    Place { marker: EntityId, target: Expr },
-    Remove { marker: EntityId, target: Expr },
-    Move { what: Expr, to: Expr },
-    Score { side: SideId, op: ScoreOp, value: Expr },
+    Place {
+        marker: EntityId,
+        target: Expr,
+    },
+    Remove {
+        marker: EntityId,
+        target: Expr,
+    },
+    Move {
+        what: Expr,
+        to: Expr,
+    },
+    Score {
+        side: SideId,
+        op: ScoreOp,
+        value: Expr,
+    },
     Win(SideId),
     /// `win ?`: the book does not say who wins here.
     Undecided(UnknownId),

@@ -37,10 +37,16 @@ pub struct Compiled {
 
 impl Compiled {
     pub fn errors(&self) -> usize {
-        self.diagnostics.iter().filter(|d| d.severity == Severity::Error).count()
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count()
     }
     pub fn warnings(&self) -> usize {
-        self.diagnostics.iter().filter(|d| d.severity == Severity::Warning).count()
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Warning)
+            .count()
     }
     pub fn has_errors(&self) -> bool {
         self.errors() > 0
@@ -80,9 +86,16 @@ pub fn compile_path(path: &Path) -> Result<Compiled, LoadError> {
 pub fn compile_sources(files: &[(&str, &str)]) -> Compiled {
     let mut db = SourceDb::default();
     for (name, text) in files {
-        db.add(SourceFile::new((*name).to_string(), None, (*text).to_string()));
+        db.add(SourceFile::new(
+            (*name).to_string(),
+            None,
+            (*text).to_string(),
+        ));
     }
-    let name = files.first().map(|(n, _)| n.to_string()).unwrap_or_default();
+    let name = files
+        .first()
+        .map(|(n, _)| n.to_string())
+        .unwrap_or_default();
     finish(db, name)
 }
 
@@ -96,7 +109,8 @@ fn finish(mut db: SourceDb, default_name: String) -> Compiled {
         next += 1;
         let p = sandtable_grammar::parse(&db.file(id).text);
         for e in &p.errors {
-            let mut d = Diagnostic::error("sand::parse::syntax", id, e.span, e.message.clone()).label("here");
+            let mut d = Diagnostic::error("sand::parse::syntax", id, e.span, e.message.clone())
+                .label("here");
             if let Some(h) = &e.help {
                 d = d.help(h.clone());
             }
@@ -118,21 +132,43 @@ fn finish(mut db: SourceDb, default_name: String) -> Compiled {
                         None => {
                             let names: Vec<&str> = STDLIB.iter().map(|(n, _)| *n).collect();
                             diags.push(
-                                Diagnostic::error("sand::resolve::import-not-found", id, name.span, format!("no standard module `std::{}`", name.name))
-                                    .label("unknown module")
-                                    .help(format!("standard modules: {}", names.iter().map(|n| format!("std::{n}")).collect::<Vec<_>>().join(", "))),
+                                Diagnostic::error(
+                                    "sand::resolve::import-not-found",
+                                    id,
+                                    name.span,
+                                    format!("no standard module `std::{}`", name.name),
+                                )
+                                .label("unknown module")
+                                .help(format!(
+                                    "standard modules: {}",
+                                    names
+                                        .iter()
+                                        .map(|n| format!("std::{n}"))
+                                        .collect::<Vec<_>>()
+                                        .join(", ")
+                                )),
                             );
                         }
                     }
                 }
                 ast::Import::File(s) => {
-                    let base = db.file(id).path.as_ref().and_then(|p| p.parent().map(Path::to_path_buf)).unwrap_or_else(|| PathBuf::from("."));
+                    let base = db
+                        .file(id)
+                        .path
+                        .as_ref()
+                        .and_then(|p| p.parent().map(Path::to_path_buf))
+                        .unwrap_or_else(|| PathBuf::from("."));
                     let target = base.join(&s.value);
                     if let Err(e) = db.load_file(&target, target.display().to_string()) {
                         diags.push(
-                            Diagnostic::error("sand::resolve::import-not-found", id, s.span, format!("cannot import \"{}\": {e}", s.value))
-                                .label("import")
-                                .help("paths are relative to the importing file"),
+                            Diagnostic::error(
+                                "sand::resolve::import-not-found",
+                                id,
+                                s.span,
+                                format!("cannot import \"{}\": {e}", s.value),
+                            )
+                            .label("import")
+                            .help("paths are relative to the importing file"),
                         );
                     }
                 }
@@ -144,22 +180,32 @@ fn finish(mut db: SourceDb, default_name: String) -> Compiled {
         .iter()
         .flat_map(|(f, file)| file.items.iter().map(move |i| (*f, i)))
         .filter_map(|(f, i)| match &i.kind {
-            ast::ItemKind::Config(c) if c.keyword.name == "ruleset" => Some((f, c.keyword.span, c.title.as_ref().map(|t| t.value.clone()))),
+            ast::ItemKind::Config(c) if c.keyword.name == "ruleset" => {
+                Some((f, c.keyword.span, c.title.as_ref().map(|t| t.value.clone())))
+            }
             _ => None,
         })
         .collect();
     for extra in rulesets.iter().skip(1) {
         diags.push(
-            Diagnostic::error("sand::config::duplicate-ruleset", extra.0, extra.1, "a ruleset has one `ruleset` block; this is another")
-                .label("second ruleset block")
-                .related(rulesets[0].0, rulesets[0].1, "first ruleset block")
-                .help("keep one `ruleset \"Name\" { … }` per folder"),
+            Diagnostic::error(
+                "sand::config::duplicate-ruleset",
+                extra.0,
+                extra.1,
+                "a ruleset has one `ruleset` block; this is another",
+            )
+            .label("second ruleset block")
+            .related(rulesets[0].0, rulesets[0].1, "first ruleset block")
+            .help("keep one `ruleset \"Name\" { … }` per folder"),
         );
     }
     let partial = diags.iter().any(|d| d.code == "sand::parse::syntax");
     let (mut program, mut more) = lower::lower(&db, &parsed, partial);
     diags.append(&mut more);
-    program.name = rulesets.first().and_then(|r| r.2.clone()).unwrap_or(default_name);
+    program.name = rulesets
+        .first()
+        .and_then(|r| r.2.clone())
+        .unwrap_or(default_name);
     program.source = program
         .configs
         .iter()
@@ -170,7 +216,9 @@ fn finish(mut db: SourceDb, default_name: String) -> Compiled {
             _ => None,
         });
     // The standard library is not the user's to fix: its own unused helpers are not news.
-    diags.retain(|d| !(d.code == "sand::lint::unused" && db.file(d.primary.file).name.starts_with("std/")));
+    diags.retain(|d| {
+        !(d.code == "sand::lint::unused" && db.file(d.primary.file).name.starts_with("std/"))
+    });
     diagnostic::sort(&mut diags);
     Compiled {
         db,

@@ -50,17 +50,32 @@ fn pattern_bounds(p: &KeyPattern) -> Option<(Option<i64>, Option<i64>)> {
 }
 
 /// Gaps, overlaps and unreachable arms of a `bands` statement.
-pub(crate) fn bands(lw: &mut Lowerer, file: FileId, span: Span, t: &Typed, arms: &[ast::Arm], lowered: &[ir::Arm]) {
-    let numeric_arms = lowered.iter().all(|a| a.patterns.iter().all(|p| matches!(p, KeyPattern::Range(..) | KeyPattern::Any)));
+pub(crate) fn bands(
+    lw: &mut Lowerer,
+    file: FileId,
+    span: Span,
+    t: &Typed,
+    arms: &[ast::Arm],
+    lowered: &[ir::Arm],
+) {
+    let numeric_arms = lowered.iter().all(|a| {
+        a.patterns
+            .iter()
+            .all(|p| matches!(p, KeyPattern::Range(..) | KeyPattern::Any))
+    });
     if !numeric_arms {
         return;
     }
-    let has_wildcard = lowered.iter().any(|a| a.patterns.iter().any(|p| matches!(p, KeyPattern::Any)));
+    let has_wildcard = lowered
+        .iter()
+        .any(|a| a.patterns.iter().any(|p| matches!(p, KeyPattern::Any)));
     let reach = &t.reach;
     // Unreachable arms.
     for (a, ast_arm) in lowered.iter().zip(arms) {
         for (p, ap) in a.patterns.iter().zip(&ast_arm.patterns) {
-            let Some((lo, hi)) = pattern_bounds(p) else { continue };
+            let Some((lo, hi)) = pattern_bounds(p) else {
+                continue;
+            };
             if reach.meets(lo, hi) == Some(false) {
                 let (rlo, rhi) = reach.bounds();
                 lw.diags.push(
@@ -68,7 +83,11 @@ pub(crate) fn bands(lw: &mut Lowerer, file: FileId, span: Span, t: &Typed, arms:
                         "sand::lint::unreachable-band",
                         file,
                         ap.span,
-                        format!("band {} can never be chosen: the value only reaches {}", show_range(lo, hi), describe_reach(reach)),
+                        format!(
+                            "band {} can never be chosen: the value only reaches {}",
+                            show_range(lo, hi),
+                            describe_reach(reach)
+                        ),
                     )
                     .label("unreachable")
                     .related(file, span, format!("ranges over {}", show_range(rlo, rhi)))
@@ -81,7 +100,9 @@ pub(crate) fn bands(lw: &mut Lowerer, file: FileId, span: Span, t: &Typed, arms:
     let mut seen: Vec<(Option<i64>, Option<i64>, Span)> = Vec::new();
     for (a, ast_arm) in lowered.iter().zip(arms) {
         for (p, ap) in a.patterns.iter().zip(&ast_arm.patterns) {
-            let Some((lo, hi)) = pattern_bounds(p) else { continue };
+            let Some((lo, hi)) = pattern_bounds(p) else {
+                continue;
+            };
             for (plo, phi, pspan) in &seen {
                 let olo = match (lo, *plo) {
                     (Some(a), Some(b)) => Some(a.max(b)),
@@ -112,20 +133,28 @@ pub(crate) fn bands(lw: &mut Lowerer, file: FileId, span: Span, t: &Typed, arms:
     if has_wildcard {
         return;
     }
-    let covered = |x: i64| seen.iter().any(|(lo, hi, _)| lo.is_none_or(|l| x >= l) && hi.is_none_or(|h| x <= h));
+    let covered = |x: i64| {
+        seen.iter()
+            .any(|(lo, hi, _)| lo.is_none_or(|l| x >= l) && hi.is_none_or(|h| x <= h))
+    };
     let (rlo, rhi) = reach.bounds();
     let gaps: Vec<i64> = match reach.values_in(None, None) {
         Some(vals) => vals.into_iter().filter(|x| !covered(*x)).collect(),
         None => match (rlo, rhi) {
-            (Some(l), Some(h)) if h - l <= 100_000 => (l..=h).filter(|x| !covered(*x)).collect(),
+            (Some(l), Some(h)) if h.saturating_sub(l) <= 100_000 => (l..=h).filter(|x| !covered(*x)).collect(),
             _ => Vec::new(),
         },
     };
     if !gaps.is_empty() {
         lw.diags.push(
-            Diagnostic::warning("sand::lint::band-gap", file, span, format!("no band covers {}", runs(&gaps)))
-                .label(format!("reaches {}", describe_reach(reach)))
-                .help("add a band for these values, or `_ => …` if the book gives a default"),
+            Diagnostic::warning(
+                "sand::lint::band-gap",
+                file,
+                span,
+                format!("no band covers {}", runs(&gaps)),
+            )
+            .label(format!("reaches {}", describe_reach(reach)))
+            .help("add a band for these values, or `_ => …` if the book gives a default"),
         );
     }
 }
@@ -141,7 +170,14 @@ fn describe_reach(r: &Reach) -> String {
 }
 
 /// Targets the dice cannot reach, and modifier stacks that push a target off the die.
-pub(crate) fn comparison(lw: &mut Lowerer, file: FileId, span: Span, op: ast::BinOp, l: &Typed, r: &Typed) {
+pub(crate) fn comparison(
+    lw: &mut Lowerer,
+    file: FileId,
+    span: Span,
+    op: ast::BinOp,
+    l: &Typed,
+    r: &Typed,
+) {
     if !(l.die || r.die) {
         return;
     }
@@ -152,7 +188,12 @@ pub(crate) fn comparison(lw: &mut Lowerer, file: FileId, span: Span, op: ast::Bi
                     "sand::lint::unreachable-target",
                     file,
                     span,
-                    format!("this roll can never succeed: {} {} {}", describe_reach(&l.reach), op.symbol(), describe_reach(&r.reach)),
+                    format!(
+                        "this roll can never succeed: {} {} {}",
+                        describe_reach(&l.reach),
+                        op.symbol(),
+                        describe_reach(&r.reach)
+                    ),
                 )
                 .label("always false")
                 .help("the target lies outside what the dice can roll; check the book's number"),
@@ -165,7 +206,12 @@ pub(crate) fn comparison(lw: &mut Lowerer, file: FileId, span: Span, op: ast::Bi
                     "sand::lint::certain-target",
                     file,
                     span,
-                    format!("this roll always succeeds: {} {} {}", describe_reach(&l.reach), op.symbol(), describe_reach(&r.reach)),
+                    format!(
+                        "this roll always succeeds: {} {} {}",
+                        describe_reach(&l.reach),
+                        op.symbol(),
+                        describe_reach(&r.reach)
+                    ),
                 )
                 .label("always true")
                 .help("no die result can fail it; check the book's number"),
@@ -177,8 +223,14 @@ pub(crate) fn comparison(lw: &mut Lowerer, file: FileId, span: Span, op: ast::Bi
     if l.extremes.is_none() && r.extremes.is_none() {
         return;
     }
-    let (ll, lh) = l.extremes.clone().unwrap_or((l.reach.clone(), l.reach.clone()));
-    let (rl, rh) = r.extremes.clone().unwrap_or((r.reach.clone(), r.reach.clone()));
+    let (ll, lh) = l
+        .extremes
+        .clone()
+        .unwrap_or((l.reach.clone(), l.reach.clone()));
+    let (rl, rh) = r
+        .extremes
+        .clone()
+        .unwrap_or((r.reach.clone(), r.reach.clone()));
     // With the stack at each extreme (lowest on one side pairs with lowest on the other only
     // when the stack sits on one side, which is the common case).
     for (a, b, which) in [(&ll, &rl, "lowest"), (&lh, &rh, "highest")] {
@@ -201,20 +253,37 @@ pub(crate) fn comparison(lw: &mut Lowerer, file: FileId, span: Span, op: ast::Bi
 }
 
 /// Entries of a stack that can never apply.
-pub(crate) fn stack_entries(lw: &mut Lowerer, file: FileId, _id: u32, entries: &[(ir::StackEntry, Span)]) {
+pub(crate) fn stack_entries(
+    lw: &mut Lowerer,
+    file: FileId,
+    _id: u32,
+    entries: &[(ir::StackEntry, Span)],
+) {
     for (e, span) in entries {
         if let Some(ir::Expr::Const(Value::Bool(false))) = &e.when {
             lw.diags.push(
-                Diagnostic::warning("sand::lint::dead-modifier", file, *span, format!("modifier \"{}\" never applies", e.label))
-                    .label("condition is always false")
-                    .help("remove it, or fix its condition"),
+                Diagnostic::warning(
+                    "sand::lint::dead-modifier",
+                    file,
+                    *span,
+                    format!("modifier \"{}\" never applies", e.label),
+                )
+                .label("condition is always false")
+                .help("remove it, or fix its condition"),
             );
         }
         if matches!(&e.value, ir::Expr::Const(Value::Int(0))) {
             lw.diags.push(
-                Diagnostic::warning("sand::lint::dead-modifier", file, *span, format!("modifier \"{}\" is 0", e.label))
-                    .label("adds nothing")
-                    .help("a zero modifier changes nothing; write `?` if the book leaves the value empty"),
+                Diagnostic::warning(
+                    "sand::lint::dead-modifier",
+                    file,
+                    *span,
+                    format!("modifier \"{}\" is 0", e.label),
+                )
+                .label("adds nothing")
+                .help(
+                    "a zero modifier changes nothing; write `?` if the book leaves the value empty",
+                ),
             );
         }
     }
@@ -224,16 +293,32 @@ pub(crate) fn stack_entries(lw: &mut Lowerer, file: FileId, _id: u32, entries: &
 pub(crate) fn table(lw: &mut Lowerer, file: FileId, id: u32, t: &ast::Table) {
     let tb = lw.program.tables[id as usize].clone();
     let total: usize = tb.rows.iter().map(|r| r.cells.len()).sum();
-    let unknown: usize = tb.rows.iter().flat_map(|r| r.cells.iter()).filter(|c| matches!(c, Value::Unknown(_))).count();
-    let unknown_cols = tb.columns.iter().filter(|c| matches!(c, Value::Unknown(_))).count();
+    let unknown: usize = tb
+        .rows
+        .iter()
+        .flat_map(|r| r.cells.iter())
+        .filter(|c| matches!(c, Value::Unknown(_)))
+        .count();
+    let unknown_cols = tb
+        .columns
+        .iter()
+        .filter(|c| matches!(c, Value::Unknown(_)))
+        .count();
     if total > 0 && unknown == total {
         let mut d = Diagnostic::warning(
             "sand::lint::empty-table",
             file,
             t.name.span,
-            format!("table `{}` is empty: all {total} of its cells are unknown", tb.name),
+            format!(
+                "table `{}` is empty: all {total} of its cells are unknown",
+                tb.name
+            ),
         )
-        .label(format!("{} rows × {} columns, 0 values", tb.rows.len(), (total / tb.rows.len().max(1))));
+        .label(format!(
+            "{} rows × {} columns, 0 values",
+            tb.rows.len(),
+            (total / tb.rows.len().max(1))
+        ));
         d = d.help(if unknown_cols > 0 {
             format!("the book prints this table without values (and {unknown_cols} column headings are unknown); supply them in an assumptions file to run it")
         } else {
@@ -246,14 +331,23 @@ pub(crate) fn table(lw: &mut Lowerer, file: FileId, id: u32, t: &ast::Table) {
                 "sand::lint::partly-empty-table",
                 file,
                 t.name.span,
-                format!("table `{}` has {unknown} unknown cells out of {total}", tb.name),
+                format!(
+                    "table `{}` has {unknown} unknown cells out of {total}",
+                    tb.name
+                ),
             )
             .label(format!("{unknown} of {total} cells are `?`"))
-            .help("the `?` cells need values (an assumptions file) before a look-up can land on them"),
+            .help(
+                "the `?` cells need values (an assumptions file) before a look-up can land on them",
+            ),
         );
     }
     // Die faces the rows do not cover.
-    if let Some(ast::TableKey { domain: Some(ast::TypeExpr::Die(d)), name }) = t.keys.first() {
+    if let Some(ast::TableKey {
+        domain: Some(ast::TypeExpr::Die(d)),
+        name,
+    }) = t.keys.first()
+    {
         let faces: Option<Vec<i64>> = match &d.kind {
             ast::ExprKind::Dice { count: 1, sides } => Some((1..=i64::from(*sides)).collect()),
             ast::ExprKind::Dice { count, sides } => {
@@ -269,7 +363,11 @@ pub(crate) fn table(lw: &mut Lowerer, file: FileId, id: u32, t: &ast::Table) {
             let missing: Vec<i64> = faces
                 .iter()
                 .copied()
-                .filter(|f| !tb.rows.iter().any(|r| r.keys.first().is_some_and(|k| k.matches_int(*f))))
+                .filter(|f| {
+                    !tb.rows
+                        .iter()
+                        .any(|r| r.keys.first().is_some_and(|k| k.matches_int(*f)))
+                })
                 .collect();
             if !missing.is_empty() && !tb.rows.is_empty() {
                 lw.diags.push(
@@ -277,7 +375,12 @@ pub(crate) fn table(lw: &mut Lowerer, file: FileId, id: u32, t: &ast::Table) {
                         "sand::lint::table-uncovered-face",
                         file,
                         name.span,
-                        format!("no row of `{}` covers {} = {}", tb.name, name.name, runs(&missing)),
+                        format!(
+                            "no row of `{}` covers {} = {}",
+                            tb.name,
+                            name.name,
+                            runs(&missing)
+                        ),
                     )
                     .label("rolled here")
                     .help("add rows for these results, or a `_` row if the book gives a default"),
@@ -285,14 +388,20 @@ pub(crate) fn table(lw: &mut Lowerer, file: FileId, id: u32, t: &ast::Table) {
             }
             for (row, ar) in tb.rows.iter().zip(&t.rows) {
                 if let Some(KeyPattern::Range(lo, hi)) = row.keys.first()
-                    && !faces.iter().any(|f| lo.is_none_or(|l| *f >= l) && hi.is_none_or(|h| *f <= h))
+                    && !faces
+                        .iter()
+                        .any(|f| lo.is_none_or(|l| *f >= l) && hi.is_none_or(|h| *f <= h))
                 {
                     lw.diags.push(
                         Diagnostic::warning(
                             "sand::lint::unreachable-band",
                             file,
                             ar.keys.first().map_or(ar.span, |k| k.span),
-                            format!("row {} of `{}` can never be rolled", show_range(*lo, *hi), tb.name),
+                            format!(
+                                "row {} of `{}` can never be rolled",
+                                show_range(*lo, *hi),
+                                tb.name
+                            ),
                         )
                         .label("outside the die's faces")
                         .help("check the book's figures"),

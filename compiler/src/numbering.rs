@@ -91,7 +91,9 @@ fn check_group(lw: &mut Lowerer, parent: Option<SectionId>, children: &[SectionI
     // were read in, so there the numbers are checked in sorted order (gaps and duplicates still
     // show, order cannot).
     let mut sorted;
-    let spans_files = children.windows(2).any(|w| lw.section_sites[w[0] as usize].0 != lw.section_sites[w[1] as usize].0);
+    let spans_files = children
+        .windows(2)
+        .any(|w| lw.section_sites[w[0] as usize].0 != lw.section_sites[w[1] as usize].0);
     let children = if spans_files {
         sorted = children.to_vec();
         sorted.sort_by_key(|c| {
@@ -106,13 +108,24 @@ fn check_group(lw: &mut Lowerer, parent: Option<SectionId>, children: &[SectionI
     } else {
         children
     };
-    let where_ = parent.map_or("at the top level".to_string(), |p| format!("in {}", lw.program.sections[p as usize].label()));
+    let where_ = parent.map_or("at the top level".to_string(), |p| {
+        format!("in {}", lw.program.sections[p as usize].label())
+    });
     let mut prev: Option<(Num, SectionId)> = None;
     let mut seen: Vec<(Num, SectionId)> = Vec::new();
     for &c in children {
         let s = &lw.program.sections[c as usize];
-        let Some(last) = s.path.last().cloned() else { continue };
-        if s.path.len() != lw.program.sections.get(parent.map_or(usize::MAX, |p| p as usize)).map_or(0, |p| p.path.len()) + 1 {
+        let Some(last) = s.path.last().cloned() else {
+            continue;
+        };
+        if s.path.len()
+            != lw
+                .program
+                .sections
+                .get(parent.map_or(usize::MAX, |p| p as usize))
+                .map_or(0, |p| p.path.len())
+                + 1
+        {
             // Unnumbered under a numbered parent: nothing to check.
             continue;
         }
@@ -126,7 +139,16 @@ fn check_group(lw: &mut Lowerer, parent: Option<SectionId>, children: &[SectionI
                     "sand::lint::duplicate-number",
                     file,
                     span,
-                    format!("{} {} is used twice {where_} (\"{}\" and \"{}\")", kind_word(num), last, lw.program.sections[first as usize].title.clone().unwrap_or_default(), title),
+                    format!(
+                        "{} {} is used twice {where_} (\"{}\" and \"{}\")",
+                        kind_word(num),
+                        last,
+                        lw.program.sections[first as usize]
+                            .title
+                            .clone()
+                            .unwrap_or_default(),
+                        title
+                    ),
                 )
                 .label("second use of this number")
                 .related(ff, fs, "first use")
@@ -139,25 +161,48 @@ fn check_group(lw: &mut Lowerer, parent: Option<SectionId>, children: &[SectionI
             Num::Int(_) => Num::Int(1),
             Num::Letter(_) => Num::Letter(b'a'),
         };
-        let same_kind = |a: Num, b: Num| matches!((a, b), (Num::Int(_), Num::Int(_)) | (Num::Letter(_), Num::Letter(_)));
+        let same_kind = |a: Num, b: Num| {
+            matches!(
+                (a, b),
+                (Num::Int(_), Num::Int(_)) | (Num::Letter(_), Num::Letter(_))
+            )
+        };
         let before = match prev {
             Some((p, _)) if same_kind(p, num) => Some(p),
             Some(_) => None,
             None => None,
         };
         let missing: Vec<String> = match (before, num) {
-            (Some(Num::Int(p)), Num::Int(x)) if x > p + 1 => ((p + 1)..x).take(20).map(|i| i.to_string()).collect(),
-            (Some(Num::Letter(p)), Num::Letter(x)) if x > p + 1 => ((p + 1)..x).map(|c| show(Num::Letter(c), &last)).collect(),
-            (None, Num::Int(x)) if prev.is_none() && x > 1 => (1..x).take(20).map(|i| i.to_string()).collect(),
-            (None, Num::Letter(x)) if prev.is_none() && x > b'a' => (b'a'..x).map(|c| show(Num::Letter(c), &last)).collect(),
+            (Some(Num::Int(p)), Num::Int(x)) if x > p.saturating_add(1) => {
+                ((p + 1)..x).take(20).map(|i| i.to_string()).collect()
+            }
+            (Some(Num::Letter(p)), Num::Letter(x)) if x > p + 1 => {
+                ((p + 1)..x).map(|c| show(Num::Letter(c), &last)).collect()
+            }
+            (None, Num::Int(x)) if prev.is_none() && x > 1 => {
+                (1..x).take(20).map(|i| i.to_string()).collect()
+            }
+            (None, Num::Letter(x)) if prev.is_none() && x > b'a' => {
+                (b'a'..x).map(|c| show(Num::Letter(c), &last)).collect()
+            }
             _ => Vec::new(),
         };
         if !missing.is_empty() {
-            let after = before.map_or(String::new(), |b| format!(" between {} and {}", show(b, &last), last));
+            let after = before.map_or(String::new(), |b| {
+                format!(" between {} and {}", show(b, &last), last)
+            });
             let msg = if missing.len() == 1 {
-                format!("{} {} is missing {where_}{after}", kind_word(num), missing[0])
+                format!(
+                    "{} {} is missing {where_}{after}",
+                    kind_word(num),
+                    missing[0]
+                )
             } else {
-                format!("{}s {} are missing {where_}{after}", kind_word(num), missing.join(", "))
+                format!(
+                    "{}s {} are missing {where_}{after}",
+                    kind_word(num),
+                    missing.join(", ")
+                )
             };
             let mut d = Diagnostic::warning("sand::lint::numbering-gap", file, span, msg)
                 .label(format!("numbering jumps to {last}"))
@@ -175,9 +220,19 @@ fn check_group(lw: &mut Lowerer, parent: Option<SectionId>, children: &[SectionI
             };
             if out_of_order {
                 lw.diags.push(
-                    Diagnostic::warning("sand::lint::numbering-order", file, span, format!("{} {} comes after {} {where_}", kind_word(num), last, show(b, &last)))
-                        .label("out of order")
-                        .help("the book prints these numbers out of order; keep them as printed"),
+                    Diagnostic::warning(
+                        "sand::lint::numbering-order",
+                        file,
+                        span,
+                        format!(
+                            "{} {} comes after {} {where_}",
+                            kind_word(num),
+                            last,
+                            show(b, &last)
+                        ),
+                    )
+                    .label("out of order")
+                    .help("the book prints these numbers out of order; keep them as printed"),
                 );
             }
         }
@@ -195,7 +250,11 @@ fn check_references(lw: &mut Lowerer) {
                 .sections
                 .iter()
                 .enumerate()
-                .filter(|(_, s)| s.title.as_deref().is_some_and(|t| t.eq_ignore_ascii_case(&r.text)))
+                .filter(|(_, s)| {
+                    s.title
+                        .as_deref()
+                        .is_some_and(|t| t.eq_ignore_ascii_case(&r.text))
+                })
                 .map(|(i, _)| i as SectionId)
                 .collect()
         } else {
@@ -204,13 +263,20 @@ fn check_references(lw: &mut Lowerer) {
                 .sections
                 .iter()
                 .enumerate()
-                .filter(|(_, s)| s.path.len() == segs.len() && s.path.iter().zip(&segs).all(|(a, b)| same_segment(a, b)))
+                .filter(|(_, s)| {
+                    s.path.len() == segs.len()
+                        && s.path.iter().zip(&segs).all(|(a, b)| same_segment(a, b))
+                })
                 .map(|(i, _)| i as SectionId)
                 .collect()
         };
         match matches.len() {
             0 => {
-                let shown = if r.quoted { format!("\"{}\"", r.text) } else { split_reference(&r.text).join(".") };
+                let shown = if r.quoted {
+                    format!("\"{}\"", r.text)
+                } else {
+                    split_reference(&r.text).join(".")
+                };
                 lw.diags.push(
                     Diagnostic::warning("sand::lint::dangling-reference", *file, r.span, format!("reference to {shown}, which does not exist"))
                         .label("points at nothing")
@@ -219,18 +285,28 @@ fn check_references(lw: &mut Lowerer) {
             }
             1 => {}
             _ => {
-                let shown = if r.quoted { format!("\"{}\"", r.text) } else { split_reference(&r.text).join(".") };
+                let shown = if r.quoted {
+                    format!("\"{}\"", r.text)
+                } else {
+                    split_reference(&r.text).join(".")
+                };
                 let mut d = Diagnostic::warning(
                     "sand::lint::ambiguous-reference",
                     *file,
                     r.span,
-                    format!("reference to {shown} is ambiguous: {} rules carry that number", matches.len()),
+                    format!(
+                        "reference to {shown} is ambiguous: {} rules carry that number",
+                        matches.len()
+                    ),
                 )
                 .label("which one?")
                 .help("the book numbers more than one rule this way");
                 for m in &matches {
                     let (f, s) = lw.section_sites[*m as usize];
-                    let t = lw.program.sections[*m as usize].title.clone().unwrap_or_default();
+                    let t = lw.program.sections[*m as usize]
+                        .title
+                        .clone()
+                        .unwrap_or_default();
                     d = d.related(f, s, format!("candidate \"{t}\""));
                 }
                 lw.diags.push(d);

@@ -27,7 +27,7 @@ impl Reach {
         if lo > hi {
             return Reach::Set(Vec::new());
         }
-        if (hi - lo) as u128 + 1 <= MAX_SET as u128 {
+        if (i128::from(hi) - i128::from(lo)) < MAX_SET as i128 {
             Reach::Set((lo..=hi).collect())
         } else {
             Reach::Interval(Some(lo), Some(hi))
@@ -116,7 +116,10 @@ impl Reach {
             |x| x.checked_neg(),
             |r| {
                 let (lo, hi) = r.bounds();
-                Reach::Interval(hi.and_then(|h| h.checked_neg()), lo.and_then(|l| l.checked_neg()))
+                Reach::Interval(
+                    hi.and_then(|h| h.checked_neg()),
+                    lo.and_then(|l| l.checked_neg()),
+                )
             },
         )
     }

@@ -307,21 +307,55 @@ pub enum ScoreOp {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum StmtKind {
-    Let { name: Ident, value: Expr },
-    If { cond: Expr, then: Block, otherwise: Option<Box<Else>> },
-    Bands { scrutinee: Expr, arms: Vec<Arm> },
+    Let {
+        name: Ident,
+        value: Expr,
+    },
+    If {
+        cond: Expr,
+        then: Block,
+        otherwise: Option<Box<Else>>,
+    },
+    Bands {
+        scrutinee: Expr,
+        arms: Vec<Arm>,
+    },
     Result(Expr),
     Outcome(Ident),
     Eliminate(Expr),
-    Place { marker: Ident, target: Expr },
-    Remove { marker: Ident, target: Expr },
-    Move { what: Expr, to: Expr },
-    Score { side: Ident, op: ScoreOp, value: Expr },
+    Place {
+        marker: Ident,
+        target: Expr,
+    },
+    Remove {
+        marker: Ident,
+        target: Expr,
+    },
+    Move {
+        what: Expr,
+        to: Expr,
+    },
+    Score {
+        side: Ident,
+        op: ScoreOp,
+        value: Expr,
+    },
     /// `win SIDE`, or `win ?` where the book does not say.
     Win(Option<Ident>),
-    Choose { var: Ident, from: Expr, body: Block },
-    For { var: Ident, iter: Expr, body: Block },
-    Repeat { count: Expr, body: Block },
+    Choose {
+        var: Ident,
+        from: Expr,
+        body: Block,
+    },
+    For {
+        var: Ident,
+        iter: Expr,
+        body: Block,
+    },
+    Repeat {
+        count: Expr,
+        body: Block,
+    },
     Require(Expr),
     See(Vec<Ref>),
     Note(StrLit),
@@ -426,15 +460,42 @@ pub enum ExprKind {
     Unknown(Option<String>),
     Name(String),
     /// `NdX`; `count` is 1 for a lone `dX`.
-    Dice { count: u32, sides: u32 },
+    Dice {
+        count: u32,
+        sides: u32,
+    },
     List(Vec<Expr>),
-    Range { lo: Option<Box<Expr>>, hi: Option<Box<Expr>>, inclusive: bool },
-    Unary { op: UnOp, operand: Box<Expr> },
-    Binary { op: BinOp, lhs: Box<Expr>, rhs: Box<Expr> },
-    Call { callee: Ident, args: Vec<Arg> },
-    Field { base: Box<Expr>, field: Ident },
-    Index { base: Box<Expr>, args: Vec<Arg> },
-    If { cond: Box<Expr>, then: Box<Expr>, otherwise: Box<Expr> },
+    Range {
+        lo: Option<Box<Expr>>,
+        hi: Option<Box<Expr>>,
+        inclusive: bool,
+    },
+    Unary {
+        op: UnOp,
+        operand: Box<Expr>,
+    },
+    Binary {
+        op: BinOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    Call {
+        callee: Ident,
+        args: Vec<Arg>,
+    },
+    Field {
+        base: Box<Expr>,
+        field: Ident,
+    },
+    Index {
+        base: Box<Expr>,
+        args: Vec<Arg>,
+    },
+    If {
+        cond: Box<Expr>,
+        then: Box<Expr>,
+        otherwise: Box<Expr>,
+    },
 }
 
 /// Tenths of a millimetre per unit: exact integers for inches, centimetres and millimetres.

@@ -166,7 +166,9 @@ fn skip_trivia(src: &str, mut pos: usize) -> usize {
         if src[pos..].starts_with("//") {
             pos = src[pos..].find('\n').map_or(src.len(), |n| pos + n);
         } else if src[pos..].starts_with("/*") {
-            pos = src[pos + 2..].find("*/").map_or(src.len(), |n| pos + 2 + n + 2);
+            pos = src[pos + 2..]
+                .find("*/")
+                .map_or(src.len(), |n| pos + 2 + n + 2);
         } else if src[pos..].starts_with('\u{FEFF}') {
             pos += '\u{FEFF}'.len_utf8();
         } else {
@@ -176,9 +178,33 @@ fn skip_trivia(src: &str, mut pos: usize) -> usize {
 }
 
 const ITEM_STARTS: &[&str] = &[
-    "ruleset", "import", "section", "chapter", "rule", "side", "enum", "kind", "unit", "weapon",
-    "terrain", "marker", "die", "stack", "table", "resolve", "action", "procedure", "scenario",
-    "board", "turn", "phase", "activation", "force", "note", "see", "assume",
+    "ruleset",
+    "import",
+    "section",
+    "chapter",
+    "rule",
+    "side",
+    "enum",
+    "kind",
+    "unit",
+    "weapon",
+    "terrain",
+    "marker",
+    "die",
+    "stack",
+    "table",
+    "resolve",
+    "action",
+    "procedure",
+    "scenario",
+    "board",
+    "turn",
+    "phase",
+    "activation",
+    "force",
+    "note",
+    "see",
+    "assume",
 ];
 
 /// The next place to try after an error: the next line, after the error position, that starts
@@ -336,7 +362,10 @@ fn rule_name(r: Rule) -> Option<&'static str> {
 
 fn help_for(variant: &pest::error::ErrorVariant<Rule>, src: &str, at: usize) -> String {
     let found = &src[at.min(src.len())..next_token_end(src, at)];
-    let at_line_start = src[..at.min(src.len())].rsplit('\n').next().is_some_and(|l| l.trim().is_empty());
+    let at_line_start = src[..at.min(src.len())]
+        .rsplit('\n')
+        .next()
+        .is_some_and(|l| l.trim().is_empty());
     if at_line_start && ITEM_STARTS.contains(&found) {
         return format!(
             "`{found}` starts a new item, but the block above is still open: is a closing `}}` missing before this line?"
@@ -1266,27 +1295,25 @@ impl Cx {
 
 /// `-2..=1` reaches the builder as `-(2..=1)`: the sign belongs to the lower bound.
 fn fold_negative_range(op: UnOp, rhs: Expr, span: Span) -> Expr {
-    if op == UnOp::Neg {
-        if let ExprKind::Range {
+    if op == UnOp::Neg
+        && let ExprKind::Range {
             lo: Some(lo),
             hi,
             inclusive,
         } = &rhs.kind
-        {
-            if let ExprKind::Int(n) = lo.kind {
-                return Expr {
-                    kind: ExprKind::Range {
-                        lo: Some(Box::new(Expr {
-                            kind: ExprKind::Int(-n),
-                            span: Span::new(span.start, lo.span.end),
-                        })),
-                        hi: hi.clone(),
-                        inclusive: *inclusive,
-                    },
-                    span,
-                };
-            }
-        }
+        && let ExprKind::Int(n) = lo.kind
+    {
+        return Expr {
+            kind: ExprKind::Range {
+                lo: Some(Box::new(Expr {
+                    kind: ExprKind::Int(-n),
+                    span: Span::new(span.start, lo.span.end),
+                })),
+                hi: hi.clone(),
+                inclusive: *inclusive,
+            },
+            span,
+        };
     }
     Expr {
         kind: ExprKind::Unary {

@@ -10,8 +10,10 @@ use sandtable_compiler::{Severity, SourceDb, SourceFile};
 use crate::report::{self, EXIT_OK, EXIT_USAGE};
 
 #[derive(clap::Args)]
-#[command(after_help = "Findings are warnings (advice for vague ones): the exit status is 0 when the audit ran, 2 on I/O errors.\n\n\
-Examples:\n  sandtable audit ../shared/rulebooks/platoon.txt\n  sandtable audit ../shared/rulebooks/*.txt --json")]
+#[command(
+    after_help = "Findings are warnings (advice for vague ones): the exit status is 0 when the audit ran, 2 on I/O errors.\n\n\
+Examples:\n  sandtable audit ../shared/rulebooks/platoon.txt\n  sandtable audit ../shared/rulebooks/*.txt --json"
+)]
 pub struct Args {
     /// Plain-text rulebooks
     #[arg(required = true, value_name = "FILE")]
@@ -44,7 +46,9 @@ pub fn run(args: Args) -> u8 {
         for f in findings {
             let span = sandtable_grammar::ast::Span::new(f.span.start, f.span.end);
             let mut d = match f.severity {
-                sandtable_audit::Severity::Warning => Diagnostic::warning(f.code, id, span, f.message),
+                sandtable_audit::Severity::Warning => {
+                    Diagnostic::warning(f.code, id, span, f.message)
+                }
                 sandtable_audit::Severity::Advice => {
                     let mut d = Diagnostic::warning(f.code, id, span, f.message);
                     d.severity = Severity::Advice;
@@ -70,7 +74,11 @@ pub fn run(args: Args) -> u8 {
             if parts.is_empty() {
                 eprintln!("{name}: no findings");
             } else {
-                eprintln!("{name}: {} ({})", report::plural(total, "finding"), parts.join(", "));
+                eprintln!(
+                    "{name}: {} ({})",
+                    report::plural(total, "finding"),
+                    parts.join(", ")
+                );
             }
         }
     }
@@ -83,7 +91,10 @@ fn read(path: &PathBuf) -> Result<String, String> {
         return Err("is a folder; give the rulebook's text file".into());
     }
     if meta.len() > MAX_BYTES {
-        return Err(format!("{} bytes; the limit is {MAX_BYTES} bytes", meta.len()));
+        return Err(format!(
+            "{} bytes; the limit is {MAX_BYTES} bytes",
+            meta.len()
+        ));
     }
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
     // Scans and conversions are not always clean UTF-8: replace what is not, keep the rest.

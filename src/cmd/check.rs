@@ -8,8 +8,10 @@ use sandtable_compiler::{Severity, compile_path};
 use crate::report::{self, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 
 #[derive(clap::Args)]
-#[command(after_help = "Exit status: 0 no errors (warnings allowed), 1 errors (or warnings with --deny warnings), 2 usage or I/O error.\n\n\
-Examples:\n  sandtable check rules/platoon\n  sandtable check rules/* --json\n  sandtable check examples/tutorial --deny warnings")]
+#[command(
+    after_help = "Exit status: 0 no errors (warnings allowed), 1 errors (or warnings with --deny warnings), 2 usage or I/O error.\n\n\
+Examples:\n  sandtable check rules/platoon\n  sandtable check rules/* --json\n  sandtable check examples/tutorial --deny warnings"
+)]
 pub struct Args {
     /// Ruleset folders or .sand files; each is checked as its own ruleset
     #[arg(required = true, value_name = "PATH")]
@@ -49,7 +51,11 @@ pub fn run(args: Args) -> u8 {
             if !args.quiet {
                 report::print_human(&compiled.diagnostics, &compiled.db);
             }
-            let advice = compiled.diagnostics.iter().filter(|d| d.severity == Severity::Advice).count();
+            let advice = compiled
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == Severity::Advice)
+                .count();
             let mut line = format!(
                 "{}: {}, {}",
                 path.display(),
@@ -63,7 +69,12 @@ pub fn run(args: Args) -> u8 {
                 " ({} files, {} sections, {} resolutions)",
                 compiled.db.len(),
                 compiled.program.sections.len(),
-                compiled.program.procs.iter().filter(|p| p.kind == sandtable_compiler::ir::ProcKind::Resolve).count()
+                compiled
+                    .program
+                    .procs
+                    .iter()
+                    .filter(|p| p.kind == sandtable_compiler::ir::ProcKind::Resolve)
+                    .count()
             ));
             eprintln!("{line}");
         }

@@ -22,7 +22,15 @@ pub(crate) struct Schema {
 pub(crate) const SCHEMAS: &[Schema] = &[
     Schema {
         keyword: "ruleset",
-        properties: &["source", "version", "authors", "language", "note", "translation", "edition"],
+        properties: &[
+            "source",
+            "version",
+            "authors",
+            "language",
+            "note",
+            "translation",
+            "edition",
+        ],
         blocks: &[],
         schemes: &[],
         references: &[],
@@ -30,8 +38,25 @@ pub(crate) const SCHEMAS: &[Schema] = &[
     Schema {
         keyword: "board",
         properties: &[
-            "columns", "rows", "default", "terrain", "stand_in", "edges", "exits", "width", "depth", "sector",
-            "zones", "numbering", "units", "scale", "orientation", "coordinates", "note", "hexes", "features",
+            "columns",
+            "rows",
+            "default",
+            "terrain",
+            "stand_in",
+            "edges",
+            "exits",
+            "width",
+            "depth",
+            "sector",
+            "zones",
+            "numbering",
+            "units",
+            "scale",
+            "orientation",
+            "coordinates",
+            "note",
+            "hexes",
+            "features",
         ],
         blocks: &["region", "area", "feature"],
         schemes: &["hex", "open", "sectors", "square"],
@@ -46,7 +71,18 @@ pub(crate) const SCHEMAS: &[Schema] = &[
     },
     Schema {
         keyword: "phase",
-        properties: &["activation", "actions", "side", "sides", "order", "optional", "note", "repeat", "per", "cost"],
+        properties: &[
+            "activation",
+            "actions",
+            "side",
+            "sides",
+            "order",
+            "optional",
+            "note",
+            "repeat",
+            "per",
+            "cost",
+        ],
         blocks: &[],
         schemes: &[],
         references: &["actions"],
@@ -54,20 +90,66 @@ pub(crate) const SCHEMAS: &[Schema] = &[
     Schema {
         keyword: "activation",
         properties: &[
-            "card", "insert", "draws_before_reshuffle", "cost", "currency", "sides", "order", "per_figure",
-            "per_turn", "chips", "draw", "pick", "reshuffle", "income", "first", "pass", "alternate", "note",
-            "deck", "rolls", "reroll", "units",
+            "card",
+            "insert",
+            "draws_before_reshuffle",
+            "cost",
+            "currency",
+            "sides",
+            "order",
+            "per_figure",
+            "per_turn",
+            "chips",
+            "draw",
+            "pick",
+            "reshuffle",
+            "income",
+            "first",
+            "pass",
+            "alternate",
+            "note",
+            "deck",
+            "rolls",
+            "reroll",
+            "units",
         ],
         blocks: &["card", "income", "roll"],
-        schemes: &["chip_cup", "deck", "impulses", "fixed", "sequence", "all", "alternating"],
+        schemes: &[
+            "chip_cup",
+            "deck",
+            "impulses",
+            "fixed",
+            "sequence",
+            "all",
+            "alternating",
+        ],
         references: &[],
     },
     Schema {
         keyword: "scenario",
         properties: &[
-            "board", "turns", "chips", "reinforce", "sides", "options", "terrain", "special", "first", "note",
-            "threat_level", "weather", "table", "deployment", "points", "command_points", "ambush_tokens",
-            "activation", "time", "objective", "length", "recommended",
+            "board",
+            "turns",
+            "chips",
+            "reinforce",
+            "sides",
+            "options",
+            "terrain",
+            "special",
+            "first",
+            "note",
+            "threat_level",
+            "weather",
+            "table",
+            "deployment",
+            "points",
+            "command_points",
+            "ambush_tokens",
+            "activation",
+            "time",
+            "objective",
+            "length",
+            "recommended",
         ],
         blocks: &["force", "special_rule", "terrain"],
         schemes: &[],
@@ -76,8 +158,24 @@ pub(crate) const SCHEMAS: &[Schema] = &[
     Schema {
         keyword: "force",
         properties: &[
-            "deploy", "units", "markers", "decoys", "artillery", "points", "max_per_hex", "deploys", "order",
-            "note", "support", "reinforcements", "flag", "entry", "exit", "soldiers", "vehicles", "composition",
+            "deploy",
+            "units",
+            "markers",
+            "decoys",
+            "artillery",
+            "points",
+            "max_per_hex",
+            "deploys",
+            "order",
+            "note",
+            "support",
+            "reinforcements",
+            "flag",
+            "entry",
+            "exit",
+            "soldiers",
+            "vehicles",
+            "composition",
         ],
         blocks: &["deploy"],
         schemes: &[],
@@ -87,7 +185,18 @@ pub(crate) const SCHEMAS: &[Schema] = &[
 
 /// Keywords of nested blocks without a schema of their own: any property is accepted.
 fn free_block(keyword: &str) -> bool {
-    matches!(keyword, "card" | "income" | "roll" | "region" | "area" | "feature" | "deploy" | "special_rule" | "terrain")
+    matches!(
+        keyword,
+        "card"
+            | "income"
+            | "roll"
+            | "region"
+            | "area"
+            | "feature"
+            | "deploy"
+            | "special_rule"
+            | "terrain"
+    )
 }
 
 pub(crate) fn schema(keyword: &str) -> Option<&'static Schema> {
@@ -130,31 +239,50 @@ impl<'a> Lowerer<'a> {
         if sch.is_none() && !free_block(kw) {
             let allowed: Vec<&str> = parent.map(|p| p.blocks.to_vec()).unwrap_or_default();
             self.diags.push(
-                Diagnostic::error("sand::config::unknown-block", file, c.keyword.span, format!("unknown block `{kw}`"))
-                    .label("not a block here")
-                    .help(if allowed.is_empty() {
-                        "blocks are: ruleset, board, turn, phase, activation, scenario, force".to_string()
-                    } else {
-                        format!("blocks allowed here: {}", allowed.join(", "))
-                    }),
+                Diagnostic::error(
+                    "sand::config::unknown-block",
+                    file,
+                    c.keyword.span,
+                    format!("unknown block `{kw}`"),
+                )
+                .label("not a block here")
+                .help(if allowed.is_empty() {
+                    "blocks are: ruleset, board, turn, phase, activation, scenario, force"
+                        .to_string()
+                } else {
+                    format!("blocks allowed here: {}", allowed.join(", "))
+                }),
             );
         }
         if let (Some(sch), Some(scheme)) = (sch, &c.scheme) {
             if sch.schemes.is_empty() {
                 self.diags.push(
-                    Diagnostic::error("sand::config::unknown-scheme", file, scheme.span, format!("`{kw}` takes no `: scheme`"))
-                        .label("unexpected scheme")
-                        .help("remove it"),
+                    Diagnostic::error(
+                        "sand::config::unknown-scheme",
+                        file,
+                        scheme.span,
+                        format!("`{kw}` takes no `: scheme`"),
+                    )
+                    .label("unexpected scheme")
+                    .help("remove it"),
                 );
             } else if !sch.schemes.contains(&scheme.name.as_str()) {
                 self.diags.push(
-                    Diagnostic::error("sand::config::unknown-scheme", file, scheme.span, format!("unknown {kw} scheme `{}`", scheme.name))
-                        .label("unknown scheme")
-                        .help(format!("schemes: {}", sch.schemes.join(", "))),
+                    Diagnostic::error(
+                        "sand::config::unknown-scheme",
+                        file,
+                        scheme.span,
+                        format!("unknown {kw} scheme `{}`", scheme.name),
+                    )
+                    .label("unknown scheme")
+                    .help(format!("schemes: {}", sch.schemes.join(", "))),
                 );
             }
         }
-        let owner = c.name.as_ref().map_or(kw.to_string(), |n| format!("{kw}.{}", n.name));
+        let owner = c
+            .name
+            .as_ref()
+            .map_or(kw.to_string(), |n| format!("{kw}.{}", n.name));
         let mut block = ir::ConfigBlock {
             keyword: kw.to_string(),
             name: c.name.as_ref().map(|n| n.name.clone()),
@@ -170,7 +298,9 @@ impl<'a> Lowerer<'a> {
         }
         for entry in &c.entries {
             match entry {
-                ast::ConfigEntry::Property { key, values, see, .. } => {
+                ast::ConfigEntry::Property {
+                    key, values, see, ..
+                } => {
                     for r in see {
                         self.refs.push((file, r.clone()));
                     }
@@ -184,20 +314,32 @@ impl<'a> Lowerer<'a> {
                             format!("`{kw}` has no property `{}`", key.name),
                         )
                         .label("unknown property");
-                        d = d.help(format!("properties of `{kw}`: {}", sch.properties.join(", ")));
+                        d = d.help(format!(
+                            "properties of `{kw}`: {}",
+                            sch.properties.join(", ")
+                        ));
                         self.diags.push(d);
                     }
                     let strict = sch.is_some_and(|s| s.references.contains(&key.name.as_str()));
                     let path = format!("{owner}.{}", key.name);
                     let vals = values
                         .iter()
-                        .map(|v| (v.name.as_ref().map(|n| n.name.clone()), self.config_value(file, &v.value, &path, strict)))
+                        .map(|v| {
+                            (
+                                v.name.as_ref().map(|n| n.name.clone()),
+                                self.config_value(file, &v.value, &path, strict),
+                            )
+                        })
                         .collect();
-                    block.properties.push(ir::Property { key: key.name.clone(), values: vals });
+                    block.properties.push(ir::Property {
+                        key: key.name.clone(),
+                        values: vals,
+                    });
                 }
                 ast::ConfigEntry::Block(inner, _) => {
                     let known = schema(&inner.keyword.name).is_some();
-                    let allowed = sch.is_none_or(|s| s.blocks.contains(&inner.keyword.name.as_str()));
+                    let allowed =
+                        sch.is_none_or(|s| s.blocks.contains(&inner.keyword.name.as_str()));
                     if !allowed && !known {
                         let d = Diagnostic::error(
                             "sand::config::unknown-block",
@@ -217,27 +359,36 @@ impl<'a> Lowerer<'a> {
                     block.blocks.push(b);
                 }
                 ast::ConfigEntry::Hook { event, see, body } => {
-                    let id = self.hook_proc(file, section, &format!("{owner}.on_{}", event.name), see, body);
+                    let id = self.hook_proc(
+                        file,
+                        section,
+                        &format!("{owner}.on_{}", event.name),
+                        see,
+                        body,
+                    );
                     block.hooks.push((event.name.clone(), id));
                 }
                 ast::ConfigEntry::Victory { see, body, .. } => {
                     let id = self.hook_proc(file, section, &format!("{owner}.victory"), see, body);
                     block.hooks.push(("victory".to_string(), id));
                 }
-                ast::ConfigEntry::Item(item) => match &item.kind {
-                    // A config may nest other configs (a scenario's force, a turn's phases).
-                    ast::ItemKind::Config(inner) => {
+                // A config may nest other configs (a scenario's force, a turn's phases);
+                // other definitions inside a config were collected and lowered with the rest.
+                ast::ConfigEntry::Item(item) => {
+                    if let ast::ItemKind::Config(inner) = &item.kind {
                         let b = self.define_config(file, section, inner, sch);
                         block.blocks.push(b);
                     }
-                    // Definitions inside a config were collected and lowered with the rest.
-                    _ => {}
-                },
+                }
             }
         }
         if parent.is_none()
             && let Some(slot) = self.program.configs.iter().position(|x| {
-                x.keyword == block.keyword && x.name == block.name && x.properties.is_empty() && x.blocks.is_empty() && x.hooks.is_empty()
+                x.keyword == block.keyword
+                    && x.name == block.name
+                    && x.properties.is_empty()
+                    && x.blocks.is_empty()
+                    && x.hooks.is_empty()
             })
         {
             self.program.configs[slot] = block.clone();
@@ -285,12 +436,22 @@ impl<'a> Lowerer<'a> {
                         _ => Expr::Const(Value::Symbol(n.clone())),
                     };
                 }
-                if strict && !super::expr::looks_like_coordinate(n) && !self.members.contains_key(n) {
-                    let help = self.suggest(n, &[]).map_or("define it, or check the spelling".to_string(), |s| format!("did you mean `{s}`?"));
+                if strict && !super::expr::looks_like_coordinate(n) && !self.members.contains_key(n)
+                {
+                    let help = self
+                        .suggest(n, &[])
+                        .map_or("define it, or check the spelling".to_string(), |s| {
+                            format!("did you mean `{s}`?")
+                        });
                     self.diags.push(
-                        Diagnostic::error("sand::resolve::unknown-name", file, e.span, format!("cannot find `{n}`"))
-                            .label("not defined")
-                            .help(help),
+                        Diagnostic::error(
+                            "sand::resolve::unknown-name",
+                            file,
+                            e.span,
+                            format!("cannot find `{n}`"),
+                        )
+                        .label("not defined")
+                        .help(help),
                     );
                 }
                 if let Some(en) = self.members.get(n).and_then(|v| v.first()).copied() {
@@ -298,17 +459,32 @@ impl<'a> Lowerer<'a> {
                 }
                 Expr::Const(Value::Symbol(n.clone()))
             }
-            ExprKind::Int(_) | ExprKind::Length(_) | ExprKind::Bool(_) | ExprKind::Str(_) | ExprKind::Unknown(_) | ExprKind::Range { .. } => {
-                Expr::Const(self.const_value(file, e, path, None))
-            }
+            ExprKind::Int(_)
+            | ExprKind::Length(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Str(_)
+            | ExprKind::Unknown(_)
+            | ExprKind::Range { .. } => Expr::Const(self.const_value(file, e, path, None)),
             ExprKind::List(items) => Expr::List(
-                items.iter().enumerate().map(|(i, x)| self.config_value(file, x, &format!("{path}[{i}]"), strict)).collect(),
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| self.config_value(file, x, &format!("{path}[{i}]"), strict))
+                    .collect(),
             ),
-            ExprKind::Binary { op: ast::BinOp::Mul, lhs, rhs } => {
+            ExprKind::Binary {
+                op: ast::BinOp::Mul,
+                lhs,
+                rhs,
+            } => {
                 // `6 * ak47`: a count of pieces.
                 let l = self.config_value(file, lhs, path, false);
                 let r = self.config_value(file, rhs, path, strict);
-                Expr::Binary { op: ir::BinOp::Mul, lhs: Box::new(l), rhs: Box::new(r) }
+                Expr::Binary {
+                    op: ir::BinOp::Mul,
+                    lhs: Box::new(l),
+                    rhs: Box::new(r),
+                }
             }
             _ => {
                 let mut scope = Scope::new(&[]);

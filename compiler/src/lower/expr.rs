@@ -103,7 +103,11 @@ impl Scope {
         self.slots.iter().map(|s| s.name.clone()).collect()
     }
     fn visible(&self) -> Vec<String> {
-        self.frames.iter().flatten().map(|(n, _)| n.clone()).collect()
+        self.frames
+            .iter()
+            .flatten()
+            .map(|(n, _)| n.clone())
+            .collect()
     }
 }
 
@@ -154,9 +158,14 @@ impl Typed {
         if !matches!(self.ty, Type::Int | Type::Length | Type::Any | Type::Pool) {
             let t = lw.type_name(&self.ty);
             lw.diags.push(
-                Diagnostic::error("sand::type::mismatch", file, span, format!("expected a number, found {t}"))
-                    .label(format!("this is {t}"))
-                    .help("modifiers, counts and dice arithmetic take integers or lengths"),
+                Diagnostic::error(
+                    "sand::type::mismatch",
+                    file,
+                    span,
+                    format!("expected a number, found {t}"),
+                )
+                .label(format!("this is {t}"))
+                .help("modifiers, counts and dice arithmetic take integers or lengths"),
             );
         }
         self.expr
@@ -165,9 +174,14 @@ impl Typed {
         if !matches!(self.ty, Type::Bool | Type::Any) {
             let t = lw.type_name(&self.ty);
             lw.diags.push(
-                Diagnostic::error("sand::type::mismatch", file, span, format!("expected a condition, found {t}"))
-                    .label(format!("this is {t}, not true/false"))
-                    .help("write a comparison such as `d6 >= 4` or `cover == medium`"),
+                Diagnostic::error(
+                    "sand::type::mismatch",
+                    file,
+                    span,
+                    format!("expected a condition, found {t}"),
+                )
+                .label(format!("this is {t}, not true/false"))
+                .help("write a comparison such as `d6 >= 4` or `cover == medium`"),
             );
         }
         self.expr
@@ -205,11 +219,21 @@ pub(crate) fn looks_like_coordinate(name: &str) -> bool {
 }
 
 impl<'a> Lowerer<'a> {
-    pub(crate) fn lower_expr(&mut self, file: FileId, scope: &mut Scope, e: &ast::Expr, path: &str) -> Typed {
+    pub(crate) fn lower_expr(
+        &mut self,
+        file: FileId,
+        scope: &mut Scope,
+        e: &ast::Expr,
+        path: &str,
+    ) -> Typed {
         match &e.kind {
-            ExprKind::Int(n) => Typed::new(Expr::Const(Value::Int(*n)), Type::Int).with_reach(Reach::constant(*n)),
-            ExprKind::Length(n) => Typed::new(Expr::Const(Value::Length(*n)), Type::Length).with_reach(Reach::constant(*n)),
-            ExprKind::Bool(b) => Typed::new(Expr::Const(Value::Bool(*b)), Type::Bool).with_reach(Reach::constant(i64::from(*b))),
+            ExprKind::Int(n) => {
+                Typed::new(Expr::Const(Value::Int(*n)), Type::Int).with_reach(Reach::constant(*n))
+            }
+            ExprKind::Length(n) => Typed::new(Expr::Const(Value::Length(*n)), Type::Length)
+                .with_reach(Reach::constant(*n)),
+            ExprKind::Bool(b) => Typed::new(Expr::Const(Value::Bool(*b)), Type::Bool)
+                .with_reach(Reach::constant(i64::from(*b))),
             ExprKind::Str(s) => Typed::new(Expr::Const(Value::Text(s.clone())), Type::Text),
             ExprKind::Unknown(note) => {
                 let id = self.register_unknown(file, e.span, path, note.clone(), false);
@@ -219,17 +243,30 @@ impl<'a> Lowerer<'a> {
             ExprKind::Dice { count, sides } => {
                 if *sides < 1 || *sides > super::items::MAX_FACES {
                     self.diags.push(
-                        Diagnostic::error("sand::limit::too-large", file, e.span, format!("a die has 1 to {} faces; d{sides} has {sides}", super::items::MAX_FACES))
-                            .label("too many faces")
-                            .help("use a custom die (`die NAME = [..]`) or a smaller die"),
+                        Diagnostic::error(
+                            "sand::limit::too-large",
+                            file,
+                            e.span,
+                            format!(
+                                "a die has 1 to {} faces; d{sides} has {sides}",
+                                super::items::MAX_FACES
+                            ),
+                        )
+                        .label("too many faces")
+                        .help("use a custom die (`die NAME = [..]`) or a smaller die"),
                     );
                     return Typed::error();
                 }
                 if i64::from(*count) > MAX_POOL {
                     self.diags.push(
-                        Diagnostic::error("sand::limit::too-large", file, e.span, format!("a pool holds at most {MAX_POOL} dice; this one has {count}"))
-                            .label("too many dice")
-                            .help("split the roll, or reduce the count"),
+                        Diagnostic::error(
+                            "sand::limit::too-large",
+                            file,
+                            e.span,
+                            format!("a pool holds at most {MAX_POOL} dice; this one has {count}"),
+                        )
+                        .label("too many dice")
+                        .help("split the roll, or reduce the count"),
                     );
                     return Typed::error();
                 }
@@ -260,16 +297,24 @@ impl<'a> Lowerer<'a> {
                         if !numeric(&t.ty) {
                             let tn = self.type_name(&t.ty);
                             self.diags.push(
-                                Diagnostic::error("sand::type::mismatch", file, e.span, format!("cannot negate {tn}"))
-                                    .label("not a number")
-                                    .help("only numbers and lengths have a sign"),
+                                Diagnostic::error(
+                                    "sand::type::mismatch",
+                                    file,
+                                    e.span,
+                                    format!("cannot negate {tn}"),
+                                )
+                                .label("not a number")
+                                .help("only numbers and lengths have a sign"),
                             );
                         }
                         let (lo, hi) = t.lo_hi();
                         Typed {
                             reach: t.reach.neg(),
                             extremes: t.extremes.as_ref().map(|_| (hi.neg(), lo.neg())),
-                            expr: Expr::Unary { op: ir::UnOp::Neg, operand: Box::new(t.expr) },
+                            expr: Expr::Unary {
+                                op: ir::UnOp::Neg,
+                                operand: Box::new(t.expr),
+                            },
                             ty: if t.ty == Type::Pool { Type::Int } else { t.ty },
                             die: t.die,
                         }
@@ -277,14 +322,26 @@ impl<'a> Lowerer<'a> {
                     ast::UnOp::Not => {
                         let die = t.die;
                         let ex = t.expect_bool(self, file, operand.span);
-                        let mut r = Typed::new(Expr::Unary { op: ir::UnOp::Not, operand: Box::new(ex) }, Type::Bool);
+                        let mut r = Typed::new(
+                            Expr::Unary {
+                                op: ir::UnOp::Not,
+                                operand: Box::new(ex),
+                            },
+                            Type::Bool,
+                        );
                         r.die = die;
                         r
                     }
                 }
             }
-            ExprKind::Binary { op, lhs, rhs } => self.lower_binary(file, scope, *op, lhs, rhs, e.span, path),
-            ExprKind::If { cond, then, otherwise } => {
+            ExprKind::Binary { op, lhs, rhs } => {
+                self.lower_binary(file, scope, *op, lhs, rhs, e.span, path)
+            }
+            ExprKind::If {
+                cond,
+                then,
+                otherwise,
+            } => {
                 let c = self.lower_expr(file, scope, cond, path);
                 let c_die = c.die;
                 let c = c.expect_bool(self, file, cond.span);
@@ -295,11 +352,17 @@ impl<'a> Lowerer<'a> {
                     reach: a.reach.union(&b.reach),
                     die: c_die || a.die || b.die,
                     extremes: None,
-                    expr: Expr::If { cond: Box::new(c), then: Box::new(a.expr), otherwise: Box::new(b.expr) },
+                    expr: Expr::If {
+                        cond: Box::new(c),
+                        then: Box::new(a.expr),
+                        otherwise: Box::new(b.expr),
+                    },
                     ty,
                 }
             }
-            ExprKind::Call { callee, args } => self.lower_call(file, scope, callee, args, e.span, path),
+            ExprKind::Call { callee, args } => {
+                self.lower_call(file, scope, callee, args, e.span, path)
+            }
             ExprKind::Field { base, field } => {
                 // `cover.medium`: a qualified enum member.
                 if let ExprKind::Name(n) = &base.kind
@@ -307,13 +370,27 @@ impl<'a> Lowerer<'a> {
                     && let Some(Sym::Enum(en)) = self.globals.get(n).map(|d| d.sym)
                 {
                     self.lookup(n);
-                    if self.program.enums[en as usize].members.contains(&field.name) {
-                        return Typed::new(Expr::Const(Value::Symbol(field.name.clone())), Type::Enum(en));
+                    if self.program.enums[en as usize]
+                        .members
+                        .contains(&field.name)
+                    {
+                        return Typed::new(
+                            Expr::Const(Value::Symbol(field.name.clone())),
+                            Type::Enum(en),
+                        );
                     }
                     self.diags.push(
-                        Diagnostic::error("sand::resolve::unknown-name", file, field.span, format!("enum `{n}` has no member `{}`", field.name))
-                            .label("not a member")
-                            .help(format!("members: {}", self.program.enums[en as usize].members.join(", "))),
+                        Diagnostic::error(
+                            "sand::resolve::unknown-name",
+                            file,
+                            field.span,
+                            format!("enum `{n}` has no member `{}`", field.name),
+                        )
+                        .label("not a member")
+                        .help(format!(
+                            "members: {}",
+                            self.program.enums[en as usize].members.join(", ")
+                        )),
                     );
                     return Typed::error();
                 }
@@ -323,9 +400,14 @@ impl<'a> Lowerer<'a> {
             ExprKind::Index { base, args } => {
                 let ExprKind::Name(tname) = &base.kind else {
                     self.diags.push(
-                        Diagnostic::error("sand::type::not-a-table", file, base.span, "only tables can be indexed")
-                            .label("not a table name")
-                            .help("look up a table by name: `hit_location[d6, craft]`"),
+                        Diagnostic::error(
+                            "sand::type::not-a-table",
+                            file,
+                            base.span,
+                            "only tables can be indexed",
+                        )
+                        .label("not a table name")
+                        .help("look up a table by name: `hit_location[d6, craft]`"),
                     );
                     return Typed::error();
                 };
@@ -336,19 +418,37 @@ impl<'a> Lowerer<'a> {
                             Some(s) => format!("`{tname}` is a {}, not a table", s.describe()),
                             None => format!("unknown table `{tname}`"),
                         };
-                        let help = self.suggest(tname, &[]).map_or("declare it with `table NAME(key) { … }`".to_string(), |s| format!("did you mean `{s}`?"));
-                        self.diags.push(Diagnostic::error("sand::resolve::unknown-name", file, base.span, msg).label("not a table").help(help));
+                        let help = self.suggest(tname, &[]).map_or(
+                            "declare it with `table NAME(key) { … }`".to_string(),
+                            |s| format!("did you mean `{s}`?"),
+                        );
+                        self.diags.push(
+                            Diagnostic::error("sand::resolve::unknown-name", file, base.span, msg)
+                                .label("not a table")
+                                .help(help),
+                        );
                         return Typed::error();
                     }
                 };
                 let tb = &self.program.tables[table as usize];
                 // A table with column labels is looked up by row and column.
-                let nkeys = tb.key_names.len().max(if tb.columns.is_empty() { 1 } else { 2 });
+                let nkeys = tb
+                    .key_names
+                    .len()
+                    .max(if tb.columns.is_empty() { 1 } else { 2 });
                 if args.len() != nkeys {
                     self.diags.push(
-                        Diagnostic::error("sand::type::arity", file, e.span, format!("table `{tname}` takes {nkeys} key(s); {} given", args.len()))
-                            .label("wrong number of keys")
-                            .help(format!("keys: {}", self.program.tables[table as usize].key_names.join(", "))),
+                        Diagnostic::error(
+                            "sand::type::arity",
+                            file,
+                            e.span,
+                            format!("table `{tname}` takes {nkeys} key(s); {} given", args.len()),
+                        )
+                        .label("wrong number of keys")
+                        .help(format!(
+                            "keys: {}",
+                            self.program.tables[table as usize].key_names.join(", ")
+                        )),
                     );
                 }
                 let mut keys = Vec::new();
@@ -369,12 +469,30 @@ impl<'a> Lowerer<'a> {
     fn table_result(&self, table: u32) -> (Type, Reach) {
         let t = &self.program.tables[table as usize];
         let cells: Vec<&Value> = t.rows.iter().flat_map(|r| r.cells.iter()).collect();
-        let ints: Vec<i64> = cells.iter().filter_map(|v| if let Value::Int(n) = v { Some(*n) } else { None }).collect();
-        let all_known_ints = cells.iter().all(|v| matches!(v, Value::Int(_) | Value::Unknown(_)));
+        let ints: Vec<i64> = cells
+            .iter()
+            .filter_map(|v| {
+                if let Value::Int(n) = v {
+                    Some(*n)
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let all_known_ints = cells
+            .iter()
+            .all(|v| matches!(v, Value::Int(_) | Value::Unknown(_)));
         if all_known_ints && !ints.is_empty() {
-            let reach = if cells.iter().any(|v| matches!(v, Value::Unknown(_))) { Reach::any() } else { Reach::from_values(ints) };
+            let reach = if cells.iter().any(|v| matches!(v, Value::Unknown(_))) {
+                Reach::any()
+            } else {
+                Reach::from_values(ints)
+            };
             (Type::Int, reach)
-        } else if cells.iter().all(|v| matches!(v, Value::Symbol(_) | Value::Unknown(_))) {
+        } else if cells
+            .iter()
+            .all(|v| matches!(v, Value::Symbol(_) | Value::Unknown(_)))
+        {
             (Type::Symbol, Reach::any())
         } else {
             (Type::Any, Reach::any())
@@ -399,10 +517,13 @@ impl<'a> Lowerer<'a> {
                 }
                 if n > 64 {
                     let (lo, hi) = face_reach.bounds();
-                    r = Reach::Interval(lo.map(|l| l * n), hi.map(|h| h * n));
+                    r = Reach::Interval(lo.and_then(|l| l.checked_mul(n)), hi.and_then(|h| h.checked_mul(n)));
                 }
                 Typed {
-                    expr: Expr::Dice { count: Box::new(Expr::Const(Value::Int(n))), die },
+                    expr: Expr::Dice {
+                        count: Box::new(Expr::Const(Value::Int(n))),
+                        die,
+                    },
                     ty: Type::Pool,
                     reach: r,
                     die: true,
@@ -432,16 +553,23 @@ impl<'a> Lowerer<'a> {
             }
             Some(Sym::Side(id)) => return Typed::new(Expr::Const(Value::Side(id)), Type::Side),
             Some(Sym::Config(_)) => return Typed::any(Expr::Const(Value::Symbol(n.to_string()))),
-            Some(Sym::Kind(_)) => return Typed::new(Expr::Const(Value::Symbol(n.to_string())), Type::Symbol),
+            Some(Sym::Kind(_)) => {
+                return Typed::new(Expr::Const(Value::Symbol(n.to_string())), Type::Symbol);
+            }
             Some(other) => {
                 self.diags.push(
-                    Diagnostic::error("sand::type::not-a-value", file, span, format!("`{n}` is a {}, not a value", other.describe()))
-                        .label("used as a value")
-                        .help(match other {
-                            Sym::Stack(_) | Sym::Proc(_) => format!("call it: `{n}(…)`"),
-                            Sym::Table(_) => format!("look it up: `{n}[key]`"),
-                            _ => "use one of its members or fields".to_string(),
-                        }),
+                    Diagnostic::error(
+                        "sand::type::not-a-value",
+                        file,
+                        span,
+                        format!("`{n}` is a {}, not a value", other.describe()),
+                    )
+                    .label("used as a value")
+                    .help(match other {
+                        Sym::Stack(_) | Sym::Proc(_) => format!("call it: `{n}(…)`"),
+                        Sym::Table(_) => format!("look it up: `{n}[key]`"),
+                        _ => "use one of its members or fields".to_string(),
+                    }),
                 );
                 return Typed::error();
             }
@@ -449,15 +577,26 @@ impl<'a> Lowerer<'a> {
         }
         if let Some(enums) = self.members.get(n).cloned() {
             if enums.len() > 1 {
-                let names: Vec<String> = enums.iter().map(|e| format!("`{}.{n}`", self.program.enums[*e as usize].name)).collect();
+                let names: Vec<String> = enums
+                    .iter()
+                    .map(|e| format!("`{}.{n}`", self.program.enums[*e as usize].name))
+                    .collect();
                 self.diags.push(
-                    Diagnostic::error("sand::resolve::ambiguous-name", file, span, format!("`{n}` is a member of several enums"))
-                        .label("ambiguous")
-                        .help(format!("qualify it: {}", names.join(" or "))),
+                    Diagnostic::error(
+                        "sand::resolve::ambiguous-name",
+                        file,
+                        span,
+                        format!("`{n}` is a member of several enums"),
+                    )
+                    .label("ambiguous")
+                    .help(format!("qualify it: {}", names.join(" or "))),
                 );
             }
             self.uses.insert(Sym::Enum(enums[0]), 1);
-            return Typed::new(Expr::Const(Value::Symbol(n.to_string())), Type::Enum(enums[0]));
+            return Typed::new(
+                Expr::Const(Value::Symbol(n.to_string())),
+                Type::Enum(enums[0]),
+            );
         }
         if looks_like_coordinate(n) {
             return Typed::new(Expr::Const(Value::Symbol(n.to_string())), Type::Symbol);
@@ -468,16 +607,24 @@ impl<'a> Lowerer<'a> {
             None => "declare it (a parameter, `let`, unit, side, enum member, die…) or check the spelling".to_string(),
         };
         self.diags.push(
-            Diagnostic::error("sand::resolve::unknown-name", file, span, format!("cannot find `{n}` in this scope"))
-                .label("not found")
-                .help(help),
+            Diagnostic::error(
+                "sand::resolve::unknown-name",
+                file,
+                span,
+                format!("cannot find `{n}` in this scope"),
+            )
+            .label("not found")
+            .help(help),
         );
         Typed::error()
     }
 
     fn lower_field(&mut self, file: FileId, b: Typed, field: &ast::Ident) -> Typed {
         let out = |ty: Type, reach: Reach, b: Typed| Typed {
-            expr: Expr::Field { base: Box::new(b.expr), field: field.name.clone() },
+            expr: Expr::Field {
+                base: Box::new(b.expr),
+                field: field.name.clone(),
+            },
             ty,
             reach,
             die: b.die,
@@ -492,22 +639,42 @@ impl<'a> Lowerer<'a> {
                         // What the field can be: the values every entity of this kind gives it.
                         let mut vals = Vec::new();
                         let mut all_known = true;
-                        for en in self.program.entities.iter().filter(|en| en.kind == Some(*k)) {
+                        for en in self
+                            .program
+                            .entities
+                            .iter()
+                            .filter(|en| en.kind == Some(*k))
+                        {
                             match en.field(&field.name) {
                                 Some(Value::Int(n)) | Some(Value::Length(n)) => vals.push(*n),
                                 Some(Value::Bool(bv)) => vals.push(i64::from(*bv)),
                                 _ => all_known = false,
                             }
                         }
-                        let reach = if all_known && !vals.is_empty() { Reach::from_values(vals) } else if ty == Type::Bool { Reach::range(0, 1) } else { Reach::any() };
+                        let reach = if all_known && !vals.is_empty() {
+                            Reach::from_values(vals)
+                        } else if ty == Type::Bool {
+                            Reach::range(0, 1)
+                        } else {
+                            Reach::any()
+                        };
                         out(ty, reach, b)
                     }
                     None => {
                         let names: Vec<&str> = kd.fields.iter().map(|f| f.name.as_str()).collect();
                         self.diags.push(
-                            Diagnostic::error("sand::resolve::unknown-field", file, field.span, format!("kind `{}` has no field `{}`", kd.name, field.name))
-                                .label("unknown field")
-                                .help(format!("fields of `{}`: {}", kd.name, names.join(", "))),
+                            Diagnostic::error(
+                                "sand::resolve::unknown-field",
+                                file,
+                                field.span,
+                                format!("kind `{}` has no field `{}`", kd.name, field.name),
+                            )
+                            .label("unknown field")
+                            .help(format!(
+                                "fields of `{}`: {}",
+                                kd.name,
+                                names.join(", ")
+                            )),
                         );
                         Typed::error()
                     }
@@ -516,9 +683,14 @@ impl<'a> Lowerer<'a> {
             Type::Int | Type::Length | Type::Bool | Type::Pool | Type::Die => {
                 let t = self.type_name(&b.ty);
                 self.diags.push(
-                    Diagnostic::error("sand::type::no-fields", file, field.span, format!("{t} has no fields"))
-                        .label("no such field")
-                        .help("only pieces (units, weapons, terrain, markers) have fields"),
+                    Diagnostic::error(
+                        "sand::type::no-fields",
+                        file,
+                        field.span,
+                        format!("{t} has no fields"),
+                    )
+                    .label("no such field")
+                    .help("only pieces (units, weapons, terrain, markers) have fields"),
                 );
                 Typed::error()
             }
@@ -535,9 +707,14 @@ impl<'a> Lowerer<'a> {
             (x, y) => {
                 let (xn, yn) = (self.type_name(x), self.type_name(y));
                 self.diags.push(
-                    Diagnostic::error("sand::type::mismatch", file, span, format!("branches have different types: {xn} and {yn}"))
-                        .label("mixed types")
-                        .help("both branches must give the same kind of value"),
+                    Diagnostic::error(
+                        "sand::type::mismatch",
+                        file,
+                        span,
+                        format!("branches have different types: {xn} and {yn}"),
+                    )
+                    .label("mixed types")
+                    .help("both branches must give the same kind of value"),
                 );
                 Type::Any
             }
@@ -545,7 +722,16 @@ impl<'a> Lowerer<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn lower_binary(&mut self, file: FileId, scope: &mut Scope, op: ast::BinOp, lhs: &ast::Expr, rhs: &ast::Expr, span: Span, path: &str) -> Typed {
+    fn lower_binary(
+        &mut self,
+        file: FileId,
+        scope: &mut Scope,
+        op: ast::BinOp,
+        lhs: &ast::Expr,
+        rhs: &ast::Expr,
+        span: Span,
+        path: &str,
+    ) -> Typed {
         let l = self.lower_expr(file, scope, lhs, path);
         let r = self.lower_expr(file, scope, rhs, path);
         let die = l.die || r.die;
@@ -558,33 +744,62 @@ impl<'a> Lowerer<'a> {
             B::And | B::Or => {
                 let le = l.expect_bool(self, file, lhs.span);
                 let re = r.expect_bool(self, file, rhs.span);
-                let mut t = Typed::new(Expr::Binary { op: map_bin(op), lhs: Box::new(le), rhs: Box::new(re) }, Type::Bool);
+                let mut t = Typed::new(
+                    Expr::Binary {
+                        op: map_bin(op),
+                        lhs: Box::new(le),
+                        rhs: Box::new(re),
+                    },
+                    Type::Bool,
+                );
                 t.die = die;
                 t
             }
             B::Add | B::Sub | B::Mul | B::Div | B::Rem => {
                 let ty = match (&l.ty, &r.ty) {
                     (a, b) if !numeric(a) || !numeric(b) => {
-                        let bad = if numeric(a) { (rhs.span, &r.ty) } else { (lhs.span, &l.ty) };
+                        let bad = if numeric(a) {
+                            (rhs.span, &r.ty)
+                        } else {
+                            (lhs.span, &l.ty)
+                        };
                         let tn = self.type_name(bad.1);
                         self.diags.push(
-                            Diagnostic::error("sand::type::mismatch", file, bad.0, format!("`{}` needs numbers; this is {tn}", op.symbol()))
-                                .label(format!("{tn}"))
-                                .help("arithmetic works on integers, lengths and dice"),
+                            Diagnostic::error(
+                                "sand::type::mismatch",
+                                file,
+                                bad.0,
+                                format!("`{}` needs numbers; this is {tn}", op.symbol()),
+                            )
+                            .label(tn.to_string())
+                            .help("arithmetic works on integers, lengths and dice"),
                         );
                         Type::Any
                     }
-                    (Type::Length, Type::Int) | (Type::Int, Type::Length) if matches!(op, B::Mul) => Type::Length,
+                    (Type::Length, Type::Int) | (Type::Int, Type::Length)
+                        if matches!(op, B::Mul) =>
+                    {
+                        Type::Length
+                    }
                     (Type::Length, Type::Int) if matches!(op, B::Div) => Type::Length,
                     (Type::Length, Type::Length) if matches!(op, B::Div) => Type::Int,
-                    (Type::Length, Type::Int | Type::Pool) | (Type::Int | Type::Pool, Type::Length) if matches!(op, B::Add | B::Sub) => {
+                    (Type::Length, Type::Int | Type::Pool)
+                    | (Type::Int | Type::Pool, Type::Length)
+                        if matches!(op, B::Add | B::Sub) =>
+                    {
                         // `0` is a length of nothing in any unit.
-                        let zero = matches!(l.expr, Expr::Const(Value::Int(0))) || matches!(r.expr, Expr::Const(Value::Int(0)));
+                        let zero = matches!(l.expr, Expr::Const(Value::Int(0)))
+                            || matches!(r.expr, Expr::Const(Value::Int(0)));
                         if !zero {
                             self.diags.push(
-                                Diagnostic::error("sand::type::mismatch", file, span, "cannot mix a length and a plain number")
-                                    .label("length and integer")
-                                    .help("give the number a unit: `3in`, `10cm`"),
+                                Diagnostic::error(
+                                    "sand::type::mismatch",
+                                    file,
+                                    span,
+                                    "cannot mix a length and a plain number",
+                                )
+                                .label("length and integer")
+                                .help("give the number a unit: `3in`, `10cm`"),
                             );
                         }
                         Type::Length
@@ -598,7 +813,11 @@ impl<'a> Lowerer<'a> {
                     B::Sub => a.sub(b),
                     B::Mul => a.mul(b),
                     B::Div => a.combine(b, floor_div, |_, _| Reach::any()),
-                    _ => a.combine(b, |x, y| (y != 0).then(|| x.rem_euclid(y)), |_, _| Reach::any()),
+                    _ => a.combine(
+                        b,
+                        |x, y| (y != 0).then(|| x.rem_euclid(y)),
+                        |_, _| Reach::any(),
+                    ),
                 };
                 let reach = f(&l.reach, &r.reach);
                 let ext = extremes.map(|_| {
@@ -610,7 +829,11 @@ impl<'a> Lowerer<'a> {
                     }
                 });
                 Typed {
-                    expr: Expr::Binary { op: map_bin(op), lhs: Box::new(l.expr), rhs: Box::new(r.expr) },
+                    expr: Expr::Binary {
+                        op: map_bin(op),
+                        lhs: Box::new(l.expr),
+                        rhs: Box::new(r.expr),
+                    },
                     ty,
                     reach,
                     die,
@@ -624,7 +847,8 @@ impl<'a> Lowerer<'a> {
                     (_, Type::List(_)) if op == B::In => true,
                     (a, b) if numeric(a) && numeric(b) => {
                         let lengthy = (*a == Type::Length) != (*b == Type::Length);
-                        let zero = matches!(l.expr, Expr::Const(Value::Int(0))) || matches!(r.expr, Expr::Const(Value::Int(0)));
+                        let zero = matches!(l.expr, Expr::Const(Value::Int(0)))
+                            || matches!(r.expr, Expr::Const(Value::Int(0)));
                         !lengthy || zero
                     }
                     (Type::Enum(a), Type::Enum(b)) => a == b,
@@ -635,18 +859,37 @@ impl<'a> Lowerer<'a> {
                 if !comparable {
                     let (ln, rn) = (self.type_name(&l.ty), self.type_name(&r.ty));
                     self.diags.push(
-                        Diagnostic::error("sand::type::mismatch", file, span, format!("cannot compare {ln} with {rn}"))
-                            .label("incomparable")
-                            .help(if ln.contains("length") || rn.contains("length") {
-                                "give numbers a unit when comparing with lengths: `range <= 3in`".to_string()
+                        Diagnostic::error(
+                            "sand::type::mismatch",
+                            file,
+                            span,
+                            format!("cannot compare {ln} with {rn}"),
+                        )
+                        .label("incomparable")
+                        .help(
+                            if ln.contains("length") || rn.contains("length") {
+                                "give numbers a unit when comparing with lengths: `range <= 3in`"
+                                    .to_string()
                             } else {
                                 "compare values of the same type".to_string()
-                            }),
+                            },
+                        ),
                     );
                 }
-                let mut t = Typed::new(Expr::Binary { op: map_bin(op), lhs: Box::new(l.expr.clone()), rhs: Box::new(r.expr.clone()) }, Type::Bool);
+                let mut t = Typed::new(
+                    Expr::Binary {
+                        op: map_bin(op),
+                        lhs: Box::new(l.expr.clone()),
+                        rhs: Box::new(r.expr.clone()),
+                    },
+                    Type::Bool,
+                );
                 t.die = die;
-                if comparable && matches!(op, B::Lt | B::Le | B::Gt | B::Ge) && numeric(&l.ty) && numeric(&r.ty) {
+                if comparable
+                    && matches!(op, B::Lt | B::Le | B::Gt | B::Ge)
+                    && numeric(&l.ty)
+                    && numeric(&r.ty)
+                {
                     crate::lints::comparison(self, file, span, op, &l, &r);
                     let c = compare_reach(op, &l.reach, &r.reach);
                     t.reach = match c {
@@ -660,7 +903,15 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn lower_call(&mut self, file: FileId, scope: &mut Scope, callee: &ast::Ident, args: &[ast::Arg], span: Span, path: &str) -> Typed {
+    fn lower_call(
+        &mut self,
+        file: FileId,
+        scope: &mut Scope,
+        callee: &ast::Ident,
+        args: &[ast::Arg],
+        span: Span,
+        path: &str,
+    ) -> Typed {
         let name = callee.name.as_str();
         if scope.find(name).is_none() {
             match self.globals.get(name).map(|d| d.sym) {
@@ -672,18 +923,27 @@ impl<'a> Lowerer<'a> {
                     self.lookup(name);
                     let params = self.program.procs[p as usize].params.clone();
                     let lowered = self.lower_args(file, scope, &params, args, callee, span, path);
-                    let mut t = Typed::any(Expr::Call { proc: p, args: lowered.0 });
+                    let mut t = Typed::any(Expr::Call {
+                        proc: p,
+                        args: lowered.0,
+                    });
                     t.die = true;
                     return t;
                 }
                 Some(other) => {
                     self.diags.push(
-                        Diagnostic::error("sand::type::not-callable", file, callee.span, format!("`{name}` is a {}, not something to call", other.describe()))
-                            .label("not callable")
-                            .help(match other {
-                                Sym::Table(_) => format!("look tables up with brackets: `{name}[…]`"),
-                                _ => "call procedures, resolutions, stacks and built-in functions".to_string(),
-                            }),
+                        Diagnostic::error(
+                            "sand::type::not-callable",
+                            file,
+                            callee.span,
+                            format!("`{name}` is a {}, not something to call", other.describe()),
+                        )
+                        .label("not callable")
+                        .help(match other {
+                            Sym::Table(_) => format!("look tables up with brackets: `{name}[…]`"),
+                            _ => "call procedures, resolutions, stacks and built-in functions"
+                                .to_string(),
+                        }),
                     );
                     return Typed::error();
                 }
@@ -696,12 +956,23 @@ impl<'a> Lowerer<'a> {
         if let Some((_, min, max)) = HOST_FUNCTIONS.iter().find(|(n, _, _)| *n == name) {
             if args.len() < *min || args.len() > *max {
                 self.diags.push(
-                    Diagnostic::error("sand::type::arity", file, span, format!("`{name}` takes {min} to {max} arguments; {} given", args.len()))
-                        .label("wrong number of arguments")
-                        .help("see the list of engine functions in docs/language.md"),
+                    Diagnostic::error(
+                        "sand::type::arity",
+                        file,
+                        span,
+                        format!(
+                            "`{name}` takes {min} to {max} arguments; {} given",
+                            args.len()
+                        ),
+                    )
+                    .label("wrong number of arguments")
+                    .help("see the list of engine functions in docs/language.md"),
                 );
             }
-            let lowered: Vec<Expr> = args.iter().map(|a| self.lower_expr(file, scope, &a.value, path).expr).collect();
+            let lowered: Vec<Expr> = args
+                .iter()
+                .map(|a| self.lower_expr(file, scope, &a.value, path).expr)
+                .collect();
             let ty = match name {
                 "adjacent" | "in_los" | "route_blocked" | "has_marker" => Type::Bool,
                 "owner" => Type::Side,
@@ -709,8 +980,17 @@ impl<'a> Lowerer<'a> {
                 "free_action" | "retreat" | "reveal" | "terrain_of" => Type::Any,
                 _ => Type::Int,
             };
-            let mut t = Typed::new(Expr::Host { name: name.to_string(), args: lowered }, ty);
-            if matches!(name, "eliminated" | "exited" | "alive" | "count_units" | "distance" | "turn_number") {
+            let mut t = Typed::new(
+                Expr::Host {
+                    name: name.to_string(),
+                    args: lowered,
+                },
+                ty,
+            );
+            if matches!(
+                name,
+                "eliminated" | "exited" | "alive" | "count_units" | "distance" | "turn_number"
+            ) {
                 t.reach = Reach::Interval(Some(0), None);
             }
             return t;
@@ -721,9 +1001,14 @@ impl<'a> Lowerer<'a> {
             None => "define it with `procedure NAME(…) { … }`, or use a built-in: min, max, clamp, abs, div_up, pool, sum, highest, lowest, successes, count, reroll".to_string(),
         };
         self.diags.push(
-            Diagnostic::error("sand::resolve::unknown-name", file, callee.span, format!("cannot find function `{name}`"))
-                .label("not found")
-                .help(help),
+            Diagnostic::error(
+                "sand::resolve::unknown-name",
+                file,
+                callee.span,
+                format!("cannot find function `{name}`"),
+            )
+            .label("not found")
+            .help(help),
         );
         for a in args {
             self.lower_expr(file, scope, &a.value, path);
@@ -732,7 +1017,16 @@ impl<'a> Lowerer<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn lower_args(&mut self, file: FileId, scope: &mut Scope, params: &[ir::Param], args: &[ast::Arg], callee: &ast::Ident, span: Span, path: &str) -> (Vec<Expr>, Vec<Typed>) {
+    fn lower_args(
+        &mut self,
+        file: FileId,
+        scope: &mut Scope,
+        params: &[ir::Param],
+        args: &[ast::Arg],
+        callee: &ast::Ident,
+        span: Span,
+        path: &str,
+    ) -> (Vec<Expr>, Vec<Typed>) {
         let mut slots: Vec<Option<Typed>> = vec![None; params.len()];
         let mut positional = 0usize;
         for a in args {
@@ -743,9 +1037,14 @@ impl<'a> Lowerer<'a> {
                     None => {
                         let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
                         self.diags.push(
-                            Diagnostic::error("sand::type::arity", file, n.span, format!("`{}` has no parameter `{}`", callee.name, n.name))
-                                .label("unknown parameter")
-                                .help(format!("parameters: {}", names.join(", "))),
+                            Diagnostic::error(
+                                "sand::type::arity",
+                                file,
+                                n.span,
+                                format!("`{}` has no parameter `{}`", callee.name, n.name),
+                            )
+                            .label("unknown parameter")
+                            .help(format!("parameters: {}", names.join(", "))),
                         );
                         continue;
                     }
@@ -757,16 +1056,24 @@ impl<'a> Lowerer<'a> {
             };
             if idx >= params.len() {
                 self.diags.push(
-                    Diagnostic::error("sand::type::arity", file, a.value.span, format!("`{}` takes {} argument(s)", callee.name, params.len()))
-                        .label("extra argument")
-                        .help("remove it, or add a parameter"),
+                    Diagnostic::error(
+                        "sand::type::arity",
+                        file,
+                        a.value.span,
+                        format!("`{}` takes {} argument(s)", callee.name, params.len()),
+                    )
+                    .label("extra argument")
+                    .help("remove it, or add a parameter"),
                 );
                 continue;
             }
             let p = &params[idx];
             let ok = match (&p.ty, &t.ty) {
                 (Type::Any, _) | (_, Type::Any) => true,
-                (a, b) if numeric(a) && numeric(b) => (*a == Type::Length) == (*b == Type::Length) || matches!(t.expr, Expr::Const(Value::Int(0))),
+                (a, b) if numeric(a) && numeric(b) => {
+                    (*a == Type::Length) == (*b == Type::Length)
+                        || matches!(t.expr, Expr::Const(Value::Int(0)))
+                }
                 (Type::Entity(_), Type::Entity(_)) => true,
                 (Type::Enum(_), Type::Symbol) => true,
                 (a, b) => a == b,
@@ -774,9 +1081,17 @@ impl<'a> Lowerer<'a> {
             if !ok {
                 let (pn, tn) = (self.type_name(&p.ty), self.type_name(&t.ty));
                 self.diags.push(
-                    Diagnostic::error("sand::type::mismatch", file, a.value.span, format!("parameter `{}` of `{}` expects {pn}, found {tn}", p.name, callee.name))
-                        .label(format!("expected {pn}"))
-                        .help("pass a value of the parameter's type"),
+                    Diagnostic::error(
+                        "sand::type::mismatch",
+                        file,
+                        a.value.span,
+                        format!(
+                            "parameter `{}` of `{}` expects {pn}, found {tn}",
+                            p.name, callee.name
+                        ),
+                    )
+                    .label(format!("expected {pn}"))
+                    .help("pass a value of the parameter's type"),
                 );
             }
             slots[idx] = Some(t);
@@ -795,15 +1110,24 @@ impl<'a> Lowerer<'a> {
                             Value::Int(n) | Value::Length(n) => Reach::constant(*n),
                             _ => Reach::any(),
                         };
-                        let t = Typed::new(Expr::Const(d.clone()), params[i].ty.clone()).with_reach(reach);
+                        let t = Typed::new(Expr::Const(d.clone()), params[i].ty.clone())
+                            .with_reach(reach);
                         exprs.push(t.expr.clone());
                         typed.push(t);
                     }
                     None => {
                         self.diags.push(
-                            Diagnostic::error("sand::type::arity", file, span, format!("`{}` needs argument `{}`", callee.name, params[i].name))
-                                .label("missing argument")
-                                .help(format!("pass it: `{}({} = …)`", callee.name, params[i].name)),
+                            Diagnostic::error(
+                                "sand::type::arity",
+                                file,
+                                span,
+                                format!("`{}` needs argument `{}`", callee.name, params[i].name),
+                            )
+                            .label("missing argument")
+                            .help(format!(
+                                "pass it: `{}({} = …)`",
+                                callee.name, params[i].name
+                            )),
                         );
                         let t = Typed::error();
                         exprs.push(t.expr.clone());
@@ -816,14 +1140,26 @@ impl<'a> Lowerer<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn lower_stack_call(&mut self, file: FileId, scope: &mut Scope, s: u32, callee: &ast::Ident, args: &[ast::Arg], span: Span, path: &str) -> Typed {
+    fn lower_stack_call(
+        &mut self,
+        file: FileId,
+        scope: &mut Scope,
+        s: u32,
+        callee: &ast::Ident,
+        args: &[ast::Arg],
+        span: Span,
+        path: &str,
+    ) -> Typed {
         let params = self.program.stacks[s as usize].params.clone();
         let (exprs, typed) = self.lower_args(file, scope, &params, args, callee, span, path);
         let reach = self.stack_reach(s, &typed);
         let (lo, hi) = reach.bounds();
         let die = typed.iter().any(|t| t.die);
         Typed {
-            expr: Expr::Stack { stack: s, args: exprs },
+            expr: Expr::Stack {
+                stack: s,
+                args: exprs,
+            },
             ty: Type::Int,
             extremes: match (lo, hi) {
                 (Some(l), Some(h)) => Some((Reach::constant(l), Reach::constant(h))),
@@ -857,8 +1193,13 @@ impl<'a> Lowerer<'a> {
     fn const_reach(&self, e: &Expr, args: &[Typed]) -> Reach {
         match e {
             Expr::Const(Value::Int(n)) | Expr::Const(Value::Length(n)) => Reach::constant(*n),
-            Expr::Local(s) => args.get(*s as usize).map_or(Reach::any(), |t| t.reach.clone()),
-            Expr::Unary { op: ir::UnOp::Neg, operand } => self.const_reach(operand, args).neg(),
+            Expr::Local(s) => args
+                .get(*s as usize)
+                .map_or(Reach::any(), |t| t.reach.clone()),
+            Expr::Unary {
+                op: ir::UnOp::Neg,
+                operand,
+            } => self.const_reach(operand, args).neg(),
             Expr::Binary { op, lhs, rhs } => {
                 let (a, b) = (self.const_reach(lhs, args), self.const_reach(rhs, args));
                 match op {
@@ -873,7 +1214,15 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn lower_builtin(&mut self, file: FileId, scope: &mut Scope, callee: &ast::Ident, args: &[ast::Arg], span: Span, path: &str) -> Option<Typed> {
+    fn lower_builtin(
+        &mut self,
+        file: FileId,
+        scope: &mut Scope,
+        callee: &ast::Ident,
+        args: &[ast::Arg],
+        span: Span,
+        path: &str,
+    ) -> Option<Typed> {
         let (func, arity) = match callee.name.as_str() {
             "min" => (Builtin::Min, 0),
             "max" => (Builtin::Max, 0),
@@ -890,18 +1239,35 @@ impl<'a> Lowerer<'a> {
             _ => return None,
         };
         if (arity == 0 && args.len() < 2) || (arity != 0 && args.len() != arity) {
-            let want = if arity == 0 { "at least 2".to_string() } else { arity.to_string() };
+            let want = if arity == 0 {
+                "at least 2".to_string()
+            } else {
+                arity.to_string()
+            };
             self.diags.push(
-                Diagnostic::error("sand::type::arity", file, span, format!("`{}` takes {want} arguments; {} given", callee.name, args.len()))
-                    .label("wrong number of arguments")
-                    .help(builtin_help(func)),
+                Diagnostic::error(
+                    "sand::type::arity",
+                    file,
+                    span,
+                    format!(
+                        "`{}` takes {want} arguments; {} given",
+                        callee.name,
+                        args.len()
+                    ),
+                )
+                .label("wrong number of arguments")
+                .help(builtin_help(func)),
             );
             return Some(Typed::error());
         }
         // `pool(n, d6)` and `reroll(d8, …)` take the die itself, not a roll of it.
         let die_arg = |lw: &mut Self, a: &ast::Expr| -> Option<u32> {
             match &a.kind {
-                ExprKind::Dice { count: 1, sides } if *sides >= 1 && *sides <= super::items::MAX_FACES => Some(lw.std_die(*sides)),
+                ExprKind::Dice { count: 1, sides }
+                    if *sides >= 1 && *sides <= super::items::MAX_FACES =>
+                {
+                    Some(lw.std_die(*sides))
+                }
                 ExprKind::Name(n) => match lw.lookup(n) {
                     Some(Sym::Die(d)) => Some(d),
                     _ => None,
@@ -914,32 +1280,48 @@ impl<'a> Lowerer<'a> {
                 let n = self.lower_expr(file, scope, &args[0].value, path);
                 let Some(die) = die_arg(self, &args[1].value) else {
                     self.diags.push(
-                        Diagnostic::error("sand::type::not-a-die", file, args[1].value.span, "`pool` needs a die as its second argument")
-                            .label("not a die")
-                            .help("write `pool(n, d6)` or `pool(n, my_die)`"),
+                        Diagnostic::error(
+                            "sand::type::not-a-die",
+                            file,
+                            args[1].value.span,
+                            "`pool` needs a die as its second argument",
+                        )
+                        .label("not a die")
+                        .help("write `pool(n, d6)` or `pool(n, my_die)`"),
                     );
                     return Some(Typed::error());
                 };
                 let (nlo, nhi) = n.reach.bounds();
                 if nhi.is_some_and(|h| h > MAX_POOL) || nlo.is_some_and(|l| l < 0) {
                     self.diags.push(
-                        Diagnostic::error("sand::limit::too-large", file, args[0].value.span, format!("a pool holds 0 to {MAX_POOL} dice; this count reaches {}", nhi.unwrap_or(0).max(nlo.unwrap_or(0))))
-                            .label("pool size out of range")
-                            .help("bound the count, e.g. with a parameter range `dice: 1..=12`"),
+                        Diagnostic::error(
+                            "sand::limit::too-large",
+                            file,
+                            args[0].value.span,
+                            format!(
+                                "a pool holds 0 to {MAX_POOL} dice; this count reaches {}",
+                                nhi.unwrap_or(0).max(nlo.unwrap_or(0))
+                            ),
+                        )
+                        .label("pool size out of range")
+                        .help("bound the count, e.g. with a parameter range `dice: 1..=12`"),
                     );
                 }
                 let faces = Reach::from_values(self.program.dice[die as usize].faces.clone());
                 let (flo, fhi) = faces.bounds();
                 let reach = match (nlo, nhi, flo, fhi) {
                     (Some(a), Some(b), Some(c), Some(d)) => Reach::Interval(
-                        Some(if c >= 0 { a.max(0) * c } else { b * c }),
-                        Some(if d >= 0 { b * d } else { a.max(0) * d }),
+                        if c >= 0 { a.max(0).checked_mul(c) } else { b.checked_mul(c) },
+                        if d >= 0 { b.checked_mul(d) } else { a.max(0).checked_mul(d) },
                     ),
                     _ => Reach::any(),
                 };
-                                let ex = n.expect_numeric(self, file, args[0].value.span);
+                let ex = n.expect_numeric(self, file, args[0].value.span);
                 return Some(Typed {
-                    expr: Expr::Dice { count: Box::new(ex), die },
+                    expr: Expr::Dice {
+                        count: Box::new(ex),
+                        die,
+                    },
                     ty: Type::Pool,
                     reach,
                     die: true,
@@ -949,16 +1331,24 @@ impl<'a> Lowerer<'a> {
             Builtin::Reroll => {
                 let Some(die) = die_arg(self, &args[0].value) else {
                     self.diags.push(
-                        Diagnostic::error("sand::type::not-a-die", file, args[0].value.span, "`reroll` needs a die as its first argument")
-                            .label("not a die")
-                            .help("write `reroll(d8, 1..=3)`"),
+                        Diagnostic::error(
+                            "sand::type::not-a-die",
+                            file,
+                            args[0].value.span,
+                            "`reroll` needs a die as its first argument",
+                        )
+                        .label("not a die")
+                        .help("write `reroll(d8, 1..=3)`"),
                     );
                     return Some(Typed::error());
                 };
                 let r = self.lower_expr(file, scope, &args[1].value, path);
                 let faces = self.program.dice[die as usize].faces.clone();
                 return Some(Typed {
-                    expr: Expr::Builtin { func, args: vec![Expr::Const(Value::Die(die)), r.expr] },
+                    expr: Expr::Builtin {
+                        func,
+                        args: vec![Expr::Const(Value::Die(die)), r.expr],
+                    },
                     ty: Type::Int,
                     reach: Reach::from_values(faces),
                     die: true,
@@ -967,14 +1357,22 @@ impl<'a> Lowerer<'a> {
             }
             _ => {}
         }
-        let lowered: Vec<Typed> = args.iter().map(|a| self.lower_expr(file, scope, &a.value, path)).collect();
+        let lowered: Vec<Typed> = args
+            .iter()
+            .map(|a| self.lower_expr(file, scope, &a.value, path))
+            .collect();
         let die = lowered.iter().any(|t| t.die);
         let pool_arg = |lw: &mut Self, i: usize| {
             if !matches!(lowered[i].ty, Type::Pool | Type::Any) {
                 lw.diags.push(
-                    Diagnostic::error("sand::type::mismatch", file, args[i].value.span, format!("`{}` needs a dice pool here", callee.name))
-                        .label("not a pool")
-                        .help("make a pool with `NdX` or `pool(n, die)`"),
+                    Diagnostic::error(
+                        "sand::type::mismatch",
+                        file,
+                        args[i].value.span,
+                        format!("`{}` needs a dice pool here", callee.name),
+                    )
+                    .label("not a pool")
+                    .help("make a pool with `NdX` or `pool(n, die)`"),
                 );
             }
         };
@@ -982,7 +1380,11 @@ impl<'a> Lowerer<'a> {
             Builtin::Min | Builtin::Max => {
                 let mut r = lowered[0].reach.clone();
                 for t in &lowered[1..] {
-                    r = if func == Builtin::Min { r.min(&t.reach) } else { r.max(&t.reach) };
+                    r = if func == Builtin::Min {
+                        r.min(&t.reach)
+                    } else {
+                        r.max(&t.reach)
+                    };
                 }
                 (lowered[0].ty.clone(), r)
             }
@@ -991,8 +1393,20 @@ impl<'a> Lowerer<'a> {
                 let hi = lowered[2].reach.bounds().1;
                 (lowered[0].ty.clone(), lowered[0].reach.clamp(lo, hi))
             }
-            Builtin::Abs => (lowered[0].ty.clone(), lowered[0].reach.map(|x| x.checked_abs(), |_| Reach::Interval(Some(0), None))),
-            Builtin::DivUp => (lowered[0].ty.clone(), lowered[0].reach.combine(&lowered[1].reach, |x, y| floor_div(x, y).map(|q| if q * y != x { q + 1 } else { q }), |_, _| Reach::any())),
+            Builtin::Abs => (
+                lowered[0].ty.clone(),
+                lowered[0]
+                    .reach
+                    .map(|x| x.checked_abs(), |_| Reach::Interval(Some(0), None)),
+            ),
+            Builtin::DivUp => (
+                lowered[0].ty.clone(),
+                lowered[0].reach.combine(
+                    &lowered[1].reach,
+                    |x, y| floor_div(x, y).map(|q| if q * y != x { q + 1 } else { q }),
+                    |_, _| Reach::any(),
+                ),
+            ),
             Builtin::Sum => {
                 pool_arg(self, 0);
                 (Type::Int, lowered[0].reach.clone())
@@ -1004,13 +1418,19 @@ impl<'a> Lowerer<'a> {
             Builtin::Successes | Builtin::Count => {
                 pool_arg(self, 0);
                 let n = pool_size_bound(&lowered[0].expr);
-                (Type::Int, n.map_or(Reach::Interval(Some(0), None), |n| Reach::range(0, n)))
+                (
+                    Type::Int,
+                    n.map_or(Reach::Interval(Some(0), None), |n| Reach::range(0, n)),
+                )
             }
             Builtin::Pool | Builtin::Reroll => unreachable!("handled above"),
         };
         let ty = if ty == Type::Pool { Type::Int } else { ty };
         Some(Typed {
-            expr: Expr::Builtin { func, args: lowered.into_iter().map(|t| t.expr).collect() },
+            expr: Expr::Builtin {
+                func,
+                args: lowered.into_iter().map(|t| t.expr).collect(),
+            },
             ty,
             reach,
             die,
@@ -1020,7 +1440,13 @@ impl<'a> Lowerer<'a> {
 
     // ------------------------------------------------------------ statements
 
-    pub(crate) fn lower_block(&mut self, file: FileId, scope: &mut Scope, b: &ast::Block, path: &str) -> Vec<Stmt> {
+    pub(crate) fn lower_block(
+        &mut self,
+        file: FileId,
+        scope: &mut Scope,
+        b: &ast::Block,
+        path: &str,
+    ) -> Vec<Stmt> {
         scope.push();
         let mut out = Vec::new();
         for s in &b.stmts {
@@ -1032,46 +1458,90 @@ impl<'a> Lowerer<'a> {
         out
     }
 
-    fn lower_stmt(&mut self, file: FileId, scope: &mut Scope, s: &ast::Stmt, path: &str) -> Option<Stmt> {
+    fn lower_stmt(
+        &mut self,
+        file: FileId,
+        scope: &mut Scope,
+        s: &ast::Stmt,
+        path: &str,
+    ) -> Option<Stmt> {
         use ast::StmtKind as K;
         Some(match &s.kind {
             K::Let { name, value } => {
                 let t = self.lower_expr(file, scope, value, &format!("{path}.{}", name.name));
-                let ty = if t.ty == Type::Pool { Type::Int } else { t.ty.clone() };
+                let ty = if t.ty == Type::Pool {
+                    Type::Int
+                } else {
+                    t.ty.clone()
+                };
                 let slot = scope.bind(&name.name, ty, t.reach.clone(), t.die);
-                Stmt::Let { slot, value: t.expr }
+                Stmt::Let {
+                    slot,
+                    value: t.expr,
+                }
             }
-            K::If { cond, then, otherwise } => {
-                let c = self.lower_expr(file, scope, cond, path).expect_bool(self, file, cond.span);
+            K::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let c = self
+                    .lower_expr(file, scope, cond, path)
+                    .expect_bool(self, file, cond.span);
                 let then = self.lower_block(file, scope, then, path);
                 let otherwise = match otherwise.as_deref() {
                     None => Vec::new(),
                     Some(ast::Else::Block(b)) => self.lower_block(file, scope, b, path),
-                    Some(ast::Else::If(st)) => self.lower_stmt(file, scope, st, path).into_iter().collect(),
+                    Some(ast::Else::If(st)) => {
+                        self.lower_stmt(file, scope, st, path).into_iter().collect()
+                    }
                 };
-                Stmt::If { cond: c, then, otherwise }
+                Stmt::If {
+                    cond: c,
+                    then,
+                    otherwise,
+                }
             }
             K::Bands { scrutinee, arms } => {
                 let t = self.lower_expr(file, scope, scrutinee, path);
                 if !numeric(&t.ty) && !matches!(t.ty, Type::Enum(_) | Type::Symbol) {
                     let tn = self.type_name(&t.ty);
                     self.diags.push(
-                        Diagnostic::error("sand::type::mismatch", file, scrutinee.span, format!("bands need a number or a name; this is {tn}"))
-                            .label(tn)
-                            .help("bands choose by the value of a number, such as `attack - defence`"),
+                        Diagnostic::error(
+                            "sand::type::mismatch",
+                            file,
+                            scrutinee.span,
+                            format!("bands need a number or a name; this is {tn}"),
+                        )
+                        .label(tn)
+                        .help("bands choose by the value of a number, such as `attack - defence`"),
                     );
                 }
                 let mut lowered = Vec::new();
                 for a in arms {
-                    let patterns: Vec<ir::KeyPattern> = a.patterns.iter().map(|p| self.key_pattern(file, p)).collect();
-                    let value = a.value.as_ref().map(|v| self.lower_expr(file, scope, v, path).expr);
-                    let body = a.body.as_ref().map(|b| self.lower_block(file, scope, b, path)).unwrap_or_default();
+                    let patterns: Vec<ir::KeyPattern> = a
+                        .patterns
+                        .iter()
+                        .map(|p| self.key_pattern(file, p))
+                        .collect();
+                    let value = a
+                        .value
+                        .as_ref()
+                        .map(|v| self.lower_expr(file, scope, v, path).expr);
+                    let body = a
+                        .body
+                        .as_ref()
+                        .map(|b| self.lower_block(file, scope, b, path))
+                        .unwrap_or_default();
                     lowered.push(ir::Arm {
                         patterns,
                         outcome: a.outcome.as_ref().map(|o| o.name.clone()),
                         value,
                         body,
-                        cite: ir::Cite { section: None, refs: a.see.iter().map(|r| r.text.clone()).collect() },
+                        cite: ir::Cite {
+                            section: None,
+                            refs: a.see.iter().map(|r| r.text.clone()).collect(),
+                        },
                     });
                 }
                 for a in arms {
@@ -1080,11 +1550,16 @@ impl<'a> Lowerer<'a> {
                     }
                 }
                 crate::lints::bands(self, file, scrutinee.span, &t, arms, &lowered);
-                Stmt::Bands { scrutinee: t.expr, arms: lowered }
+                Stmt::Bands {
+                    scrutinee: t.expr,
+                    arms: lowered,
+                }
             }
             K::Result(e) => Stmt::Result(self.lower_expr(file, scope, e, path).expr),
             K::Outcome(o) => Stmt::Outcome(o.name.clone()),
-            K::Eliminate(e) => Stmt::Effect(ir::Effect::Eliminate(self.lower_expr(file, scope, e, path).expr)),
+            K::Eliminate(e) => Stmt::Effect(ir::Effect::Eliminate(
+                self.lower_expr(file, scope, e, path).expr,
+            )),
             K::Place { marker, target } | K::Remove { marker, target } => {
                 let m = self.marker(file, marker)?;
                 let t = if matches!(&target.kind, ExprKind::Name(n) if n == "all") {
@@ -1093,9 +1568,15 @@ impl<'a> Lowerer<'a> {
                     self.lower_expr(file, scope, target, path).expr
                 };
                 Stmt::Effect(if matches!(s.kind, K::Place { .. }) {
-                    ir::Effect::Place { marker: m, target: t }
+                    ir::Effect::Place {
+                        marker: m,
+                        target: t,
+                    }
                 } else {
-                    ir::Effect::Remove { marker: m, target: t }
+                    ir::Effect::Remove {
+                        marker: m,
+                        target: t,
+                    }
                 })
             }
             K::Move { what, to } => {
@@ -1105,7 +1586,9 @@ impl<'a> Lowerer<'a> {
             }
             K::Score { side, op, value } => {
                 let sd = self.side(file, side)?;
-                let v = self.lower_expr(file, scope, value, path).expect_numeric(self, file, value.span);
+                let v = self
+                    .lower_expr(file, scope, value, path)
+                    .expect_numeric(self, file, value.span);
                 Stmt::Effect(ir::Effect::Score {
                     side: sd,
                     op: match op {
@@ -1118,10 +1601,16 @@ impl<'a> Lowerer<'a> {
             }
             K::Win(Some(side)) => Stmt::Effect(ir::Effect::Win(self.side(file, side)?)),
             K::Win(None) => {
-                let id = self.register_unknown(file, s.span, &format!("{path}.winner"), None, false);
+                let id =
+                    self.register_unknown(file, s.span, &format!("{path}.winner"), None, false);
                 Stmt::Effect(ir::Effect::Undecided(id))
             }
-            K::Choose { var, from, body } | K::For { var, iter: from, body } => {
+            K::Choose { var, from, body }
+            | K::For {
+                var,
+                iter: from,
+                body,
+            } => {
                 let f = self.lower_expr(file, scope, from, path);
                 let elem = match &f.ty {
                     Type::List(t) => (**t).clone(),
@@ -1133,9 +1622,17 @@ impl<'a> Lowerer<'a> {
                 let b = self.lower_block(file, scope, body, path);
                 scope.pop();
                 if matches!(s.kind, K::Choose { .. }) {
-                    Stmt::Choose { slot, from: f.expr, body: b }
+                    Stmt::Choose {
+                        slot,
+                        from: f.expr,
+                        body: b,
+                    }
                 } else {
-                    Stmt::For { slot, iter: f.expr, body: b }
+                    Stmt::For {
+                        slot,
+                        iter: f.expr,
+                        body: b,
+                    }
                 }
             }
             K::Repeat { count, body } => {
@@ -1162,7 +1659,10 @@ impl<'a> Lowerer<'a> {
                 let b = self.lower_block(file, scope, body, path);
                 Stmt::Repeat { count: ex, body: b }
             }
-            K::Require(e) => Stmt::Require(self.lower_expr(file, scope, e, path).expect_bool(self, file, e.span)),
+            K::Require(e) => Stmt::Require(
+                self.lower_expr(file, scope, e, path)
+                    .expect_bool(self, file, e.span),
+            ),
             K::See(refs) => {
                 for r in refs {
                     self.refs.push((file, r.clone()));
@@ -1174,9 +1674,14 @@ impl<'a> Lowerer<'a> {
                 let t = self.lower_expr(file, scope, e, path);
                 if !matches!(e.kind, ExprKind::Call { .. }) {
                     self.diags.push(
-                        Diagnostic::warning("sand::lint::unused-value", file, e.span, "this expression's value is not used")
-                            .label("computed and dropped")
-                            .help("use `result EXPR` to return it, or `let NAME = EXPR` to keep it"),
+                        Diagnostic::warning(
+                            "sand::lint::unused-value",
+                            file,
+                            e.span,
+                            "this expression's value is not used",
+                        )
+                        .label("computed and dropped")
+                        .help("use `result EXPR` to return it, or `let NAME = EXPR` to keep it"),
                     );
                 }
                 Stmt::Expr(t.expr)
@@ -1192,8 +1697,16 @@ impl<'a> Lowerer<'a> {
                     Some(s) => format!("`{}` is a {}, not a marker", m.name, s.describe()),
                     None => format!("unknown marker `{}`", m.name),
                 };
-                let help = self.suggest(&m.name, &[]).map_or("declare it: `marker NAME \"Title\"`".to_string(), |s| format!("did you mean `{s}`?"));
-                self.diags.push(Diagnostic::error("sand::resolve::unknown-name", file, m.span, msg).label("not a marker").help(help));
+                let help = self
+                    .suggest(&m.name, &[])
+                    .map_or("declare it: `marker NAME \"Title\"`".to_string(), |s| {
+                        format!("did you mean `{s}`?")
+                    });
+                self.diags.push(
+                    Diagnostic::error("sand::resolve::unknown-name", file, m.span, msg)
+                        .label("not a marker")
+                        .help(help),
+                );
                 None
             }
         }
@@ -1203,11 +1716,21 @@ impl<'a> Lowerer<'a> {
         match self.lookup(&s.name) {
             Some(Sym::Side(id)) => Some(id),
             _ => {
-                let sides: Vec<String> = self.program.sides.iter().map(|s| s.name.clone()).collect();
+                let sides: Vec<String> =
+                    self.program.sides.iter().map(|s| s.name.clone()).collect();
                 self.diags.push(
-                    Diagnostic::error("sand::resolve::unknown-name", file, s.span, format!("unknown side `{}`", s.name))
-                        .label("not a side")
-                        .help(if sides.is_empty() { "declare sides with `side NAME \"Title\"`".to_string() } else { format!("sides: {}", sides.join(", ")) }),
+                    Diagnostic::error(
+                        "sand::resolve::unknown-name",
+                        file,
+                        s.span,
+                        format!("unknown side `{}`", s.name),
+                    )
+                    .label("not a side")
+                    .help(if sides.is_empty() {
+                        "declare sides with `side NAME \"Title\"`".to_string()
+                    } else {
+                        format!("sides: {}", sides.join(", "))
+                    }),
                 );
                 None
             }
@@ -1227,7 +1750,9 @@ fn builtin_help(f: Builtin) -> &'static str {
         Builtin::Lowest => "lowest(k, pool): the k lowest dice, summed",
         Builtin::Successes => "successes(pool, t): dice showing t or more",
         Builtin::Count => "count(pool, lo..=hi): dice showing a face in the range",
-        Builtin::Reroll => "reroll(die, lo..=hi): roll again once when the first roll is in the range",
+        Builtin::Reroll => {
+            "reroll(die, lo..=hi): roll again once when the first roll is in the range"
+        }
     }
 }
 

@@ -192,12 +192,20 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Resolve a written type.
-    pub(crate) fn resolve_type(&mut self, file: FileId, ty: &ast::TypeExpr) -> (Type, Option<(i64, i64)>) {
+    pub(crate) fn resolve_type(
+        &mut self,
+        file: FileId,
+        ty: &ast::TypeExpr,
+    ) -> (Type, Option<(i64, i64)>) {
         match ty {
             ast::TypeExpr::Range(r) => {
                 let (lo, hi) = self.const_range(file, r);
                 let ty = match &r.kind {
-                    ExprKind::Range { lo: Some(l), .. } if matches!(l.kind, ExprKind::Length(_)) => Type::Length,
+                    ExprKind::Range { lo: Some(l), .. }
+                        if matches!(l.kind, ExprKind::Length(_)) =>
+                    {
+                        Type::Length
+                    }
                     _ => Type::Int,
                 };
                 match (lo, hi) {
@@ -215,7 +223,9 @@ impl<'a> Lowerer<'a> {
                     "die" => Type::Die,
                     "side" => Type::Side,
                     "any" => Type::Any,
-                    "unit" | "weapon" | "terrain" | "marker" | "entity" | "hex" | "piece" => Type::Entity(None),
+                    "unit" | "weapon" | "terrain" | "marker" | "entity" | "hex" | "piece" => {
+                        Type::Entity(None)
+                    }
                     other => match self.lookup(other) {
                         Some(Sym::Enum(e)) => Type::Enum(e),
                         Some(Sym::Kind(k)) => Type::Entity(Some(k)),
@@ -266,7 +276,10 @@ impl<'a> Lowerer<'a> {
                         "sand::resolve::duplicate-definition",
                         file,
                         fd.name.span,
-                        format!("field `{}` is declared twice in kind `{}`", fd.name.name, k.name.name),
+                        format!(
+                            "field `{}` is declared twice in kind `{}`",
+                            fd.name.name, k.name.name
+                        ),
                     )
                     .label("repeated field")
                     .help("remove or rename one of the two"),
@@ -275,7 +288,10 @@ impl<'a> Lowerer<'a> {
             }
             let (ty, _) = self.resolve_type(file, &fd.ty);
             let path = format!("{}.{}", k.name.name, fd.name.name);
-            let default = fd.default.as_ref().map(|d| self.const_value(file, d, &path, None));
+            let default = fd
+                .default
+                .as_ref()
+                .map(|d| self.const_value(file, d, &path, None));
             fields.push(ir::FieldDef {
                 name: fd.name.name.clone(),
                 ty,
@@ -296,30 +312,48 @@ impl<'a> Lowerer<'a> {
                     Value::Int(n) => Some(n),
                     _ => {
                         self.diags.push(
-                            Diagnostic::error("sand::type::mismatch", file, e.span, "a die face must be an integer")
-                                .label("not an integer")
-                                .help("write faces as integers: `die deviation = [0, 1, 1, 2, 2, 3]`"),
+                            Diagnostic::error(
+                                "sand::type::mismatch",
+                                file,
+                                e.span,
+                                "a die face must be an integer",
+                            )
+                            .label("not an integer")
+                            .help("write faces as integers: `die deviation = [0, 1, 1, 2, 2, 3]`"),
                         );
                         None
                     }
                 })
                 .collect(),
             ExprKind::Range { .. } => match self.const_range(file, &d.faces) {
-                (Some(lo), Some(hi)) if hi >= lo && (hi - lo) < MAX_FACES as i64 => (lo..=hi).collect(),
+                (Some(lo), Some(hi)) if hi >= lo && hi.saturating_sub(lo) < MAX_FACES as i64 => {
+                    (lo..=hi).collect()
+                }
                 _ => Vec::new(),
             },
             ExprKind::Unknown(note) => {
                 // A die the book names but never describes: rolling it needs an assumption.
-                self.register_unknown(file, d.faces.span, &format!("{}.faces", d.name.name), note.clone(), false);
+                self.register_unknown(
+                    file,
+                    d.faces.span,
+                    &format!("{}.faces", d.name.name),
+                    note.clone(),
+                    false,
+                );
                 return;
             }
             _ => Vec::new(),
         };
         if faces.is_empty() || faces.len() > MAX_FACES as usize {
             self.diags.push(
-                Diagnostic::error("sand::type::bad-die", file, d.faces.span, format!("a die needs 1 to {MAX_FACES} faces"))
-                    .label(format!("{} faces", faces.len()))
-                    .help("list the faces, `[1, 2, 3]`, or give a bounded range, `1..=6`"),
+                Diagnostic::error(
+                    "sand::type::bad-die",
+                    file,
+                    d.faces.span,
+                    format!("a die needs 1 to {MAX_FACES} faces"),
+                )
+                .label(format!("{} faces", faces.len()))
+                .help("list the faces, `[1, 2, 3]`, or give a bounded range, `1..=6`"),
             );
         }
         self.program.dice[id as usize].faces = faces;
@@ -355,7 +389,10 @@ impl<'a> Lowerer<'a> {
                 );
             }
             let (ty, range) = self.resolve_type(file, &p.ty);
-            let default = p.default.as_ref().map(|d| self.const_value(file, d, &p.name.name, None));
+            let default = p
+                .default
+                .as_ref()
+                .map(|d| self.const_value(file, d, &p.name.name, None));
             out.push(ir::Param {
                 name: p.name.name.clone(),
                 ty,
@@ -368,16 +405,29 @@ impl<'a> Lowerer<'a> {
 
     /// Evaluate a constant: literals, names of entities/sides/enum members/dice, lists,
     /// ranges, `?`. Bare names that resolve to nothing are symbols (labels, outcomes).
-    pub(crate) fn const_value(&mut self, file: FileId, e: &ast::Expr, path: &str, in_table: Option<()>) -> Value {
+    pub(crate) fn const_value(
+        &mut self,
+        file: FileId,
+        e: &ast::Expr,
+        path: &str,
+        in_table: Option<()>,
+    ) -> Value {
         match &e.kind {
             ExprKind::Int(n) => Value::Int(*n),
             ExprKind::Length(n) => Value::Length(*n),
             ExprKind::Bool(b) => Value::Bool(*b),
             ExprKind::Str(s) => Value::Text(s.clone()),
-            ExprKind::Unknown(note) => {
-                Value::Unknown(self.register_unknown(file, e.span, path, note.clone(), in_table.is_some()))
-            }
-            ExprKind::Unary { op: ast::UnOp::Neg, operand } => match self.const_value(file, operand, path, in_table) {
+            ExprKind::Unknown(note) => Value::Unknown(self.register_unknown(
+                file,
+                e.span,
+                path,
+                note.clone(),
+                in_table.is_some(),
+            )),
+            ExprKind::Unary {
+                op: ast::UnOp::Neg,
+                operand,
+            } => match self.const_value(file, operand, path, in_table) {
                 Value::Int(n) => Value::Int(-n),
                 Value::Length(n) => Value::Length(-n),
                 v @ Value::Unknown(_) => v,
@@ -394,7 +444,9 @@ impl<'a> Lowerer<'a> {
                     Value::Symbol(n.clone())
                 }
             },
-            ExprKind::Dice { count: 1, sides } if *sides >= 1 && *sides <= MAX_FACES => Value::Die(self.std_die(*sides)),
+            ExprKind::Dice { count: 1, sides } if *sides >= 1 && *sides <= MAX_FACES => {
+                Value::Die(self.std_die(*sides))
+            }
             ExprKind::List(items) => Value::List(
                 items
                     .iter()
@@ -425,12 +477,21 @@ impl<'a> Lowerer<'a> {
 
     /// Inclusive integer bounds of a range literal; letter ranges (`M..=U`) are not numeric
     /// and give `(None, None)`.
-    pub(crate) fn const_range(&mut self, file: FileId, e: &ast::Expr) -> (Option<i64>, Option<i64>) {
+    pub(crate) fn const_range(
+        &mut self,
+        file: FileId,
+        e: &ast::Expr,
+    ) -> (Option<i64>, Option<i64>) {
         let ExprKind::Range { lo, hi, inclusive } = &e.kind else {
             self.diags.push(
-                Diagnostic::error("sand::type::mismatch", file, e.span, "expected a range such as `1..=6`")
-                    .label("not a range")
-                    .help("ranges are `a..=b`, `a..` or `..=b`"),
+                Diagnostic::error(
+                    "sand::type::mismatch",
+                    file,
+                    e.span,
+                    "expected a range such as `1..=6`",
+                )
+                .label("not a range")
+                .help("ranges are `a..=b`, `a..` or `..=b`"),
             );
             return (None, None);
         };
@@ -448,12 +509,24 @@ impl<'a> Lowerer<'a> {
         (lo_v, hi_v)
     }
 
-    pub(crate) fn register_unknown(&mut self, file: FileId, span: Span, path: &str, note: Option<String>, in_table: bool) -> ir::UnknownId {
+    pub(crate) fn register_unknown(
+        &mut self,
+        file: FileId,
+        span: Span,
+        path: &str,
+        note: Option<String>,
+        in_table: bool,
+    ) -> ir::UnknownId {
         let (line, column) = self.line_of(file, span);
         let mut name = path.to_string();
         if self.program.unknowns.iter().any(|u| u.name == name) {
             let mut i = 2;
-            while self.program.unknowns.iter().any(|u| u.name == format!("{path}#{i}")) {
+            while self
+                .program
+                .unknowns
+                .iter()
+                .any(|u| u.name == format!("{path}#{i}"))
+            {
                 i += 1;
             }
             name = format!("{path}#{i}");
@@ -502,7 +575,9 @@ impl<'a> Lowerer<'a> {
                     None => format!("unknown kind `{}`", k.name),
                 };
                 let help = match self.suggest(&k.name, &[]) {
-                    Some(s) => format!("did you mean `{s}`? declare stat lines with `kind NAME {{ field: type }}`"),
+                    Some(s) => format!(
+                        "did you mean `{s}`? declare stat lines with `kind NAME {{ field: type }}`"
+                    ),
                     None => "declare the stat line first: `kind NAME { field: type }`".into(),
                 };
                 self.diags.push(
@@ -517,9 +592,14 @@ impl<'a> Lowerer<'a> {
             Some(Sym::Side(sid)) => Some(sid),
             _ => {
                 self.diags.push(
-                    Diagnostic::error("sand::resolve::unknown-name", file, s.span, format!("unknown side `{}`", s.name))
-                        .label("not a side")
-                        .help("declare it with `side NAME \"Title\"`"),
+                    Diagnostic::error(
+                        "sand::resolve::unknown-name",
+                        file,
+                        s.span,
+                        format!("unknown side `{}`", s.name),
+                    )
+                    .label("not a side")
+                    .help("declare it with `side NAME \"Title\"`"),
                 );
                 None
             }
@@ -562,10 +642,16 @@ impl<'a> Lowerer<'a> {
                                     "sand::resolve::missing-field",
                                     file,
                                     e.name.span,
-                                    format!("`{}` does not give field `{}` of kind `{}`", e.name.name, fd.name, kdef.name),
+                                    format!(
+                                        "`{}` does not give field `{}` of kind `{}`",
+                                        e.name.name, fd.name, kdef.name
+                                    ),
                                 )
                                 .label("missing field")
-                                .help(format!("add `{}: VALUE`, or `{}: ?` if the book does not give it", fd.name, fd.name)),
+                                .help(format!(
+                                    "add `{}: VALUE`, or `{}: ?` if the book does not give it",
+                                    fd.name, fd.name
+                                )),
                             );
                         }
                     },
@@ -578,11 +664,18 @@ impl<'a> Lowerer<'a> {
                         Diagnostic::error(
                             "sand::resolve::unknown-field",
                             file,
-                            e.fields.iter().find(|f| f.name.name == name).map_or(span, |f| f.name.span),
+                            e.fields
+                                .iter()
+                                .find(|f| f.name.name == name)
+                                .map_or(span, |f| f.name.span),
                             format!("kind `{}` has no field `{}`", kdef.name, name),
                         )
                         .label("unknown field")
-                        .help(format!("fields of `{}`: {}", kdef.name, fd.join(", "))),
+                        .help(format!(
+                            "fields of `{}`: {}",
+                            kdef.name,
+                            fd.join(", ")
+                        )),
                     );
                 }
             }
@@ -599,7 +692,14 @@ impl<'a> Lowerer<'a> {
         ent.fields = fields;
     }
 
-    pub(crate) fn check_value_type(&mut self, file: FileId, span: Span, v: &Value, ty: &Type, what: &str) {
+    pub(crate) fn check_value_type(
+        &mut self,
+        file: FileId,
+        span: Span,
+        v: &Value,
+        ty: &Type,
+        what: &str,
+    ) {
         let ok = match (v, ty) {
             (Value::Unknown(_), _) | (_, Type::Any) => true,
             (Value::Int(_), Type::Int) => true,
@@ -609,8 +709,12 @@ impl<'a> Lowerer<'a> {
             (Value::Text(_), Type::Text) => true,
             (Value::Side(_), Type::Side) => true,
             (Value::Die(_), Type::Die) => true,
-            (Value::Entity(e), Type::Entity(k)) => k.is_none() || self.program.entities[*e as usize].kind == *k,
-            (Value::Symbol(s), Type::Enum(en)) => self.program.enums[*en as usize].members.contains(s),
+            (Value::Entity(e), Type::Entity(k)) => {
+                k.is_none() || self.program.entities[*e as usize].kind == *k
+            }
+            (Value::Symbol(s), Type::Enum(en)) => {
+                self.program.enums[*en as usize].members.contains(s)
+            }
             (Value::List(_), Type::List(_)) => true,
             (Value::Range(..), Type::Range) => true,
             _ => false,
@@ -685,7 +789,9 @@ impl<'a> Lowerer<'a> {
         let mut seen_conds: HashMap<String, Span> = HashMap::new();
         for (i, en) in s.entries.iter().enumerate() {
             let path = format!("{}.{}", s.name.name, slug(&en.label.value, i));
-            let value = self.lower_expr(file, &mut scope, &en.value, &path).expect_numeric(self, file, en.value.span);
+            let value = self
+                .lower_expr(file, &mut scope, &en.value, &path)
+                .expect_numeric(self, file, en.value.span);
             let per = en.per.as_ref().map(|p| {
                 let t = self.lower_expr(file, &mut scope, p, &path);
                 t.expect_numeric(self, file, p.span)
@@ -708,14 +814,20 @@ impl<'a> Lowerer<'a> {
                 );
             }
             if let Some(w) = &en.when {
-                let key = self.db.file(file).text[w.span.start..w.span.end].split_whitespace().collect::<Vec<_>>().join(" ");
+                let key = self.db.file(file).text[w.span.start..w.span.end]
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 if let Some(prev) = seen_conds.insert(key.clone(), w.span) {
                     self.diags.push(
                         Diagnostic::warning(
                             "sand::lint::duplicate-modifier",
                             file,
                             w.span,
-                            format!("two modifiers of `{}` apply under the same condition `{key}`", s.name.name),
+                            format!(
+                                "two modifiers of `{}` apply under the same condition `{key}`",
+                                s.name.name
+                            ),
                         )
                         .label("same condition")
                         .related(file, prev, "also used here")
@@ -752,7 +864,14 @@ impl<'a> Lowerer<'a> {
             .map(|(cols, _)| {
                 cols.iter()
                     .enumerate()
-                    .map(|(i, c)| self.const_value(file, c, &format!("{}.column{}", t.name.name, i + 1), Some(())))
+                    .map(|(i, c)| {
+                        self.const_value(
+                            file,
+                            c,
+                            &format!("{}.column{}", t.name.name, i + 1),
+                            Some(()),
+                        )
+                    })
                     .collect()
             })
             .unwrap_or_default();
@@ -769,14 +888,20 @@ impl<'a> Lowerer<'a> {
             );
         }
         // With a `columns` line every row holds one cell per column, whatever the number of keys.
-        let width = if t.columns.is_some() { columns.len().max(1) } else { 1 };
+        let width = if t.columns.is_some() {
+            columns.len().max(1)
+        } else {
+            1
+        };
         let mut rows = Vec::new();
         let mut seen: Vec<(String, Span)> = Vec::new();
         for (ri, row) in t.rows.iter().enumerate() {
-            let keys: Vec<ir::KeyPattern> = row.keys.iter().map(|p| self.key_pattern(file, p)).collect();
-            let row_label = self.db.file(file).text[row.keys.first().map_or(row.span, |k| k.span).start
-                ..row.keys.last().map_or(row.span, |k| k.span).end]
-                .to_string();
+            let keys: Vec<ir::KeyPattern> =
+                row.keys.iter().map(|p| self.key_pattern(file, p)).collect();
+            let row_label =
+                self.db.file(file).text[row.keys.first().map_or(row.span, |k| k.span).start
+                    ..row.keys.last().map_or(row.span, |k| k.span).end]
+                    .to_string();
             if let Some((_, prev)) = seen.iter().find(|(l, _)| *l == row_label) {
                 self.diags.push(
                     Diagnostic::error(
@@ -790,14 +915,26 @@ impl<'a> Lowerer<'a> {
                     .help("each row key may appear once; merge the rows"),
                 );
             }
-            seen.push((row_label.clone(), row.keys.first().map_or(row.span, |k| k.span)));
+            seen.push((
+                row_label.clone(),
+                row.keys.first().map_or(row.span, |k| k.span),
+            ));
             let cells: Vec<Value> = row
                 .cells
                 .iter()
                 .enumerate()
                 .map(|(ci, c)| {
-                    let col = if t.keys.len() == 2 { format!(",{}", ci + 1) } else { String::new() };
-                    self.const_value(file, c, &format!("{}[{}{}]", t.name.name, slug(&row_label, ri), col), Some(()))
+                    let col = if t.keys.len() == 2 {
+                        format!(",{}", ci + 1)
+                    } else {
+                        String::new()
+                    };
+                    self.const_value(
+                        file,
+                        c,
+                        &format!("{}[{}{}]", t.name.name, slug(&row_label, ri), col),
+                        Some(()),
+                    )
                 })
                 .collect();
             if cells.len() != width && !(t.keys.len() == 2 && t.columns.is_none()) {
@@ -806,7 +943,12 @@ impl<'a> Lowerer<'a> {
                         "sand::table::row-width",
                         file,
                         row.span,
-                        format!("row `{row_label}` has {} cells; table `{}` has {} columns", cells.len(), t.name.name, width),
+                        format!(
+                            "row `{row_label}` has {} cells; table `{}` has {} columns",
+                            cells.len(),
+                            t.name.name,
+                            width
+                        ),
                     )
                     .label(format!("{} cells", cells.len()))
                     .help("give one cell per column; write `?` for a cell the book leaves empty"),
@@ -835,9 +977,14 @@ impl<'a> Lowerer<'a> {
                 ExprKind::Str(s) => ir::KeyPattern::Symbol(s.clone()),
                 _ => {
                     self.diags.push(
-                        Diagnostic::error("sand::type::bad-pattern", file, p.span, "a pattern is a number, a range, a name or `_`")
-                            .label("not a pattern")
-                            .help("patterns are `n`, `a..=b`, `a..`, `..=b`, `n+`, a name, or `_`"),
+                        Diagnostic::error(
+                            "sand::type::bad-pattern",
+                            file,
+                            p.span,
+                            "a pattern is a number, a range, a name or `_`",
+                        )
+                        .label("not a pattern")
+                        .help("patterns are `n`, `a..=b`, `a..`, `..=b`, `n+`, a name, or `_`"),
                     );
                     ir::KeyPattern::Any
                 }
@@ -864,8 +1011,22 @@ impl<'a> Lowerer<'a> {
 pub(crate) fn slug(label: &str, index: usize) -> String {
     let s: String = label
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
         .collect();
-    let s = s.split('_').filter(|p| !p.is_empty()).collect::<Vec<_>>().join("_");
-    if s.is_empty() { format!("entry{}", index + 1) } else { s }
+    let s = s
+        .split('_')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("_");
+    if s.is_empty() {
+        format!("entry{}", index + 1)
+    } else {
+        s
+    }
 }

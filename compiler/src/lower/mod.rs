@@ -86,7 +86,11 @@ pub(crate) struct Lowerer<'a> {
 /// Compile parsed files into one program. `files` are the parsed ASTs, by file id.
 /// `partial` says some file had syntax errors: its items may sit outside their sections, so
 /// the numbering and unused lints would only add noise and are skipped.
-pub fn lower(db: &SourceDb, files: &[(FileId, ast::File)], partial: bool) -> (Program, Vec<Diagnostic>) {
+pub fn lower(
+    db: &SourceDb,
+    files: &[(FileId, ast::File)],
+    partial: bool,
+) -> (Program, Vec<Diagnostic>) {
     let mut lw = Lowerer {
         db,
         program: Program {
@@ -254,7 +258,9 @@ impl<'a> Lowerer<'a> {
                 {
                     match grouped.iter_mut().find(|g| g.0 == owner && g.1 == file) {
                         Some(g) => g.3.push(field.to_string()),
-                        None => grouped.push((owner.to_string(), file, span, vec![field.to_string()])),
+                        None => {
+                            grouped.push((owner.to_string(), file, span, vec![field.to_string()]))
+                        }
                     }
                 }
                 _ => single.push((id, file, span)),
@@ -262,10 +268,17 @@ impl<'a> Lowerer<'a> {
         }
         for (owner, file, span, fields) in grouped {
             let (what, help_name) = if fields.len() == 1 {
-                (format!("`{owner}.{}` is unknown (`?`)", fields[0]), format!("{owner}.{}", fields[0]))
+                (
+                    format!("`{owner}.{}` is unknown (`?`)", fields[0]),
+                    format!("{owner}.{}", fields[0]),
+                )
             } else {
                 (
-                    format!("{} fields of `{owner}` are unknown (`?`): {}", fields.len(), fields.join(", ")),
+                    format!(
+                        "{} fields of `{owner}` are unknown (`?`): {}",
+                        fields.len(),
+                        fields.join(", ")
+                    ),
                     format!("{owner}.{}", fields[0]),
                 )
             };

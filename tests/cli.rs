@@ -1,0 +1,179 @@
+//! The `sandtable` binary end to end: exit codes, output formats, the five encoded systems.
+
+use std::process::Command;
+
+fn sandtable(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_sandtable"))
+        .args(args)
+        .output()
+        .expect("run sandtable");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const SYSTEMS: &[&str] = &[
+    "rules/platoon",
+    "rules/police_action",
+    "rules/plastic_battle",
+    "rules/dinky_dau",
+    "rules/nam_bread_man",
+];
+
+#[test]
+fn every_encoded_system_checks_without_errors() {
+    for sys in SYSTEMS {
+        let (code, _, err) = sandtable(&["check", "--quiet", sys]);
+        assert_eq!(code, 0, "{sys} has errors:\n{err}");
+    }
+}
+
+fn json_codes(path: &str) -> Vec<serde_json::Value> {
+    let (_, out, _) = sandtable(&["check", "--json", path]);
+    serde_json::from_str::<Vec<serde_json::Value>>(&out).expect("check --json prints a JSON array")
+}
+
+fn has(diags: &[serde_json::Value], code: &str, needle: &str) -> bool {
+    diags
+        .iter()
+        .any(|d| d["code"] == code && d["message"].as_str().unwrap_or("").contains(needle))
+}
+
+#[test]
+fn platoon_reports_the_books_own_inconsistencies() {
+    let d = json_codes("rules/platoon");
+    assert!(
+        has(&d, "sand::lint::numbering-gap", "6"),
+        "missing (6) not reported"
+    );
+    assert!(
+        has(&d, "sand::lint::duplicate-number", "7"),
+        "duplicate (7) not reported"
+    );
+    assert!(
+        has(&d, "sand::lint::dangling-reference", "6.e"),
+        "dangling 6e not reported"
+    );
+    assert!(
+        has(&d, "sand::lint::dangling-reference", "6.f"),
+        "dangling 6f not reported"
+    );
+    assert!(
+        has(&d, "sand::lint::duplicate-number", "letter f"),
+        "repeated f) not reported"
+    );
+    assert!(
+        has(&d, "sand::lint::unknown-value", "bunker"),
+        "bunker modifier not listed as unknown"
+    );
+    assert!(
+        has(&d, "sand::lint::unknown-value", "trench"),
+        "trench modifier not listed as unknown"
+    );
+    for x in &d {
+        for key in [
+            "severity", "code", "message", "file", "line", "column", "help",
+        ] {
+            assert!(x.get(key).is_some(), "JSON diagnostic lacks {key}: {x}");
+        }
+    }
+}
+
+#[test]
+fn dinky_dau_reports_two_chapters_nine_and_chapter_thirteen() {
+    let d = json_codes("rules/dinky_dau");
+    assert!(
+        has(&d, "sand::lint::duplicate-number", "number 9"),
+        "two chapters 9 not reported"
+    );
+    assert!(
+        has(&d, "sand::lint::dangling-reference", "13"),
+        "reference to chapter 13 not reported"
+    );
+}
+
+#[test]
+fn police_action_reports_empty_tables_with_counts() {
+    let d = json_codes("rules/police_action");
+    let empty: Vec<_> = d
+        .iter()
+        .filter(|x| x["code"] == "sand::lint::empty-table")
+        .collect();
+    assert!(
+        empty.len() >= 5,
+        "expected the book's empty tables, found {}",
+        empty.len()
+    );
+    assert!(
+        empty
+            .iter()
+            .all(|x| x["message"].as_str().unwrap().contains("cells are unknown"))
+    );
+}
+
+#[test]
+fn a_broken_file_reports_every_error_with_position_code_and_help() {
+    let (code, _, err) = sandtable(&["check", "tests/diagnostics/broken_file.sand"]);
+    assert_eq!(code, 1);
+    for needle in [
+        "broken_file.sand:6:24",
+        "sand::resolve::unknown-name",
+        "sand::resolve::unknown-field",
+        "sand::resolve::missing-field",
+        "sand::type::mismatch",
+        "sand::config::unknown-property",
+        "help:",
+    ] {
+        assert!(err.contains(needle), "missing {needle:?} in:\n{err}");
+    }
+}
+
+#[test]
+fn exit_codes_follow_the_contract() {
+    assert_eq!(
+        sandtable(&["check", "no/such/folder"]).0,
+        2,
+        "I/O error exits 2"
+    );
+    assert_eq!(sandtable(&["check"]).0, 2, "usage error exits 2");
+    assert_eq!(
+        sandtable(&["check", "tests/diagnostics/band_gap.sand"]).0,
+        0,
+        "warnings alone exit 0"
+    );
+    assert_eq!(
+        sandtable(&[
+            "check",
+            "--deny",
+            "warnings",
+            "tests/diagnostics/band_gap.sand"
+        ])
+        .0,
+        1,
+        "--deny warnings turns warnings into failure"
+    );
+    assert_eq!(sandtable(&["--help"]).0, 0);
+    assert_eq!(sandtable(&["check", "--help"]).0, 0);
+}
+
+#[test]
+fn audit_runs_on_a_text_and_prints_json() {
+    let dir = std::env::temp_dir().join(format!("sandtable-audit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let book = dir.join("book.txt");
+    std::fs::write(&book, "(1) Setup\n\n(2) Turns\n\n(4) Combat\nSee rule 9.\n").unwrap();
+    let (code, out, _) = sandtable(&["audit", "--json", book.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let v: Vec<serde_json::Value> = serde_json::from_str(&out).expect("audit --json is JSON");
+    assert!(
+        v.iter()
+            .any(|d| d["code"].as_str().unwrap().contains("numbering-gap"))
+    );
+    assert_eq!(
+        sandtable(&["audit", dir.join("missing.txt").to_str().unwrap()]).0,
+        2
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
