@@ -25,6 +25,12 @@ struct Cli {
 enum Command {
     /// Check rulesets: errors, and lints for translators (numbering, references, unknowns, bands, tables)
     Check(cmd::check::Args),
+    /// Exact outcome probabilities of a resolution (or a Monte Carlo estimate)
+    Prob(cmd::prob::Args),
+    /// One sampled resolution, step by step, with rule citations
+    Explain(cmd::explain::Args),
+    /// Print the checked IR as JSON
+    Ir(cmd::ir::Args),
     /// Audit plain-text rulebooks: numbering, references, empty tables, illegible marks
     Audit(cmd::audit::Args),
 }
@@ -41,6 +47,9 @@ fn main() -> ExitCode {
     };
     let code = match cli.command {
         Command::Check(a) => cmd::check::run(a),
+        Command::Prob(a) => cmd::prob::run(a),
+        Command::Explain(a) => cmd::explain::run(a),
+        Command::Ir(a) => cmd::ir::run(a),
         Command::Audit(a) => cmd::audit::run(a),
     };
     ExitCode::from(code)

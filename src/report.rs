@@ -45,3 +45,33 @@ pub fn print_json<T: serde::Serialize>(value: &T) {
         let _ = writeln!(out);
     }
 }
+
+/// Compile a ruleset for a command that runs it: print its errors and refuse when it has any.
+pub fn load_ruleset(path: &std::path::Path) -> Result<sandtable_compiler::Compiled, u8> {
+    match sandtable_compiler::compile_path(path) {
+        Ok(c) if c.has_errors() => {
+            let errors: Vec<Diagnostic> = c.diagnostics.iter().filter(|d| d.severity == Severity::Error).cloned().collect();
+            print_human(&errors, &c.db);
+            eprintln!("error: {} has {}; fix them first (`sandtable check {}`)", path.display(), plural(errors.len(), "error"), path.display());
+            Err(EXIT_FINDINGS)
+        }
+        Ok(c) => Ok(c),
+        Err(e) => {
+            eprintln!("error: {e}");
+            Err(EXIT_USAGE)
+        }
+    }
+}
+
+/// Parse repeated `NAME=VALUE` options.
+pub fn pairs(items: &[String], flag: &str) -> Result<Vec<(String, String)>, u8> {
+    items
+        .iter()
+        .map(|s| {
+            sandtable_runtime::query::split_kv(s).map_err(|e| {
+                eprintln!("error: {flag}: {e}");
+                EXIT_USAGE
+            })
+        })
+        .collect()
+}

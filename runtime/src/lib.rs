@@ -1,1 +1,18 @@
-pub fn placeholder() {}
+//! `sandtable-runtime`: runs the IR. The interpreter ([`interp`]) is the reference semantics;
+//! [`exact`] computes exact outcome distributions; [`montecarlo`] estimates them by sampling;
+//! [`query`] binds command-line inputs (parameters, assumptions) to a procedure.
+//!
+//! The runtime knows no game by name: everything it does is driven by the IR.
+
+pub mod dist;
+pub mod error;
+pub mod exact;
+pub mod explain;
+pub mod interp;
+pub mod montecarlo;
+pub mod query;
+pub mod rng;
+pub mod value;
+
+pub use error::RunError;
+pub use value::{OutcomeKey, Val};

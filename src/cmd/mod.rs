@@ -2,3 +2,6 @@
 
 pub mod audit;
 pub mod check;
+pub mod explain;
+pub mod ir;
+pub mod prob;

@@ -1,0 +1,718 @@
+//! Exact outcome distributions of resolutions.
+//!
+//! Every textual die occurrence is an independent roll, so expressions combine by
+//! convolution. A `let` whose value is random and is read more than once would correlate its
+//! readers, so the evaluator branches on its value (enumeration); a random `let` read at most
+//! once stays a distribution. Pools have closed forms: sums by convolution, successes and
+//! counts as binomials, keep-highest/lowest by a dynamic programme over faces.
+
+use std::collections::BTreeMap;
+
+use num_bigint::BigUint;
+use num_traits::{One, Zero};
+use sandtable_compiler::ir::{self, BinOp, Builtin, Expr, Program, Stmt, UnOp, Value};
+
+use crate::dist::{Dist, binomial, mixture, product};
+use crate::error::RunError;
+use crate::interp::{Assumptions, Interp, binary, div_up, matches, normalize};
+use crate::value::{EffectRec, OutcomeKey, ScoreOpRec, Val};
+
+/// Default bound on enumeration work (value pairs combined plus paths explored).
+pub const DEFAULT_LIMIT: u64 = 50_000_000;
+
+#[derive(Debug, Clone)]
+enum Slot {
+    Fixed(Val),
+    /// A random value read at most once: kept as a distribution.
+    Lazy(Dist<Val>),
+}
+
+#[derive(Debug, Clone)]
+struct Env {
+    slots: Vec<Slot>,
+    effects: Vec<EffectRec>,
+}
+
+enum Cont<'a> {
+    Stmts(&'a [Stmt]),
+    ArmEnd(&'a ir::Arm),
+    Set(ir::Slot, Val),
+}
+
+pub struct Exact<'p> {
+    interp: Interp<'p>,
+    program: &'p Program,
+    limit: u64,
+    work: std::cell::Cell<u64>,
+    /// Per procedure: how often each slot is read (loops count twice).
+    reads: Vec<Vec<u32>>,
+}
+
+impl<'p> Exact<'p> {
+    pub fn new(program: &'p Program, assumptions: &'p Assumptions, limit: u64) -> Self {
+        let reads = program.procs.iter().map(|p| slot_reads(&p.body, p.n_slots as usize)).collect();
+        Exact { interp: Interp::new(program, assumptions), program, limit, work: std::cell::Cell::new(0), reads }
+    }
+
+    /// Work spent so far (pairs combined plus paths explored).
+    pub fn work(&self) -> u64 {
+        self.work.get()
+    }
+
+    fn charge(&self, n: u64) -> Result<(), RunError> {
+        let w = self.work.get().saturating_add(n);
+        self.work.set(w);
+        if w > self.limit {
+            return Err(RunError::TooLarge { estimate: format!("{w} or more"), limit: self.limit });
+        }
+        Ok(())
+    }
+
+    /// Refuse before combining two distributions whose product would blow the budget.
+    fn charge_product(&self, a: usize, b: usize) -> Result<(), RunError> {
+        let n = (a as u64).saturating_mul(b as u64);
+        if n > self.limit {
+            return Err(RunError::TooLarge { estimate: n.to_string(), limit: self.limit });
+        }
+        self.charge(n)
+    }
+
+    /// The outcome distribution of a procedure for fixed arguments.
+    pub fn run(&self, proc: u32, args: Vec<Val>) -> Result<Dist<OutcomeKey>, RunError> {
+        let p = &self.program.procs[proc as usize];
+        let mut slots: Vec<Slot> = args.into_iter().map(Slot::Fixed).collect();
+        slots.resize(p.n_slots.max(p.params.len() as u32) as usize, Slot::Fixed(Val::Unit));
+        let env = Env { slots, effects: Vec::new() };
+        let mut d = self.exec(proc, vec![Cont::Stmts(&p.body)], env, BigUint::one())?;
+        d.reduce();
+        Ok(d)
+    }
+
+    fn exec<'a>(&'a self, proc: u32, mut stack: Vec<Cont<'a>>, mut env: Env, paths: BigUint) -> Result<Dist<OutcomeKey>, RunError> {
+        self.charge(1)?;
+        if paths > BigUint::from(self.limit) {
+            return Err(RunError::TooLarge { estimate: format!("{paths} paths"), limit: self.limit });
+        }
+        loop {
+            let Some(top) = stack.pop() else {
+                let key = if env.effects.is_empty() {
+                    OutcomeKey::Nothing
+                } else {
+                    OutcomeKey::Effects(env.effects.iter().map(|e| e.show(self.program)).collect())
+                };
+                return Ok(Dist::point(key));
+            };
+            let stmts = match top {
+                Cont::Set(slot, v) => {
+                    env.slots[slot as usize] = Slot::Fixed(v);
+                    continue;
+                }
+                Cont::ArmEnd(arm) => {
+                    if let Some(o) = &arm.outcome {
+                        return Ok(Dist::point(OutcomeKey::Named(o.clone())));
+                    }
+                    if let Some(e) = &arm.value {
+                        let d = self.eval(e, &env)?;
+                        return Ok(d.map(|v| OutcomeKey::Value(normalize(v.clone()))));
+                    }
+                    continue;
+                }
+                Cont::Stmts(s) => s,
+            };
+            let Some((first, rest)) = stmts.split_first() else { continue };
+            stack.push(Cont::Stmts(rest));
+            match first {
+                Stmt::Let { slot, value } => {
+                    let d = self.eval(value, &env)?.map(|v| normalize(v.clone()));
+                    if let Some(v) = d.as_point() {
+                        env.slots[*slot as usize] = Slot::Fixed(v.clone());
+                    } else if self.reads[proc as usize].get(*slot as usize).copied().unwrap_or(2) <= 1 {
+                        env.slots[*slot as usize] = Slot::Lazy(d);
+                    } else {
+                        return self.branch(proc, stack, env, &paths, &d, |env, v| {
+                            env.slots[*slot as usize] = Slot::Fixed(v.clone());
+                            None
+                        });
+                    }
+                }
+                Stmt::If { cond, then, otherwise } => {
+                    let d = self.eval(cond, &env)?;
+                    return self.branch(proc, stack, env, &paths, &d, |_, v| {
+                        Some(Cont::Stmts(if matches!(v, Val::Bool(true)) { then } else { otherwise }))
+                    });
+                }
+                Stmt::Bands { scrutinee, arms } => {
+                    let d = self.eval(scrutinee, &env)?.map(|v| normalize(v.clone()));
+                    let by_arm = d.try_map(|v| {
+                        arms.iter().position(|a| a.patterns.iter().any(|p| matches(p, v))).ok_or_else(|| RunError::NoBand {
+                            value: v.show(self.program),
+                            proc: self.program.procs[proc as usize].name.clone(),
+                        })
+                    })?;
+                    let mut branches = Vec::new();
+                    for (i, w) in &by_arm.weights {
+                        let arm = &arms[*i];
+                        let mut st: Vec<Cont> = stack.iter().map(clone_cont).collect();
+                        st.push(Cont::ArmEnd(arm));
+                        st.push(Cont::Stmts(&arm.body));
+                        let sub = self.exec(proc, st, env.clone(), &paths * by_arm.weights.len())?;
+                        branches.push((w.clone(), sub));
+                    }
+                    return Ok(mixture(branches, &by_arm.total));
+                }
+                Stmt::Result(e) => {
+                    let d = self.eval(e, &env)?;
+                    return Ok(d.map(|v| OutcomeKey::Value(normalize(v.clone()))));
+                }
+                Stmt::Outcome(o) => return Ok(Dist::point(OutcomeKey::Named(o.clone()))),
+                Stmt::Effect(e) => {
+                    let d = self.effect(e, &env)?;
+                    return self.branch_effect(proc, stack, env, &paths, d);
+                }
+                Stmt::Choose { .. } => return Err(RunError::NeedsDecision),
+                Stmt::For { slot, iter, body } => {
+                    let d = self.eval(iter, &env)?;
+                    let Some(list) = d.as_point() else {
+                        return Err(RunError::Type("exact evaluation cannot iterate over a random set".into()));
+                    };
+                    let items = match list {
+                        Val::List(v) => v.clone(),
+                        Val::Range(Some(a), Some(b)) if b.saturating_sub(*a) <= crate::interp::MAX_LOOP => (*a..=*b).map(Val::Int).collect(),
+                        other => return Err(RunError::Type(format!("expected a list, found {}", other.show(self.program)))),
+                    };
+                    for it in items.into_iter().rev() {
+                        stack.push(Cont::Stmts(body));
+                        stack.push(Cont::Set(*slot, it));
+                    }
+                }
+                Stmt::Repeat { count, body } => {
+                    let d = self.eval(count, &env)?;
+                    let mut branches = Vec::new();
+                    for (v, w) in &d.weights {
+                        let n = self.int(v)?;
+                        if n > crate::interp::MAX_LOOP {
+                            return Err(RunError::Limit { what: "`repeat` count".into(), size: n as u64, limit: crate::interp::MAX_LOOP as u64 });
+                        }
+                        let mut st: Vec<Cont> = stack.iter().map(clone_cont).collect();
+                        for _ in 0..n.max(0) {
+                            st.push(Cont::Stmts(body));
+                        }
+                        branches.push((w.clone(), self.exec(proc, st, env.clone(), &paths * d.len())?));
+                    }
+                    return Ok(mixture(branches, &d.total));
+                }
+                Stmt::Require(c) => {
+                    let d = self.eval(c, &env)?;
+                    return self.branch(proc, stack, env, &paths, &d, |_, v| {
+                        if matches!(v, Val::Bool(true)) { None } else { Some(Cont::ArmEnd(illegal_arm())) }
+                    });
+                }
+                Stmt::Expr(e) => {
+                    self.eval(e, &env)?;
+                }
+            }
+        }
+    }
+
+    /// Continue once per value of `d`; `step` adjusts the environment and may push a block.
+    fn branch<'a>(
+        &'a self,
+        proc: u32,
+        stack: Vec<Cont<'a>>,
+        env: Env,
+        paths: &BigUint,
+        d: &Dist<Val>,
+        step: impl Fn(&mut Env, &Val) -> Option<Cont<'a>>,
+    ) -> Result<Dist<OutcomeKey>, RunError> {
+        let mut branches = Vec::with_capacity(d.len());
+        let more = paths * d.len();
+        for (v, w) in &d.weights {
+            let mut e = env.clone();
+            let mut st: Vec<Cont> = stack.iter().map(clone_cont).collect();
+            if let Some(c) = step(&mut e, v) {
+                st.push(c);
+            }
+            branches.push((w.clone(), self.exec(proc, st, e, more.clone())?));
+        }
+        Ok(mixture(branches, &d.total))
+    }
+
+    fn branch_effect<'a>(&'a self, proc: u32, stack: Vec<Cont<'a>>, env: Env, paths: &BigUint, d: Dist<EffectRec>) -> Result<Dist<OutcomeKey>, RunError> {
+        let mut branches = Vec::with_capacity(d.len());
+        let more = paths * d.len();
+        for (rec, w) in &d.weights {
+            let mut e = env.clone();
+            e.effects.push(rec.clone());
+            let st: Vec<Cont> = stack.iter().map(clone_cont).collect();
+            branches.push((w.clone(), self.exec(proc, st, e, more.clone())?));
+        }
+        Ok(mixture(branches, &d.total))
+    }
+
+    fn effect(&self, e: &ir::Effect, env: &Env) -> Result<Dist<EffectRec>, RunError> {
+        Ok(match e {
+            ir::Effect::Eliminate(x) => self.eval(x, env)?.map(|v| EffectRec::Eliminate(v.clone())),
+            ir::Effect::Place { marker, target } => self.eval(target, env)?.map(|v| EffectRec::Place { marker: *marker, target: v.clone() }),
+            ir::Effect::Remove { marker, target } => self.eval(target, env)?.map(|v| EffectRec::Remove { marker: *marker, target: v.clone() }),
+            ir::Effect::Move { what, to } => {
+                let a = self.eval(what, env)?;
+                let b = self.eval(to, env)?;
+                self.charge_product(a.len(), b.len())?;
+                product(&a, &b, |x, y| Ok::<_, RunError>(EffectRec::Move { what: x.clone(), to: y.clone() }))?
+            }
+            ir::Effect::Score { side, op, value } => {
+                let op = match op {
+                    ir::ScoreOp::Add => ScoreOpRec::Add,
+                    ir::ScoreOp::Sub => ScoreOpRec::Sub,
+                    ir::ScoreOp::Set => ScoreOpRec::Set,
+                };
+                self.eval(value, env)?.try_map(|v| Ok(EffectRec::Score { side: *side, op, value: self.int(v)? }))?
+            }
+            ir::Effect::Win(s) => Dist::point(EffectRec::Win(*s)),
+            ir::Effect::Undecided(u) => return Err(self.interp.constant(&Value::Unknown(*u)).err().unwrap_or(RunError::NeedsDecision)),
+        })
+    }
+
+    fn int(&self, v: &Val) -> Result<i64, RunError> {
+        v.as_int().ok_or_else(|| RunError::Type(format!("expected a number, found {}", v.show(self.program))))
+    }
+
+    fn die_dist(&self, die: u32) -> Result<Dist<i64>, RunError> {
+        let faces = &self.program.dice[die as usize].faces;
+        if faces.is_empty() {
+            let mut dummy = crate::rng::Dice::new(0);
+            let mut host = crate::interp::NoGame;
+            let mut ctx = crate::interp::Ctx::new(&mut dummy, &mut host);
+            return Err(self.interp.roll(die, &mut ctx).err().unwrap_or(RunError::Type("die without faces".into())));
+        }
+        Ok(Dist::uniform(faces.iter().copied()))
+    }
+
+    /// Sum of `n` dice, by repeated convolution.
+    fn sum_dist(&self, n: i64, die: u32) -> Result<Dist<i64>, RunError> {
+        if !(0..=crate::interp::MAX_POOL).contains(&n) {
+            return Err(RunError::Limit { what: "pool size".into(), size: n.unsigned_abs(), limit: crate::interp::MAX_POOL as u64 });
+        }
+        let one = self.die_dist(die)?;
+        let mut acc = Dist::point(0i64);
+        for _ in 0..n {
+            self.charge_product(acc.len(), one.len())?;
+            acc = product(&acc, &one, |a, b| a.checked_add(*b).ok_or(RunError::Overflow))?;
+        }
+        Ok(acc)
+    }
+
+    /// How many of `n` dice land in `[lo, hi]`: a binomial.
+    fn count_dist(&self, n: i64, die: u32, lo: Option<i64>, hi: Option<i64>) -> Result<Dist<i64>, RunError> {
+        if !(0..=crate::interp::MAX_POOL).contains(&n) {
+            return Err(RunError::Limit { what: "pool size".into(), size: n.unsigned_abs(), limit: crate::interp::MAX_POOL as u64 });
+        }
+        self.charge(n as u64 + 1)?;
+        let faces = &self.program.dice[die as usize].faces;
+        let f = faces.len() as u64;
+        let s = faces.iter().filter(|x| lo.is_none_or(|l| **x >= l) && hi.is_none_or(|h| **x <= h)).count() as u64;
+        let n = n as u64;
+        let mut w = BTreeMap::new();
+        for k in 0..=n {
+            let ways = binomial(n, k) * BigUint::from(s).pow(k as u32) * BigUint::from(f - s).pow((n - k) as u32);
+            w.insert(k as i64, ways);
+        }
+        Ok(Dist::from_weights(w, BigUint::from(f).pow(n as u32)))
+    }
+
+    /// Sum of the `k` highest (or lowest) of `n` dice: walk the distinct faces from the kept
+    /// end, choosing how many dice show each.
+    fn keep_dist(&self, k: i64, n: i64, die: u32, highest: bool) -> Result<Dist<i64>, RunError> {
+        if !(0..=crate::interp::MAX_POOL).contains(&n) {
+            return Err(RunError::Limit { what: "pool size".into(), size: n.unsigned_abs(), limit: crate::interp::MAX_POOL as u64 });
+        }
+        let n = n as u64;
+        let k = k.clamp(0, n as i64) as u64;
+        let mut faces: BTreeMap<i64, u64> = BTreeMap::new();
+        for f in &self.program.dice[die as usize].faces {
+            *faces.entry(*f).or_default() += 1;
+        }
+        let order: Vec<(i64, u64)> = if highest { faces.into_iter().rev().collect() } else { faces.into_iter().collect() };
+        // state: dice placed so far → (kept sum → ways)
+        let mut states: BTreeMap<u64, BTreeMap<i64, BigUint>> = BTreeMap::new();
+        states.entry(0).or_default().insert(0, BigUint::one());
+        for (value, mult) in order {
+            let mut next: BTreeMap<u64, BTreeMap<i64, BigUint>> = BTreeMap::new();
+            for (placed, sums) in &states {
+                for c in 0..=(n - placed) {
+                    let ways = binomial(n - placed, c) * BigUint::from(mult).pow(c as u32);
+                    let kept_before = (*placed).min(k);
+                    let kept_after = (placed + c).min(k);
+                    let add = value * (kept_after - kept_before) as i64;
+                    self.charge(sums.len() as u64)?;
+                    let slot = next.entry(placed + c).or_default();
+                    for (s, w) in sums {
+                        *slot.entry(s + add).or_default() += &ways * w;
+                    }
+                }
+            }
+            states = next;
+        }
+        let total = BigUint::from(self.program.dice[die as usize].faces.len()).pow(n as u32);
+        Ok(Dist::from_weights(states.remove(&n).unwrap_or_default(), total))
+    }
+
+    /// The pool an expression denotes: `(count distribution, die)`.
+    fn pool_parts(&self, e: &Expr, env: &Env) -> Result<Option<(Dist<Val>, u32)>, RunError> {
+        match e {
+            Expr::Dice { count, die } => Ok(Some((self.eval(count, env)?, *die))),
+            Expr::Roll(d) => Ok(Some((Dist::point(Val::Int(1)), *d))),
+            _ => Ok(None),
+        }
+    }
+
+    fn over_counts(
+        &self,
+        counts: &Dist<Val>,
+        mut f: impl FnMut(i64) -> Result<Dist<i64>, RunError>,
+    ) -> Result<Dist<Val>, RunError> {
+        let mut branches = Vec::new();
+        for (n, w) in &counts.weights {
+            let d = f(self.int(n)?)?;
+            branches.push((w.clone(), d.map(|x| Val::Int(*x))));
+        }
+        Ok(mixture(branches, &counts.total))
+    }
+
+    fn eval(&self, e: &Expr, env: &Env) -> Result<Dist<Val>, RunError> {
+        Ok(match e {
+            Expr::Const(v) => Dist::point(self.interp.constant(v)?),
+            Expr::Local(s) => match &env.slots[*s as usize] {
+                Slot::Fixed(v) => Dist::point(v.clone()),
+                Slot::Lazy(d) => d.clone(),
+            },
+            Expr::Roll(d) => self.die_dist(*d)?.map(|x| Val::Int(*x)),
+            Expr::Dice { count, die } => {
+                let counts = self.eval(count, env)?;
+                self.over_counts(&counts, |n| self.sum_dist(n, *die))?
+            }
+            Expr::Unary { op, operand } => {
+                let d = self.eval(operand, env)?;
+                match op {
+                    UnOp::Neg => d.try_map(|v| Ok(Val::Int(self.int(v)?.checked_neg().ok_or(RunError::Overflow)?)))?,
+                    UnOp::Not => d.try_map(|v| match v {
+                        Val::Bool(b) => Ok(Val::Bool(!b)),
+                        other => Err(RunError::Type(format!("`not` needs a condition, found {}", other.show(self.program)))),
+                    })?,
+                }
+            }
+            Expr::Binary { op, lhs, rhs } => {
+                let a = self.eval(lhs, env)?;
+                let b = self.eval(rhs, env)?;
+                self.charge_product(a.len(), b.len())?;
+                match op {
+                    BinOp::And => product(&a, &b, |x, y| Ok::<_, RunError>(Val::Bool(x.as_bool().unwrap_or(false) && y.as_bool().unwrap_or(false))))?,
+                    BinOp::Or => product(&a, &b, |x, y| Ok::<_, RunError>(Val::Bool(x.as_bool().unwrap_or(false) || y.as_bool().unwrap_or(false))))?,
+                    _ => product(&a, &b, |x, y| binary(*op, &normalize(x.clone()), &normalize(y.clone())))?,
+                }
+            }
+            Expr::If { cond, then, otherwise } => {
+                let c = self.eval(cond, env)?;
+                let mut branches = Vec::new();
+                for (v, w) in &c.weights {
+                    let d = if matches!(v, Val::Bool(true)) { self.eval(then, env)? } else { self.eval(otherwise, env)? };
+                    branches.push((w.clone(), d));
+                }
+                mixture(branches, &c.total)
+            }
+            Expr::Builtin { func, args } => self.builtin(*func, args, env)?,
+            Expr::Host { name, .. } => return Err(RunError::NeedsGame(name.clone())),
+            Expr::Call { proc, args } => {
+                let tuples = self.tuples(args, env)?;
+                let mut branches = Vec::new();
+                for (vals, w) in &tuples.weights {
+                    let d = self.run(*proc, vals.clone())?;
+                    branches.push((
+                        w.clone(),
+                        d.map(|k| match k {
+                            OutcomeKey::Named(n) => Val::Sym(n.clone()),
+                            OutcomeKey::Value(v) => v.clone(),
+                            _ => Val::Unit,
+                        }),
+                    ));
+                }
+                mixture(branches, &tuples.total)
+            }
+            Expr::Stack { stack, args } => {
+                let tuples = self.tuples(args, env)?;
+                let mut branches = Vec::new();
+                for (vals, w) in &tuples.weights {
+                    branches.push((w.clone(), self.stack(*stack, vals)?));
+                }
+                mixture(branches, &tuples.total)
+            }
+            Expr::Lookup { table, keys } => {
+                let tuples = self.tuples(keys, env)?;
+                tuples.try_map(|vals| {
+                    let keys: Vec<Val> = vals.iter().cloned().map(normalize).collect();
+                    self.interp.lookup(*table, &keys)
+                })?
+            }
+            Expr::Field { base, field } => self.eval(base, env)?.try_map(|b| self.interp.field(b, field))?,
+            Expr::List(items) => self.tuples(items, env)?.map(|v| Val::List(v.clone())),
+        })
+    }
+
+    /// The joint distribution of independent argument expressions.
+    fn tuples(&self, args: &[Expr], env: &Env) -> Result<Dist<Vec<Val>>, RunError> {
+        let mut acc: Dist<Vec<Val>> = Dist::point(Vec::new());
+        for a in args {
+            let d = self.eval(a, env)?;
+            self.charge_product(acc.len(), d.len())?;
+            acc = product(&acc, &d, |xs, y| {
+                let mut v = xs.clone();
+                v.push(y.clone());
+                Ok::<_, RunError>(v)
+            })?;
+        }
+        Ok(acc)
+    }
+
+    /// A stack's total for fixed arguments: its entries are independent given the arguments.
+    fn stack(&self, stack: u32, args: &[Val]) -> Result<Dist<Val>, RunError> {
+        let st = &self.program.stacks[stack as usize];
+        let mut slots: Vec<Slot> = args.iter().cloned().map(Slot::Fixed).collect();
+        slots.resize((st.n_slots as usize).max(st.params.len()), Slot::Fixed(Val::Unit));
+        let env = Env { slots, effects: Vec::new() };
+        let mut total: Dist<i64> = Dist::point(0);
+        for en in &st.entries {
+            let applies = match &en.when {
+                Some(w) => self.eval(w, &env)?,
+                None => Dist::point(Val::Bool(true)),
+            };
+            let mut branches = Vec::new();
+            for (a, w) in &applies.weights {
+                let d = if matches!(a, Val::Bool(true)) {
+                    let v = self.eval(&en.value, &env)?;
+                    let per = match &en.per {
+                        Some(p) => self.eval(p, &env)?,
+                        None => Dist::point(Val::Int(1)),
+                    };
+                    self.charge_product(v.len(), per.len())?;
+                    product(&v, &per, |x, y| self.int(x)?.checked_mul(self.int(y)?).ok_or(RunError::Overflow))?
+                } else {
+                    Dist::point(0)
+                };
+                branches.push((w.clone(), d));
+            }
+            let contribution = mixture(branches, &applies.total);
+            self.charge_product(total.len(), contribution.len())?;
+            total = product(&total, &contribution, |x, y| x.checked_add(*y).ok_or(RunError::Overflow))?;
+        }
+        Ok(total.map(|t| {
+            let mut t = *t;
+            if let Some(lo) = st.clamp.0 {
+                t = t.max(lo);
+            }
+            if let Some(hi) = st.clamp.1 {
+                t = t.min(hi);
+            }
+            Val::Int(t)
+        }))
+    }
+
+    fn builtin(&self, func: Builtin, args: &[Expr], env: &Env) -> Result<Dist<Val>, RunError> {
+        let ints2 = |this: &Self, f: &dyn Fn(i64, i64) -> Result<i64, RunError>| -> Result<Dist<Val>, RunError> {
+            let mut acc = this.eval(&args[0], env)?.map(|v| normalize(v.clone()));
+            for a in &args[1..] {
+                let d = this.eval(a, env)?;
+                this.charge_product(acc.len(), d.len())?;
+                acc = product(&acc, &d, |x, y| Ok::<_, RunError>(Val::Int(f(this.int(x)?, this.int(&normalize(y.clone()))?)?)))?;
+            }
+            Ok(acc)
+        };
+        Ok(match func {
+            Builtin::Min => ints2(self, &|a, b| Ok(a.min(b)))?,
+            Builtin::Max => ints2(self, &|a, b| Ok(a.max(b)))?,
+            Builtin::Abs => self.eval(&args[0], env)?.try_map(|v| Ok(Val::Int(self.int(v)?.checked_abs().ok_or(RunError::Overflow)?)))?,
+            Builtin::DivUp => ints2(self, &div_up)?,
+            Builtin::Clamp => {
+                let t = self.tuples(args, env)?;
+                t.try_map(|v| {
+                    let (x, lo, hi) = (self.int(&v[0])?, self.int(&v[1])?, self.int(&v[2])?);
+                    Ok(Val::Int(x.max(lo).min(hi)))
+                })?
+            }
+            Builtin::Pool => unreachable!("pools are lowered to Expr::Dice"),
+            Builtin::Sum => match self.pool_parts(&args[0], env)? {
+                Some((counts, die)) => self.over_counts(&counts, |n| self.sum_dist(n, die))?,
+                None => self.eval(&args[0], env)?.map(|v| normalize(v.clone())),
+            },
+            Builtin::Highest | Builtin::Lowest => {
+                let ks = self.eval(&args[0], env)?;
+                match self.pool_parts(&args[1], env)? {
+                    Some((counts, die)) => {
+                        let mut branches = Vec::new();
+                        for (k, w) in &ks.weights {
+                            let k = self.int(k)?;
+                            branches.push((w.clone(), self.over_counts(&counts, |n| self.keep_dist(k, n, die, func == Builtin::Highest))?));
+                        }
+                        mixture(branches, &ks.total)
+                    }
+                    None => {
+                        let v = self.eval(&args[1], env)?;
+                        self.charge_product(ks.len(), v.len())?;
+                        product(&ks, &v, |k, x| Ok::<_, RunError>(Val::Int(if self.int(k)? >= 1 { self.int(&normalize(x.clone()))? } else { 0 })))?
+                    }
+                }
+            }
+            Builtin::Successes | Builtin::Count => {
+                let ranges = self.eval(&args[1], env)?;
+                match self.pool_parts(&args[0], env)? {
+                    Some((counts, die)) => {
+                        let mut branches = Vec::new();
+                        for (r, w) in &ranges.weights {
+                            let (lo, hi) = match (func, r) {
+                                (Builtin::Successes, v) => (Some(self.int(v)?), None),
+                                (_, Val::Range(lo, hi)) => (*lo, *hi),
+                                (_, Val::Int(n)) => (Some(*n), Some(*n)),
+                                (_, other) => return Err(RunError::Type(format!("`count` needs a range, found {}", other.show(self.program)))),
+                            };
+                            branches.push((w.clone(), self.over_counts(&counts, |n| self.count_dist(n, die, lo, hi))?));
+                        }
+                        mixture(branches, &ranges.total)
+                    }
+                    None => {
+                        let v = self.eval(&args[0], env)?;
+                        self.charge_product(v.len(), ranges.len())?;
+                        product(&v, &ranges, |x, r| {
+                            let x = self.int(&normalize(x.clone()))?;
+                            let hit = match (func, r) {
+                                (Builtin::Successes, t) => x >= self.int(t)?,
+                                (_, Val::Range(lo, hi)) => lo.is_none_or(|l| x >= l) && hi.is_none_or(|h| x <= h),
+                                (_, t) => x == self.int(t)?,
+                            };
+                            Ok::<_, RunError>(Val::Int(i64::from(hit)))
+                        })?
+                    }
+                }
+            }
+            Builtin::Reroll => {
+                let Expr::Const(Value::Die(die)) = &args[0] else {
+                    return Err(RunError::Type("`reroll` needs a die".into()));
+                };
+                let ranges = self.eval(&args[1], env)?;
+                let one = self.die_dist(*die)?;
+                let mut branches = Vec::new();
+                for (r, w) in &ranges.weights {
+                    let (lo, hi) = match r {
+                        Val::Range(lo, hi) => (*lo, *hi),
+                        Val::Int(n) => (Some(*n), Some(*n)),
+                        _ => (Some(1), Some(0)),
+                    };
+                    let inside = |x: i64| lo.is_none_or(|l| x >= l) && hi.is_none_or(|h| x <= h);
+                    let mut weights: BTreeMap<Val, BigUint> = BTreeMap::new();
+                    let again: BigUint = one.weights.iter().filter(|(f, _)| inside(**f)).map(|(_, w)| w.clone()).sum();
+                    for (f, fw) in &one.weights {
+                        let mut x = BigUint::zero();
+                        if !inside(*f) {
+                            x += fw * &one.total;
+                        }
+                        x += &again * fw;
+                        weights.insert(Val::Int(*f), x);
+                    }
+                    branches.push((w.clone(), Dist::from_weights(weights, &one.total * &one.total)));
+                }
+                mixture(branches, &ranges.total)
+            }
+        })
+    }
+}
+
+fn clone_cont<'a>(c: &Cont<'a>) -> Cont<'a> {
+    match c {
+        Cont::Stmts(s) => Cont::Stmts(s),
+        Cont::ArmEnd(a) => Cont::ArmEnd(a),
+        Cont::Set(s, v) => Cont::Set(*s, v.clone()),
+    }
+}
+
+/// The outcome a failed `require` leads to, as a band arm with that name.
+fn illegal_arm() -> &'static ir::Arm {
+    static ARM: std::sync::OnceLock<ir::Arm> = std::sync::OnceLock::new();
+    ARM.get_or_init(|| ir::Arm {
+        patterns: Vec::new(),
+        outcome: Some("(requirement not met)".into()),
+        value: None,
+        body: Vec::new(),
+        cite: ir::Cite::default(),
+    })
+}
+
+/// How many times each slot is read; reads inside loops count double (read repeatedly).
+fn slot_reads(body: &[Stmt], n: usize) -> Vec<u32> {
+    let mut reads = vec![0u32; n];
+    fn expr(e: &Expr, w: u32, r: &mut Vec<u32>) {
+        match e {
+            Expr::Local(s) => {
+                if let Some(x) = r.get_mut(*s as usize) {
+                    *x += w;
+                }
+            }
+            Expr::Const(_) | Expr::Roll(_) => {}
+            Expr::Dice { count, .. } => expr(count, w, r),
+            Expr::Unary { operand, .. } => expr(operand, w, r),
+            Expr::Binary { lhs, rhs, .. } => {
+                expr(lhs, w, r);
+                expr(rhs, w, r);
+            }
+            Expr::If { cond, then, otherwise } => {
+                expr(cond, w, r);
+                expr(then, w, r);
+                expr(otherwise, w, r);
+            }
+            Expr::Builtin { args, .. } | Expr::Host { args, .. } | Expr::Call { args, .. } | Expr::Stack { args, .. } => args.iter().for_each(|a| expr(a, w, r)),
+            Expr::Lookup { keys, .. } => keys.iter().for_each(|a| expr(a, w, r)),
+            Expr::Field { base, .. } => expr(base, w, r),
+            Expr::List(items) => items.iter().for_each(|a| expr(a, w, r)),
+        }
+    }
+    fn stmts(b: &[Stmt], w: u32, r: &mut Vec<u32>) {
+        for s in b {
+            match s {
+                Stmt::Let { value, .. } => expr(value, w, r),
+                Stmt::If { cond, then, otherwise } => {
+                    expr(cond, w, r);
+                    stmts(then, w, r);
+                    stmts(otherwise, w, r);
+                }
+                Stmt::Bands { scrutinee, arms } => {
+                    expr(scrutinee, w, r);
+                    for a in arms {
+                        if let Some(v) = &a.value {
+                            expr(v, w, r);
+                        }
+                        stmts(&a.body, w, r);
+                    }
+                }
+                Stmt::Result(e) | Stmt::Require(e) | Stmt::Expr(e) => expr(e, w, r),
+                Stmt::Outcome(_) => {}
+                Stmt::Effect(ef) => match ef {
+                    ir::Effect::Eliminate(x) => expr(x, w, r),
+                    ir::Effect::Place { target, .. } | ir::Effect::Remove { target, .. } => expr(target, w, r),
+                    ir::Effect::Move { what, to } => {
+                        expr(what, w, r);
+                        expr(to, w, r);
+                    }
+                    ir::Effect::Score { value, .. } => expr(value, w, r),
+                    ir::Effect::Win(_) | ir::Effect::Undecided(_) => {}
+                },
+                Stmt::Choose { from, body, .. } | Stmt::For { iter: from, body, .. } => {
+                    expr(from, w, r);
+                    stmts(body, 2, r);
+                }
+                Stmt::Repeat { count, body } => {
+                    expr(count, w, r);
+                    stmts(body, 2, r);
+                }
+            }
+        }
+    }
+    stmts(body, 1, &mut reads);
+    reads
+}

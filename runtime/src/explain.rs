@@ -1,0 +1,152 @@
+//! `explain`: one sampled resolution told step by step, each step with the rule it cites.
+
+use sandtable_compiler::ir::{Cite, Program};
+
+use crate::error::RunError;
+use crate::interp::{Assumptions, Ctx, Event, Interp, NoGame};
+use crate::rng::Dice;
+use crate::value::{Outcome, Val};
+
+pub struct Explained {
+    pub outcome: Outcome,
+    pub events: Vec<Event>,
+    pub draws: u64,
+}
+
+pub fn run(program: &Program, assumptions: &Assumptions, proc: u32, args: Vec<Val>, seed: u64) -> Result<Explained, RunError> {
+    let interp = Interp::new(program, assumptions);
+    let mut dice = Dice::new(seed);
+    let mut host = NoGame;
+    let mut events = Vec::new();
+    let outcome = {
+        let mut ctx = Ctx::traced(&mut dice, &mut host, &mut events);
+        interp.run(proc, args, &mut ctx)?
+    };
+    Ok(Explained { outcome, events, draws: dice.draws() })
+}
+
+/// "(7.a.3 General fire procedure)"-style citation, or nothing.
+pub fn cite(program: &Program, c: &Cite) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if !c.refs.is_empty() {
+        parts.push(c.refs.join(", "));
+    } else if let Some(s) = c.section.and_then(|s| program.sections.get(s as usize)) {
+        let label = s.label();
+        match &s.title {
+            Some(t) if !s.path.is_empty() => parts.push(format!("{label} {t}")),
+            _ => parts.push(label),
+        }
+    }
+    if parts.is_empty() { String::new() } else { format!(" ({})", parts.join("; ")) }
+}
+
+fn signed(n: i64) -> String {
+    if n >= 0 { format!("+{n}") } else { n.to_string() }
+}
+
+/// The narrative, one line per step, indented by call depth.
+pub fn render(program: &Program, ex: &Explained) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    for e in &ex.events {
+        let pad = "  ".repeat(depth);
+        match e {
+            Event::Enter { proc } => {
+                let p = &program.procs[*proc as usize];
+                if depth > 0 {
+                    out.push(format!("{pad}call {}{}", p.name, cite(program, &p.cite)));
+                }
+                depth += 1;
+            }
+            Event::Roll { die, face } => out.push(format!("{pad}roll {} → {face}", program.dice[*die as usize].name)),
+            Event::Let { name, value } => out.push(format!("{pad}{name} = {}", value.show(program))),
+            Event::Modifier { stack, entry, applied, value } => {
+                let en = &program.stacks[*stack as usize].entries[*entry];
+                if *applied {
+                    out.push(format!("{pad}  {} {}{}", signed(*value), en.label, cite(program, &en.cite)));
+                } else {
+                    out.push(format!("{pad}  · {} does not apply", en.label));
+                }
+            }
+            Event::StackTotal { stack, raw, total } => {
+                let st = &program.stacks[*stack as usize];
+                if raw != total {
+                    out.push(format!("{pad}{} total {} (clamped from {}){}", st.name, signed(*total), signed(*raw), cite(program, &st.cite)));
+                } else {
+                    out.push(format!("{pad}{} total {}{}", st.name, signed(*total), cite(program, &st.cite)));
+                }
+            }
+            Event::Lookup { table, keys, cell } => {
+                let t = &program.tables[*table as usize];
+                let k: Vec<String> = keys.iter().map(|k| k.show(program)).collect();
+                out.push(format!("{pad}table {}[{}] → {}{}", t.name, k.join(", "), cell.show(program), cite(program, &t.cite)));
+            }
+            Event::Band { proc, value, arm } => {
+                let p = &program.procs[*proc as usize];
+                let a = find_arm(&p.body, *arm, value);
+                let label = a.map(|a| {
+                    let pats: Vec<String> = a.patterns.iter().map(pattern).collect();
+                    let what = a.outcome.clone().unwrap_or_else(|| "…".into());
+                    let c = cite(program, &a.cite);
+                    let c = if c.is_empty() { cite(program, &p.cite) } else { c };
+                    format!("{} → {what}{c}", pats.join(" | "))
+                });
+                out.push(format!("{pad}band for {}: {}", value.show(program), label.unwrap_or_else(|| format!("arm {}", arm + 1))));
+            }
+            Event::Effect(r) => out.push(format!("{pad}effect: {}", r.show(program))),
+            Event::Result(v) => out.push(format!("{pad}result {}", v.show(program))),
+            Event::Outcome(o) => {
+                out.push(format!("{pad}outcome {o}"));
+            }
+        }
+    }
+    out
+}
+
+fn pattern(p: &sandtable_compiler::ir::KeyPattern) -> String {
+    use sandtable_compiler::ir::KeyPattern as K;
+    match p {
+        K::Any => "_".into(),
+        K::Range(Some(a), Some(b)) if a == b => a.to_string(),
+        K::Range(a, b) => format!(
+            "{}..{}",
+            a.map_or(String::new(), |x| x.to_string()),
+            b.map_or(String::new(), |x| format!("={x}"))
+        ),
+        K::Symbol(s) => s.clone(),
+        K::Unknown => "?".into(),
+    }
+}
+
+/// The `arm`-th arm of the first bands statement whose arm matches `value`.
+fn find_arm<'a>(body: &'a [sandtable_compiler::ir::Stmt], arm: usize, value: &Val) -> Option<&'a sandtable_compiler::ir::Arm> {
+    use sandtable_compiler::ir::Stmt;
+    for s in body {
+        match s {
+            Stmt::Bands { arms, .. } => {
+                if let Some(a) = arms.get(arm)
+                    && a.patterns.iter().any(|p| crate::interp::matches(p, value))
+                {
+                    return Some(a);
+                }
+                for a in arms {
+                    if let Some(x) = find_arm(&a.body, arm, value) {
+                        return Some(x);
+                    }
+                }
+            }
+            Stmt::If { then, otherwise, .. } => {
+                if let Some(x) = find_arm(then, arm, value).or_else(|| find_arm(otherwise, arm, value)) {
+                    return Some(x);
+                }
+            }
+            Stmt::For { body, .. } | Stmt::Repeat { body, .. } | Stmt::Choose { body, .. } => {
+                if let Some(x) = find_arm(body, arm, value) {
+                    return Some(x);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}

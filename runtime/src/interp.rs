@@ -1,0 +1,650 @@
+//! The tree-walking interpreter of the IR: the reference semantics every other backend (the
+//! exact evaluator, the JIT, the game engine) must agree with.
+
+use std::collections::HashMap;
+
+use sandtable_compiler::ir::{self, BinOp, Builtin, Expr, KeyPattern, Program, Stmt, UnOp, Value};
+
+use crate::error::RunError;
+use crate::rng::Dice;
+use crate::value::{EffectRec, Outcome, OutcomeKey, ScoreOpRec, Val};
+
+/// Most iterations one `for`/`repeat` may run, so every run ends.
+pub const MAX_LOOP: i64 = 100_000;
+/// Deepest chain of calls.
+pub const MAX_CALL_DEPTH: usize = 64;
+/// Largest pool rolled at once.
+pub const MAX_POOL: i64 = 100_000;
+
+/// What happened, step by step, for `explain`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub enum Event {
+    Enter { proc: u32 },
+    Roll { die: u32, face: i64 },
+    Let { name: String, value: Val },
+    Modifier { stack: u32, entry: usize, applied: bool, value: i64 },
+    StackTotal { stack: u32, raw: i64, total: i64 },
+    Lookup { table: u32, keys: Vec<Val>, cell: Val },
+    Band { proc: u32, value: Val, arm: usize },
+    Effect(EffectRec),
+    Result(Val),
+    Outcome(String),
+}
+
+/// Services of the game engine that rules may call. Outside a game there are none.
+pub trait Host {
+    fn call(&mut self, name: &str, args: &[Val]) -> Result<Val, RunError>;
+    fn effect(&mut self, _e: &EffectRec) -> Result<(), RunError> {
+        Ok(())
+    }
+    /// Pick one of `options` at a `choose` point.
+    fn choose(&mut self, _options: &[Val]) -> Result<usize, RunError> {
+        Err(RunError::NeedsDecision)
+    }
+}
+
+/// No game: engine functions fail with a clear error.
+pub struct NoGame;
+
+impl Host for NoGame {
+    fn call(&mut self, name: &str, _args: &[Val]) -> Result<Val, RunError> {
+        Err(RunError::NeedsGame(name.to_string()))
+    }
+}
+
+/// Values supplied for the book's unknowns, by unknown id.
+#[derive(Debug, Clone, Default)]
+pub struct Assumptions {
+    pub values: HashMap<u32, Val>,
+}
+
+pub struct Interp<'p> {
+    pub program: &'p Program,
+    pub assumptions: &'p Assumptions,
+}
+
+pub struct Ctx<'a> {
+    pub dice: &'a mut Dice,
+    pub host: &'a mut dyn Host,
+    pub trace: Option<&'a mut Vec<Event>>,
+    depth: usize,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(dice: &'a mut Dice, host: &'a mut dyn Host) -> Self {
+        Ctx { dice, host, trace: None, depth: 0 }
+    }
+    pub fn traced(dice: &'a mut Dice, host: &'a mut dyn Host, trace: &'a mut Vec<Event>) -> Self {
+        Ctx { dice, host, trace: Some(trace), depth: 0 }
+    }
+    fn event(&mut self, e: impl FnOnce() -> Event) {
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.push(e());
+        }
+    }
+}
+
+enum Flow {
+    Next,
+    Done(OutcomeKey),
+}
+
+struct Frame {
+    slots: Vec<Val>,
+    effects: Vec<EffectRec>,
+    proc: u32,
+}
+
+impl<'p> Interp<'p> {
+    pub fn new(program: &'p Program, assumptions: &'p Assumptions) -> Self {
+        Interp { program, assumptions }
+    }
+
+    /// Run a procedure with its arguments (one per parameter, defaults already filled).
+    pub fn run(&self, proc: u32, args: Vec<Val>, ctx: &mut Ctx) -> Result<Outcome, RunError> {
+        if ctx.depth >= MAX_CALL_DEPTH {
+            return Err(RunError::Limit { what: "call depth".into(), size: ctx.depth as u64, limit: MAX_CALL_DEPTH as u64 });
+        }
+        let p = &self.program.procs[proc as usize];
+        let mut slots = args;
+        slots.resize(p.n_slots.max(p.params.len() as u32) as usize, Val::Unit);
+        let mut frame = Frame { slots, effects: Vec::new(), proc };
+        ctx.event(|| Event::Enter { proc });
+        ctx.depth += 1;
+        let flow = self.block(&p.body, &mut frame, ctx);
+        ctx.depth -= 1;
+        let key = match flow? {
+            Flow::Done(k) => k,
+            Flow::Next if !frame.effects.is_empty() => OutcomeKey::Effects(frame.effects.iter().map(|e| e.show(self.program)).collect()),
+            Flow::Next => OutcomeKey::Nothing,
+        };
+        Ok(Outcome { key, effects: frame.effects })
+    }
+
+    fn block(&self, stmts: &[Stmt], f: &mut Frame, ctx: &mut Ctx) -> Result<Flow, RunError> {
+        for s in stmts {
+            if let Flow::Done(k) = self.stmt(s, f, ctx)? {
+                return Ok(Flow::Done(k));
+            }
+        }
+        Ok(Flow::Next)
+    }
+
+    fn stmt(&self, s: &Stmt, f: &mut Frame, ctx: &mut Ctx) -> Result<Flow, RunError> {
+        match s {
+            Stmt::Let { slot, value } => {
+                let v = self.expr(value, f, ctx)?;
+                let v = match v {
+                    Val::Pool(p) => Val::Int(p.iter().sum()),
+                    v => v,
+                };
+                if ctx.trace.is_some() {
+                    let name = self.program.procs[f.proc as usize].slot_names.get(*slot as usize).cloned().unwrap_or_default();
+                    let vv = v.clone();
+                    ctx.event(|| Event::Let { name, value: vv });
+                }
+                f.slots[*slot as usize] = v;
+                Ok(Flow::Next)
+            }
+            Stmt::If { cond, then, otherwise } => {
+                if self.bool(cond, f, ctx)? {
+                    self.block(then, f, ctx)
+                } else {
+                    self.block(otherwise, f, ctx)
+                }
+            }
+            Stmt::Bands { scrutinee, arms } => {
+                let v = self.expr(scrutinee, f, ctx)?;
+                let v = match v {
+                    Val::Pool(p) => Val::Int(p.iter().sum()),
+                    v => v,
+                };
+                let Some(i) = arms.iter().position(|a| a.patterns.iter().any(|p| matches(p, &v))) else {
+                    return Err(RunError::NoBand { value: v.show(self.program), proc: self.program.procs[f.proc as usize].name.clone() });
+                };
+                let arm = &arms[i];
+                let vv = v.clone();
+                ctx.event(|| Event::Band { proc: f.proc, value: vv, arm: i });
+                if let Flow::Done(k) = self.block(&arm.body, f, ctx)? {
+                    return Ok(Flow::Done(k));
+                }
+                if let Some(o) = &arm.outcome {
+                    let o2 = o.clone();
+                    ctx.event(|| Event::Outcome(o2));
+                    return Ok(Flow::Done(OutcomeKey::Named(o.clone())));
+                }
+                if let Some(e) = &arm.value {
+                    let v = self.expr(e, f, ctx)?;
+                    let v2 = v.clone();
+                    ctx.event(|| Event::Result(v2));
+                    return Ok(Flow::Done(OutcomeKey::Value(normalize(v))));
+                }
+                Ok(Flow::Next)
+            }
+            Stmt::Result(e) => {
+                let v = normalize(self.expr(e, f, ctx)?);
+                let v2 = v.clone();
+                ctx.event(|| Event::Result(v2));
+                Ok(Flow::Done(OutcomeKey::Value(v)))
+            }
+            Stmt::Outcome(o) => {
+                let o2 = o.clone();
+                ctx.event(|| Event::Outcome(o2));
+                Ok(Flow::Done(OutcomeKey::Named(o.clone())))
+            }
+            Stmt::Effect(e) => {
+                let rec = self.effect(e, f, ctx)?;
+                ctx.host.effect(&rec)?;
+                let r2 = rec.clone();
+                ctx.event(|| Event::Effect(r2));
+                f.effects.push(rec);
+                Ok(Flow::Next)
+            }
+            Stmt::Choose { slot, from, body } => {
+                let options = self.list(from, f, ctx)?;
+                if options.is_empty() {
+                    return Err(RunError::Type("`choose` over an empty set".into()));
+                }
+                let i = ctx.host.choose(&options)?;
+                let v = options.get(i).cloned().ok_or_else(|| RunError::Type("choice out of range".into()))?;
+                f.slots[*slot as usize] = v;
+                self.block(body, f, ctx)
+            }
+            Stmt::For { slot, iter, body } => {
+                let items = self.list(iter, f, ctx)?;
+                if items.len() as i64 > MAX_LOOP {
+                    return Err(RunError::Limit { what: "`for` iterations".into(), size: items.len() as u64, limit: MAX_LOOP as u64 });
+                }
+                for it in items {
+                    f.slots[*slot as usize] = it;
+                    if let Flow::Done(k) = self.block(body, f, ctx)? {
+                        return Ok(Flow::Done(k));
+                    }
+                }
+                Ok(Flow::Next)
+            }
+            Stmt::Repeat { count, body } => {
+                let n = self.int(count, f, ctx)?;
+                if n > MAX_LOOP {
+                    return Err(RunError::Limit { what: "`repeat` count".into(), size: n as u64, limit: MAX_LOOP as u64 });
+                }
+                for _ in 0..n.max(0) {
+                    if let Flow::Done(k) = self.block(body, f, ctx)? {
+                        return Ok(Flow::Done(k));
+                    }
+                }
+                Ok(Flow::Next)
+            }
+            Stmt::Require(c) => {
+                if self.bool(c, f, ctx)? {
+                    Ok(Flow::Next)
+                } else {
+                    Err(RunError::Illegal(self.program.procs[f.proc as usize].name.clone()))
+                }
+            }
+            Stmt::Expr(e) => {
+                self.expr(e, f, ctx)?;
+                Ok(Flow::Next)
+            }
+        }
+    }
+
+    fn effect(&self, e: &ir::Effect, f: &mut Frame, ctx: &mut Ctx) -> Result<EffectRec, RunError> {
+        Ok(match e {
+            ir::Effect::Eliminate(x) => EffectRec::Eliminate(self.expr(x, f, ctx)?),
+            ir::Effect::Place { marker, target } => EffectRec::Place { marker: *marker, target: self.expr(target, f, ctx)? },
+            ir::Effect::Remove { marker, target } => EffectRec::Remove { marker: *marker, target: self.expr(target, f, ctx)? },
+            ir::Effect::Move { what, to } => EffectRec::Move { what: self.expr(what, f, ctx)?, to: self.expr(to, f, ctx)? },
+            ir::Effect::Score { side, op, value } => EffectRec::Score {
+                side: *side,
+                op: match op {
+                    ir::ScoreOp::Add => ScoreOpRec::Add,
+                    ir::ScoreOp::Sub => ScoreOpRec::Sub,
+                    ir::ScoreOp::Set => ScoreOpRec::Set,
+                },
+                value: self.int(value, f, ctx)?,
+            },
+            ir::Effect::Win(s) => EffectRec::Win(*s),
+            ir::Effect::Undecided(u) => return Err(self.unknown(*u)),
+        })
+    }
+
+    fn unknown(&self, id: u32) -> RunError {
+        let u = &self.program.unknowns[id as usize];
+        RunError::NeedsAssumption { name: u.name.clone(), note: u.note.clone(), file: u.file.clone(), line: u.line }
+    }
+
+    /// A constant, with the book's unknowns replaced by assumptions or refused.
+    pub fn constant(&self, v: &Value) -> Result<Val, RunError> {
+        match v {
+            Value::Unknown(id) => self.assumptions.values.get(id).cloned().ok_or_else(|| self.unknown(*id)),
+            Value::List(items) => Ok(Val::List(items.iter().map(|x| self.constant(x)).collect::<Result<_, _>>()?)),
+            other => Val::from_const(other).ok_or_else(|| RunError::Type("unreadable constant".into())),
+        }
+    }
+
+    fn int(&self, e: &Expr, f: &mut Frame, ctx: &mut Ctx) -> Result<i64, RunError> {
+        let v = self.expr(e, f, ctx)?;
+        v.as_int().ok_or_else(|| RunError::Type(format!("expected a number, found {}", v.show(self.program))))
+    }
+    fn bool(&self, e: &Expr, f: &mut Frame, ctx: &mut Ctx) -> Result<bool, RunError> {
+        let v = self.expr(e, f, ctx)?;
+        v.as_bool().ok_or_else(|| RunError::Type(format!("expected true or false, found {}", v.show(self.program))))
+    }
+    fn list(&self, e: &Expr, f: &mut Frame, ctx: &mut Ctx) -> Result<Vec<Val>, RunError> {
+        match self.expr(e, f, ctx)? {
+            Val::List(v) => Ok(v),
+            Val::Pool(v) => Ok(v.into_iter().map(Val::Int).collect()),
+            Val::Range(Some(lo), Some(hi)) => {
+                if hi.saturating_sub(lo) > MAX_LOOP {
+                    return Err(RunError::Limit { what: "range length".into(), size: hi.saturating_sub(lo) as u64, limit: MAX_LOOP as u64 });
+                }
+                Ok((lo..=hi).map(Val::Int).collect())
+            }
+            other => Err(RunError::Type(format!("expected a list, found {}", other.show(self.program)))),
+        }
+    }
+
+    pub(crate) fn roll(&self, die: u32, ctx: &mut Ctx) -> Result<i64, RunError> {
+        let faces = &self.program.dice[die as usize].faces;
+        if faces.is_empty() {
+            let name = format!("{}.faces", self.program.dice[die as usize].name);
+            return Err(match self.program.unknowns.iter().position(|u| u.name == name) {
+                Some(id) => self.unknown(id as u32),
+                None => RunError::Type(format!("die `{}` has no faces", self.program.dice[die as usize].name)),
+            });
+        }
+        let face = faces[ctx.dice.index(faces.len() as u32) as usize];
+        ctx.event(|| Event::Roll { die, face });
+        Ok(face)
+    }
+
+    fn expr(&self, e: &Expr, f: &mut Frame, ctx: &mut Ctx) -> Result<Val, RunError> {
+        Ok(match e {
+            Expr::Const(v) => self.constant(v)?,
+            Expr::Local(s) => f.slots[*s as usize].clone(),
+            Expr::Roll(d) => Val::Int(self.roll(*d, ctx)?),
+            Expr::Dice { count, die } => {
+                let n = self.int(count, f, ctx)?;
+                if !(0..=MAX_POOL).contains(&n) {
+                    return Err(RunError::Limit { what: "pool size".into(), size: n.unsigned_abs(), limit: MAX_POOL as u64 });
+                }
+                let mut v = Vec::with_capacity(n as usize);
+                for _ in 0..n {
+                    v.push(self.roll(*die, ctx)?);
+                }
+                Val::Pool(v)
+            }
+            Expr::Unary { op, operand } => {
+                let v = self.expr(operand, f, ctx)?;
+                match op {
+                    UnOp::Neg => Val::Int(v.as_int().ok_or_else(|| RunError::Type("cannot negate".into()))?.checked_neg().ok_or(RunError::Overflow)?),
+                    UnOp::Not => Val::Bool(!v.as_bool().ok_or_else(|| RunError::Type("`not` needs a condition".into()))?),
+                }
+            }
+            Expr::Binary { op, lhs, rhs } => match op {
+                BinOp::And => Val::Bool(self.bool(lhs, f, ctx)? && self.bool(rhs, f, ctx)?),
+                BinOp::Or => Val::Bool(self.bool(lhs, f, ctx)? || self.bool(rhs, f, ctx)?),
+                _ => {
+                    let a = self.expr(lhs, f, ctx)?;
+                    let b = self.expr(rhs, f, ctx)?;
+                    binary(*op, &a, &b)?
+                }
+            },
+            Expr::If { cond, then, otherwise } => {
+                if self.bool(cond, f, ctx)? {
+                    self.expr(then, f, ctx)?
+                } else {
+                    self.expr(otherwise, f, ctx)?
+                }
+            }
+            Expr::Builtin { func, args } => self.builtin(*func, args, f, ctx)?,
+            Expr::Host { name, args } => {
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(self.expr(a, f, ctx)?);
+                }
+                ctx.host.call(name, &vals)?
+            }
+            Expr::Call { proc, args } => {
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(self.expr(a, f, ctx)?);
+                }
+                let out = self.run(*proc, vals, ctx)?;
+                f.effects.extend(out.effects);
+                match out.key {
+                    OutcomeKey::Named(n) => Val::Sym(n),
+                    OutcomeKey::Value(v) => v,
+                    _ => Val::Unit,
+                }
+            }
+            Expr::Stack { stack, args } => {
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(self.expr(a, f, ctx)?);
+                }
+                Val::Int(self.stack(*stack, vals, ctx)?)
+            }
+            Expr::Lookup { table, keys } => {
+                let mut vals = Vec::with_capacity(keys.len());
+                for k in keys {
+                    vals.push(normalize(self.expr(k, f, ctx)?));
+                }
+                let cell = self.lookup(*table, &vals)?;
+                let c2 = cell.clone();
+                ctx.event(|| Event::Lookup { table: *table, keys: vals, cell: c2 });
+                cell
+            }
+            Expr::Field { base, field } => {
+                let b = self.expr(base, f, ctx)?;
+                self.field(&b, field)?
+            }
+            Expr::List(items) => {
+                let mut v = Vec::with_capacity(items.len());
+                for i in items {
+                    v.push(self.expr(i, f, ctx)?);
+                }
+                Val::List(v)
+            }
+        })
+    }
+
+    pub fn field(&self, base: &Val, field: &str) -> Result<Val, RunError> {
+        match base {
+            Val::Entity(e) => {
+                let ent = &self.program.entities[*e as usize];
+                match ent.field(field) {
+                    Some(v) => self.constant(v),
+                    None => Err(RunError::Type(format!("`{}` has no field `{field}`", ent.name))),
+                }
+            }
+            other => Err(RunError::Type(format!("{} has no field `{field}`", other.show(self.program)))),
+        }
+    }
+
+    /// The stack's total for these arguments, entry by entry.
+    pub fn stack(&self, stack: u32, args: Vec<Val>, ctx: &mut Ctx) -> Result<i64, RunError> {
+        let st = &self.program.stacks[stack as usize];
+        let mut slots = args;
+        slots.resize((st.n_slots as usize).max(st.params.len()), Val::Unit);
+        let mut frame = Frame { slots, effects: Vec::new(), proc: u32::MAX };
+        let mut total: i64 = 0;
+        for (i, en) in st.entries.iter().enumerate() {
+            let applies = match &en.when {
+                Some(w) => self.bool(w, &mut frame, ctx)?,
+                None => true,
+            };
+            let value = if applies {
+                let v = self.int(&en.value, &mut frame, ctx)?;
+                let per = match &en.per {
+                    Some(p) => self.int(p, &mut frame, ctx)?,
+                    None => 1,
+                };
+                v.checked_mul(per).ok_or(RunError::Overflow)?
+            } else {
+                0
+            };
+            ctx.event(|| Event::Modifier { stack, entry: i, applied: applies, value });
+            total = total.checked_add(value).ok_or(RunError::Overflow)?;
+        }
+        let raw = total;
+        if let Some(lo) = st.clamp.0 {
+            total = total.max(lo);
+        }
+        if let Some(hi) = st.clamp.1 {
+            total = total.min(hi);
+        }
+        ctx.event(|| Event::StackTotal { stack, raw, total });
+        Ok(total)
+    }
+
+    pub fn lookup(&self, table: u32, keys: &[Val]) -> Result<Val, RunError> {
+        let t = &self.program.tables[table as usize];
+        let (row_key, col_key) = (keys.first(), keys.get(1));
+        let row = t
+            .rows
+            .iter()
+            .find(|r| r.keys.iter().any(|p| row_key.is_some_and(|k| matches(p, k))))
+            .ok_or_else(|| RunError::NoRow { table: t.name.clone(), key: row_key.map_or("?".into(), |k| k.show(self.program)) })?;
+        let col = match col_key {
+            None => 0,
+            Some(k) => t
+                .columns
+                .iter()
+                .position(|c| Val::from_const(c).is_some_and(|cv| cv == *k))
+                .ok_or_else(|| RunError::NoRow { table: t.name.clone(), key: format!("column {}", k.show(self.program)) })?,
+        };
+        let cell = row.cells.get(col).ok_or_else(|| RunError::NoRow { table: t.name.clone(), key: format!("column {}", col + 1) })?;
+        self.constant(cell)
+    }
+
+    fn builtin(&self, func: Builtin, args: &[Expr], f: &mut Frame, ctx: &mut Ctx) -> Result<Val, RunError> {
+        let pool = |this: &Self, e: &Expr, f: &mut Frame, ctx: &mut Ctx| -> Result<Vec<i64>, RunError> {
+            match this.expr(e, f, ctx)? {
+                Val::Pool(v) => Ok(v),
+                Val::Int(n) => Ok(vec![n]),
+                other => Err(RunError::Type(format!("expected a pool, found {}", other.show(this.program)))),
+            }
+        };
+        Ok(match func {
+            Builtin::Min | Builtin::Max => {
+                let mut best: Option<i64> = None;
+                for a in args {
+                    let v = self.int(a, f, ctx)?;
+                    best = Some(match best {
+                        None => v,
+                        Some(b) if func == Builtin::Min => b.min(v),
+                        Some(b) => b.max(v),
+                    });
+                }
+                Val::Int(best.unwrap_or(0))
+            }
+            Builtin::Clamp => {
+                let x = self.int(&args[0], f, ctx)?;
+                let lo = self.int(&args[1], f, ctx)?;
+                let hi = self.int(&args[2], f, ctx)?;
+                Val::Int(x.max(lo).min(hi))
+            }
+            Builtin::Abs => Val::Int(self.int(&args[0], f, ctx)?.checked_abs().ok_or(RunError::Overflow)?),
+            Builtin::DivUp => {
+                let a = self.int(&args[0], f, ctx)?;
+                let b = self.int(&args[1], f, ctx)?;
+                Val::Int(div_up(a, b)?)
+            }
+            Builtin::Pool => unreachable!("pools are lowered to Expr::Dice"),
+            Builtin::Sum => Val::Int(pool(self, &args[0], f, ctx)?.iter().sum()),
+            Builtin::Highest | Builtin::Lowest => {
+                let k = self.int(&args[0], f, ctx)?;
+                let mut p = pool(self, &args[1], f, ctx)?;
+                p.sort_unstable();
+                if func == Builtin::Highest {
+                    p.reverse();
+                }
+                Val::Int(p.iter().take(k.max(0) as usize).sum())
+            }
+            Builtin::Successes => {
+                let p = pool(self, &args[0], f, ctx)?;
+                let t = self.int(&args[1], f, ctx)?;
+                Val::Int(p.iter().filter(|x| **x >= t).count() as i64)
+            }
+            Builtin::Count => {
+                let p = pool(self, &args[0], f, ctx)?;
+                let r = self.expr(&args[1], f, ctx)?;
+                let (lo, hi) = match r {
+                    Val::Range(lo, hi) => (lo, hi),
+                    Val::Int(n) => (Some(n), Some(n)),
+                    other => return Err(RunError::Type(format!("`count` needs a range, found {}", other.show(self.program)))),
+                };
+                Val::Int(p.iter().filter(|x| lo.is_none_or(|l| **x >= l) && hi.is_none_or(|h| **x <= h)).count() as i64)
+            }
+            Builtin::Reroll => {
+                let Expr::Const(Value::Die(die)) = &args[0] else {
+                    return Err(RunError::Type("`reroll` needs a die".into()));
+                };
+                let r = self.expr(&args[1], f, ctx)?;
+                let first = self.roll(*die, ctx)?;
+                let again = match r {
+                    Val::Range(lo, hi) => lo.is_none_or(|l| first >= l) && hi.is_none_or(|h| first <= h),
+                    Val::Int(n) => first == n,
+                    _ => false,
+                };
+                Val::Int(if again { self.roll(*die, ctx)? } else { first })
+            }
+        })
+    }
+}
+
+/// A pool used as a number is its sum.
+pub fn normalize(v: Val) -> Val {
+    match v {
+        Val::Pool(p) => Val::Int(p.iter().sum()),
+        v => v,
+    }
+}
+
+pub fn div_up(a: i64, b: i64) -> Result<i64, RunError> {
+    if b == 0 {
+        return Err(RunError::DivZero);
+    }
+    let q = a.checked_div(b).ok_or(RunError::Overflow)?;
+    Ok(if q * b != a && ((a > 0) == (b > 0)) { q + 1 } else { q })
+}
+
+/// Integer division rounding toward negative infinity.
+pub fn div_floor(a: i64, b: i64) -> Result<i64, RunError> {
+    if b == 0 {
+        return Err(RunError::DivZero);
+    }
+    let q = a.checked_div(b).ok_or(RunError::Overflow)?;
+    Ok(if q * b != a && ((a < 0) != (b < 0)) { q - 1 } else { q })
+}
+
+pub fn binary(op: BinOp, a: &Val, b: &Val) -> Result<Val, RunError> {
+    use BinOp as B;
+    let ints = || -> Result<(i64, i64), RunError> {
+        match (a.as_int(), b.as_int()) {
+            (Some(x), Some(y)) => Ok((x, y)),
+            _ => Err(RunError::Type(format!("`{op:?}` needs numbers"))),
+        }
+    };
+    Ok(match op {
+        B::Add => {
+            let (x, y) = ints()?;
+            Val::Int(x.checked_add(y).ok_or(RunError::Overflow)?)
+        }
+        B::Sub => {
+            let (x, y) = ints()?;
+            Val::Int(x.checked_sub(y).ok_or(RunError::Overflow)?)
+        }
+        B::Mul => {
+            let (x, y) = ints()?;
+            Val::Int(x.checked_mul(y).ok_or(RunError::Overflow)?)
+        }
+        B::Div => {
+            let (x, y) = ints()?;
+            Val::Int(div_floor(x, y)?)
+        }
+        B::Rem => {
+            let (x, y) = ints()?;
+            if y == 0 {
+                return Err(RunError::DivZero);
+            }
+            Val::Int(x.checked_rem_euclid(y).ok_or(RunError::Overflow)?)
+        }
+        B::Lt | B::Le | B::Gt | B::Ge => {
+            let (x, y) = ints()?;
+            Val::Bool(match op {
+                B::Lt => x < y,
+                B::Le => x <= y,
+                B::Gt => x > y,
+                _ => x >= y,
+            })
+        }
+        B::Eq | B::Ne => {
+            let eq = match (a.as_int(), b.as_int(), a, b) {
+                (Some(x), Some(y), Val::Int(_) | Val::Pool(_), Val::Int(_) | Val::Pool(_)) => x == y,
+                _ => a == b,
+            };
+            Val::Bool(if op == B::Eq { eq } else { !eq })
+        }
+        B::In => Val::Bool(match b {
+            Val::Range(lo, hi) => a.as_int().is_some_and(|x| lo.is_none_or(|l| x >= l) && hi.is_none_or(|h| x <= h)),
+            Val::List(items) => items.contains(a),
+            _ => false,
+        }),
+        B::And | B::Or => unreachable!("short-circuit operators are evaluated by the caller"),
+    })
+}
+
+/// Does a band or row pattern match a value?
+pub fn matches(p: &KeyPattern, v: &Val) -> bool {
+    match (p, v) {
+        (KeyPattern::Any, _) => true,
+        (KeyPattern::Range(..), _) => v.as_int().is_some_and(|x| p.matches_int(x)) && !matches!(v, Val::Bool(_)),
+        (KeyPattern::Symbol(s), Val::Sym(x)) => s == x,
+        (KeyPattern::Symbol(s), Val::Bool(b)) => s == &b.to_string(),
+        (KeyPattern::Symbol(s), Val::Text(x)) => s == x,
+        _ => false,
+    }
+}

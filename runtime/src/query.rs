@@ -1,0 +1,223 @@
+//! Binding command-line inputs to a procedure: `--set NAME=VALUE` for parameters, `--assume
+//! NAME=VALUE` and assumptions files for the book's unknowns. Every refusal says what is
+//! expected.
+
+use std::path::Path;
+
+use sandtable_compiler::ir::{self, Program, Type};
+
+use crate::interp::Assumptions;
+use crate::value::Val;
+
+/// `NAME=VALUE` → `(NAME, VALUE)`.
+pub fn split_kv(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+        _ => Err(format!("expected NAME=VALUE, found `{s}`")),
+    }
+}
+
+/// The resolution (or other procedure) called `name`.
+pub fn find_proc(program: &Program, name: &str) -> Result<u32, String> {
+    if let Some((id, _)) = program.proc_by_name(name) {
+        return Ok(id);
+    }
+    let mut names: Vec<&str> = program
+        .procs
+        .iter()
+        .filter(|p| p.kind == ir::ProcKind::Resolve)
+        .map(|p| p.name.as_str())
+        .collect();
+    names.sort_unstable();
+    Err(format!(
+        "no resolution named `{name}` in {}; resolutions: {}",
+        program.name,
+        if names.is_empty() { "none".to_string() } else { names.join(", ") }
+    ))
+}
+
+/// Parse a length or integer: `3`, `-2`, `6in`, `10cm`, `5mm`.
+pub fn parse_number(text: &str) -> Option<i64> {
+    let t = text.trim();
+    for (suffix, per) in [("in", 254i64), ("cm", 100), ("mm", 10)] {
+        if let Some(n) = t.strip_suffix(suffix) {
+            return n.trim().parse::<i64>().ok()?.checked_mul(per);
+        }
+    }
+    t.parse().ok()
+}
+
+fn named(program: &Program, text: &str) -> Option<Val> {
+    if let Some(i) = program.entities.iter().position(|e| e.name == text) {
+        return Some(Val::Entity(i as u32));
+    }
+    if let Some(i) = program.sides.iter().position(|s| s.name == text) {
+        return Some(Val::Side(i as u32));
+    }
+    None
+}
+
+/// A value for something of type `ty` (with an optional inclusive range).
+pub fn parse_value(program: &Program, ty: &Type, range: Option<(i64, i64)>, text: &str) -> Result<Val, String> {
+    let t = text.trim();
+    match ty {
+        Type::Int | Type::Length => {
+            let n = parse_number(t).ok_or_else(|| format!("expected a number, found `{t}`"))?;
+            if let Some((lo, hi)) = range
+                && !(lo..=hi).contains(&n)
+            {
+                return Err(format!("{n} is outside the declared range {lo}..={hi}"));
+            }
+            Ok(Val::Int(n))
+        }
+        Type::Bool => match t {
+            "true" | "yes" | "1" => Ok(Val::Bool(true)),
+            "false" | "no" | "0" => Ok(Val::Bool(false)),
+            _ => Err(format!("expected true or false, found `{t}`")),
+        },
+        Type::Enum(e) => {
+            let en = &program.enums[*e as usize];
+            if en.members.iter().any(|m| m == t) {
+                Ok(Val::Sym(t.to_string()))
+            } else {
+                Err(format!("`{t}` is not a member of `{}`; members: {}", en.name, en.members.join(", ")))
+            }
+        }
+        Type::Side => match program.sides.iter().position(|s| s.name == t) {
+            Some(i) => Ok(Val::Side(i as u32)),
+            None => Err(format!(
+                "`{t}` is not a side; sides: {}",
+                program.sides.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
+            )),
+        },
+        Type::Entity(kind) => {
+            let candidates: Vec<&ir::EntityDef> = program.entities.iter().filter(|e| kind.is_none() || e.kind == *kind).collect();
+            match program.entities.iter().position(|e| e.name == t && (kind.is_none() || e.kind == *kind)) {
+                Some(i) => Ok(Val::Entity(i as u32)),
+                None => Err(format!(
+                    "`{t}` is not a {}; choose one of: {}",
+                    kind.map_or("piece".to_string(), |k| format!("`{}`", program.kinds[k as usize].name)),
+                    candidates.iter().take(40).map(|e| e.name.as_str()).collect::<Vec<_>>().join(", ")
+                )),
+            }
+        }
+        _ => Ok(parse_any(program, t)),
+    }
+}
+
+/// A value of unknown type: number, boolean, piece or side name, else a symbol.
+pub fn parse_any(program: &Program, t: &str) -> Val {
+    if let Some(n) = parse_number(t) {
+        return Val::Int(n);
+    }
+    match t {
+        "true" => return Val::Bool(true),
+        "false" => return Val::Bool(false),
+        _ => {}
+    }
+    named(program, t).unwrap_or_else(|| Val::Sym(t.to_string()))
+}
+
+fn describe_param(program: &Program, p: &ir::Param) -> String {
+    let ty = match (&p.ty, p.range) {
+        (_, Some((lo, hi))) => format!("{lo}..={hi}"),
+        (Type::Int, _) => "int".into(),
+        (Type::Length, _) => "length".into(),
+        (Type::Bool, _) => "bool".into(),
+        (Type::Enum(e), _) => program.enums[*e as usize].members.join("|"),
+        (Type::Side, _) => "side".into(),
+        (Type::Entity(Some(k)), _) => program.kinds[*k as usize].name.clone(),
+        _ => "value".into(),
+    };
+    match &p.default {
+        Some(d) => format!("{}: {ty} (default {})", p.name, Val::from_const(d).map_or("?".into(), |v| v.show(program))),
+        None => format!("{}: {ty}", p.name),
+    }
+}
+
+/// Arguments for `proc` from `--set` pairs, defaults filling the rest.
+pub fn bind_args(program: &Program, proc: u32, sets: &[(String, String)]) -> Result<Vec<Val>, String> {
+    let p = &program.procs[proc as usize];
+    let mut out: Vec<Option<Val>> = vec![None; p.params.len()];
+    for (k, v) in sets {
+        let Some(i) = p.params.iter().position(|x| &x.name == k) else {
+            return Err(format!(
+                "`{}` has no parameter `{k}`; parameters: {}",
+                p.name,
+                p.params.iter().map(|x| describe_param(program, x)).collect::<Vec<_>>().join(", ")
+            ));
+        };
+        let val = parse_value(program, &p.params[i].ty, p.params[i].range, v).map_err(|e| format!("--set {k}: {e}"))?;
+        out[i] = Some(val);
+    }
+    let mut missing = Vec::new();
+    let mut args = Vec::with_capacity(out.len());
+    for (i, v) in out.into_iter().enumerate() {
+        match v {
+            Some(v) => args.push(v),
+            None => match &p.params[i].default {
+                Some(d) => args.push(Val::from_const(d).unwrap_or(Val::Unit)),
+                None => {
+                    missing.push(describe_param(program, &p.params[i]));
+                    args.push(Val::Unit);
+                }
+            },
+        }
+    }
+    if !missing.is_empty() {
+        return Err(format!(
+            "`{}` needs values for: {}; give them with --set NAME=VALUE",
+            p.name,
+            missing.join(", ")
+        ));
+    }
+    Ok(args)
+}
+
+/// Assumptions from `--assume` pairs and assumption files (`assume NAME = value "why"`).
+pub fn assumptions(program: &Program, pairs: &[(String, String)], files: &[&Path]) -> Result<Assumptions, String> {
+    let mut a = Assumptions::default();
+    let mut put = |name: &str, v: Val, origin: &str| -> Result<(), String> {
+        match program.unknowns.iter().position(|u| u.name == name) {
+            Some(i) => {
+                a.values.insert(i as u32, v);
+                Ok(())
+            }
+            None => {
+                let close: Vec<&str> = program
+                    .unknowns
+                    .iter()
+                    .map(|u| u.name.as_str())
+                    .filter(|n| n.split('.').next() == name.split('.').next())
+                    .take(10)
+                    .collect();
+                Err(format!(
+                    "{origin}: `{name}` is not an unknown of {}{}",
+                    program.name,
+                    if close.is_empty() { String::new() } else { format!("; unknowns with that prefix: {}", close.join(", ")) }
+                ))
+            }
+        }
+    };
+    for f in files {
+        let text = std::fs::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+        let parsed = sandtable_grammar::parse(&text);
+        if let Some(e) = parsed.errors.first() {
+            return Err(format!("{}: syntax error at byte {}: {}", f.display(), e.span.start, e.message));
+        }
+        for item in &parsed.file.items {
+            match &item.kind {
+                sandtable_grammar::ast::ItemKind::Assume(x) => {
+                    let src = &text[x.value.span.start..x.value.span.end];
+                    put(&x.path.name, parse_any(program, src.trim()), &f.display().to_string())?;
+                }
+                sandtable_grammar::ast::ItemKind::Note(_) | sandtable_grammar::ast::ItemKind::Section(_) => {}
+                _ => return Err(format!("{}: an assumptions file holds only `assume NAME = value \"why\"` lines", f.display())),
+            }
+        }
+    }
+    for (k, v) in pairs {
+        put(k, parse_any(program, v), "--assume")?;
+    }
+    Ok(a)
+}

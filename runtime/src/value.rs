@@ -1,0 +1,161 @@
+//! Runtime values and outcomes. Lengths are plain integers (tenths of a millimetre) here:
+//! the compiler has already checked units.
+
+use std::fmt;
+
+use sandtable_compiler::ir::{self, Program};
+use serde::Serialize;
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum Val {
+    Int(i64),
+    Bool(bool),
+    Sym(String),
+    Text(String),
+    Side(u32),
+    Entity(u32),
+    Die(u32),
+    Range(Option<i64>, Option<i64>),
+    List(Vec<Val>),
+    /// Dice results in the order rolled.
+    Pool(Vec<i64>),
+    Unit,
+}
+
+impl Val {
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            Val::Int(n) => Some(*n),
+            Val::Bool(b) => Some(i64::from(*b)),
+            Val::Pool(v) => Some(v.iter().sum()),
+            _ => None,
+        }
+    }
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Val::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// Render for people, with names from the program.
+    pub fn show(&self, p: &Program) -> String {
+        match self {
+            Val::Int(n) => n.to_string(),
+            Val::Bool(b) => b.to_string(),
+            Val::Sym(s) => s.clone(),
+            Val::Text(s) => format!("{s:?}"),
+            Val::Side(s) => p.sides.get(*s as usize).map_or("?".into(), |x| x.name.clone()),
+            Val::Entity(e) => p.entities.get(*e as usize).map_or("?".into(), |x| x.name.clone()),
+            Val::Die(d) => p.dice.get(*d as usize).map_or("?".into(), |x| x.name.clone()),
+            Val::Range(lo, hi) => format!(
+                "{}..={}",
+                lo.map_or(String::new(), |x| x.to_string()),
+                hi.map_or(String::new(), |x| x.to_string())
+            ),
+            Val::List(v) => format!("[{}]", v.iter().map(|x| x.show(p)).collect::<Vec<_>>().join(", ")),
+            Val::Pool(v) => format!("[{}]", v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")),
+            Val::Unit => "()".into(),
+        }
+    }
+
+    /// A constant from the IR (unknowns are resolved by the caller).
+    pub fn from_const(v: &ir::Value) -> Option<Val> {
+        Some(match v {
+            ir::Value::Int(n) | ir::Value::Length(n) => Val::Int(*n),
+            ir::Value::Bool(b) => Val::Bool(*b),
+            ir::Value::Text(s) => Val::Text(s.clone()),
+            ir::Value::Symbol(s) => Val::Sym(s.clone()),
+            ir::Value::Side(s) => Val::Side(*s),
+            ir::Value::Entity(e) => Val::Entity(*e),
+            ir::Value::Die(d) => Val::Die(*d),
+            ir::Value::Range(a, b) => Val::Range(*a, *b),
+            ir::Value::List(items) => Val::List(items.iter().map(Val::from_const).collect::<Option<_>>()?),
+            ir::Value::Unknown(_) => return None,
+        })
+    }
+}
+
+/// What a resolution comes to: a named outcome, a value, or only effects.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum OutcomeKey {
+    Named(String),
+    Value(Val),
+    Effects(Vec<String>),
+    Nothing,
+}
+
+impl OutcomeKey {
+    pub fn show(&self, p: &Program) -> String {
+        match self {
+            OutcomeKey::Named(n) => n.clone(),
+            OutcomeKey::Value(v) => v.show(p),
+            OutcomeKey::Effects(e) => e.join("; "),
+            OutcomeKey::Nothing => "(no result)".into(),
+        }
+    }
+    pub fn numeric(&self) -> Option<i64> {
+        match self {
+            OutcomeKey::Value(Val::Int(n)) => Some(*n),
+            OutcomeKey::Value(Val::Bool(b)) => Some(i64::from(*b)),
+            _ => None,
+        }
+    }
+}
+
+/// An effect a resolution asked for, to be applied by the engine (or shown by `explain`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum EffectRec {
+    Eliminate(Val),
+    Place { marker: u32, target: Val },
+    Remove { marker: u32, target: Val },
+    Move { what: Val, to: Val },
+    Score { side: u32, op: ScoreOpRec, value: i64 },
+    Win(u32),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum ScoreOpRec {
+    Add,
+    Sub,
+    Set,
+}
+
+impl EffectRec {
+    pub fn show(&self, p: &Program) -> String {
+        let ent = |e: u32| p.entities.get(e as usize).map_or("?".to_string(), |x| x.name.clone());
+        let side = |s: u32| p.sides.get(s as usize).map_or("?".to_string(), |x| x.name.clone());
+        match self {
+            EffectRec::Eliminate(v) => format!("eliminate {}", v.show(p)),
+            EffectRec::Place { marker, target } => format!("place {} on {}", ent(*marker), target.show(p)),
+            EffectRec::Remove { marker, target } => format!("remove {} from {}", ent(*marker), target.show(p)),
+            EffectRec::Move { what, to } => format!("move {} to {}", what.show(p), to.show(p)),
+            EffectRec::Score { side: s, op, value } => {
+                let o = match op {
+                    ScoreOpRec::Add => "+=",
+                    ScoreOpRec::Sub => "-=",
+                    ScoreOpRec::Set => "=",
+                };
+                format!("score {} {o} {value}", side(*s))
+            }
+            EffectRec::Win(s) => format!("{} wins", side(*s)),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Outcome {
+    pub key: OutcomeKey,
+    pub effects: Vec<EffectRec>,
+}
+
+impl fmt::Display for OutcomeKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OutcomeKey::Named(n) => write!(f, "{n}"),
+            OutcomeKey::Value(v) => write!(f, "{v:?}"),
+            OutcomeKey::Effects(e) => write!(f, "{}", e.join("; ")),
+            OutcomeKey::Nothing => write!(f, "(no result)"),
+        }
+    }
+}

@@ -1,0 +1,248 @@
+//! `sandtable prob`: the exact outcome distribution of a resolution (or a Monte Carlo
+//! estimate with `--samples`).
+
+use std::path::PathBuf;
+
+use num_bigint::BigUint;
+use num_traits::{ToPrimitive, Zero};
+use sandtable_compiler::ir::{self, Program};
+use sandtable_runtime::exact::{DEFAULT_LIMIT, Exact};
+use sandtable_runtime::{OutcomeKey, Val, montecarlo, query};
+
+use crate::report::{self, EXIT_FINDINGS, EXIT_OK};
+
+#[derive(clap::Args)]
+#[command(after_help = "Examples:\n  sandtable prob rules/platoon fire --set fire_modifier=4 --set target_modifier=0\n  \
+sandtable prob rules/dinky_dau shooting --set dice=12 --set cover=open --json\n  \
+sandtable prob rules/platoon fire --set fire_modifier=4 --set target_modifier=0 --samples 100000 --seed 7")]
+pub struct Args {
+    /// Ruleset folder or .sand file
+    ruleset: PathBuf,
+    /// Name of the resolution
+    resolution: String,
+    /// Set a parameter: NAME=VALUE (repeatable)
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    sets: Vec<String>,
+    /// Supply a value for one of the book's unknowns: NAME=VALUE (repeatable)
+    #[arg(long = "assume", value_name = "NAME=VALUE")]
+    assumes: Vec<String>,
+    /// Assumptions file (`assume NAME = value "why"` lines; repeatable)
+    #[arg(long = "assumptions", value_name = "FILE")]
+    assumption_files: Vec<PathBuf>,
+    /// Print JSON: {"resolution", "outcomes": [{"outcome", "probability", "decimal"}], "mean"}
+    #[arg(long, conflicts_with = "csv")]
+    json: bool,
+    /// Print CSV: outcome,probability,decimal
+    #[arg(long)]
+    csv: bool,
+    /// Estimate by sampling N resolutions instead of exact enumeration (95% Wilson intervals)
+    #[arg(long, value_name = "N")]
+    samples: Option<u64>,
+    /// Seed for --samples
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Bound on exact enumeration work before giving up with the estimated size
+    #[arg(long, default_value_t = DEFAULT_LIMIT)]
+    limit: u64,
+}
+
+pub fn run(args: Args) -> u8 {
+    match run_inner(args) {
+        Ok(()) => EXIT_OK,
+        Err(code) => code,
+    }
+}
+
+fn run_inner(args: Args) -> Result<(), u8> {
+    let compiled = report::load_ruleset(&args.ruleset)?;
+    let program = &compiled.program;
+    let proc = query::find_proc(program, &args.resolution).map_err(fail)?;
+    let sets = report::pairs(&args.sets, "--set")?;
+    let assumes = report::pairs(&args.assumes, "--assume")?;
+    let call_args = query::bind_args(program, proc, &sets).map_err(fail)?;
+    let files: Vec<&std::path::Path> = args.assumption_files.iter().map(PathBuf::as_path).collect();
+    let assumptions = query::assumptions(program, &assumes, &files).map_err(fail)?;
+    let p = &program.procs[proc as usize];
+    let inputs: Vec<(String, String)> = p.params.iter().zip(&call_args).map(|(pa, v)| (pa.name.clone(), v.show(program))).collect();
+
+    if let Some(n) = args.samples {
+        let est = montecarlo::sample(program, &assumptions, proc, &call_args, n, args.seed).map_err(|e| fail(e.to_string()))?;
+        let rows: Vec<(OutcomeKey, u64)> = order(program, proc, est.counts.keys().cloned().collect())
+            .into_iter()
+            .map(|k| {
+                let c = est.counts[&k];
+                (k, c)
+            })
+            .collect();
+        if args.json {
+            let outcomes: Vec<_> = rows
+                .iter()
+                .map(|(k, c)| {
+                    let (lo, hi) = montecarlo::wilson(*c, n);
+                    serde_json::json!({"outcome": k.show(program), "count": c, "estimate": *c as f64 / n as f64, "ci95": [lo, hi]})
+                })
+                .collect();
+            report::print_json(&serde_json::json!({"resolution": p.name, "inputs": inputs_json(&inputs), "samples": n, "seed": args.seed, "outcomes": outcomes, "mean": est.mean()}));
+        } else if args.csv {
+            println!("outcome,count,estimate,ci95_low,ci95_high");
+            for (k, c) in &rows {
+                let (lo, hi) = montecarlo::wilson(*c, n);
+                println!("{},{c},{:.6},{lo:.6},{hi:.6}", csv_field(&k.show(program)), *c as f64 / n as f64);
+            }
+        } else {
+            header(program, proc, &inputs);
+            println!("Monte Carlo, {n} samples, seed {}:", args.seed);
+            let w = rows.iter().map(|(k, _)| k.show(program).chars().count()).max().unwrap_or(7).max(7);
+            println!("  {:<w$}  {:>9}  95% interval", "outcome", "estimate");
+            for (k, c) in &rows {
+                let (lo, hi) = montecarlo::wilson(*c, n);
+                println!("  {:<w$}  {:>8.3}%  {:.3}% – {:.3}%", k.show(program), 100.0 * *c as f64 / n as f64, 100.0 * lo, 100.0 * hi);
+            }
+            if let Some(m) = est.mean() {
+                println!("  mean ≈ {m:.4}");
+            }
+        }
+        return Ok(());
+    }
+
+    let exact = Exact::new(program, &assumptions, args.limit);
+    let dist = exact.run(proc, call_args).map_err(|e| fail(e.to_string()))?;
+    let keys = order(program, proc, dist.weights.keys().cloned().collect());
+    let rows: Vec<(OutcomeKey, BigUint, BigUint)> = keys
+        .into_iter()
+        .map(|k| {
+            let (n, d) = dist.probability(&k);
+            (k, n, d)
+        })
+        .collect();
+    let mean = mean(&dist);
+    if args.json {
+        let outcomes: Vec<_> = rows
+            .iter()
+            .map(|(k, n, d)| {
+                let mut o = serde_json::json!({"outcome": k.show(program), "probability": format!("{n}/{d}"), "decimal": ratio(n, d)});
+                if let Some(v) = k.numeric() {
+                    o["value"] = serde_json::json!(v);
+                }
+                o
+            })
+            .collect();
+        let mut out = serde_json::json!({"resolution": p.name, "inputs": inputs_json(&inputs), "outcomes": outcomes});
+        if let Some((mn, md)) = &mean {
+            out["mean"] = serde_json::json!(format!("{mn}/{md}"));
+            out["mean_decimal"] = serde_json::json!(ratio_str(mn, md));
+        }
+        report::print_json(&out);
+    } else if args.csv {
+        println!("outcome,probability,decimal");
+        for (k, n, d) in &rows {
+            println!("{},{n}/{d},{}", csv_field(&k.show(program)), ratio(n, d));
+        }
+    } else {
+        header(program, proc, &inputs);
+        let shown: Vec<(String, String, String)> = rows
+            .iter()
+            .map(|(k, n, d)| (k.show(program), format!("{n}/{d}"), format!("{:.4}%", 100.0 * ratio(n, d))))
+            .collect();
+        let w0 = shown.iter().map(|r| r.0.chars().count()).max().unwrap_or(7).max(7);
+        let w1 = shown.iter().map(|r| r.1.len()).max().unwrap_or(11).max(11);
+        println!("  {:<w0$}  {:<w1$}  {:>9}", "outcome", "probability", "percent");
+        for (a, b, c) in &shown {
+            println!("  {a:<w0$}  {b:<w1$}  {c:>9}");
+        }
+        if let Some((mn, md)) = &mean {
+            println!("  mean = {mn}/{md} ≈ {:.4}", ratio_str(mn, md));
+        }
+    }
+    Ok(())
+}
+
+fn fail(msg: impl std::fmt::Display) -> u8 {
+    eprintln!("error: {msg}");
+    EXIT_FINDINGS
+}
+
+fn header(program: &Program, proc: u32, inputs: &[(String, String)]) {
+    let p = &program.procs[proc as usize];
+    println!("{} — {}{}", program.name, p.name, sandtable_runtime::explain::cite(program, &p.cite));
+    if !inputs.is_empty() {
+        println!("  {}", inputs.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", "));
+    }
+}
+
+fn inputs_json(inputs: &[(String, String)]) -> serde_json::Value {
+    serde_json::Value::Object(inputs.iter().map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect())
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
+}
+
+/// Named outcomes in the order the resolution lists them; numbers ascending.
+fn order(program: &Program, proc: u32, mut keys: Vec<OutcomeKey>) -> Vec<OutcomeKey> {
+    let mut names = Vec::new();
+    collect_outcomes(&program.procs[proc as usize].body, &mut names);
+    keys.sort_by_key(|k| match k {
+        OutcomeKey::Named(n) => (0, names.iter().position(|x| x == n).unwrap_or(usize::MAX), i64::MIN),
+        OutcomeKey::Value(Val::Int(v)) => (1, 0, *v),
+        _ => (2, 0, 0),
+    });
+    keys
+}
+
+fn collect_outcomes(body: &[ir::Stmt], out: &mut Vec<String>) {
+    for s in body {
+        match s {
+            ir::Stmt::Outcome(o) => out.push(o.clone()),
+            ir::Stmt::Bands { arms, .. } => {
+                for a in arms {
+                    collect_outcomes(&a.body, out);
+                    if let Some(o) = &a.outcome {
+                        out.push(o.clone());
+                    }
+                }
+            }
+            ir::Stmt::If { then, otherwise, .. } => {
+                collect_outcomes(then, out);
+                collect_outcomes(otherwise, out);
+            }
+            ir::Stmt::For { body, .. } | ir::Stmt::Repeat { body, .. } | ir::Stmt::Choose { body, .. } => collect_outcomes(body, out),
+            _ => {}
+        }
+    }
+}
+
+/// Mean of a numeric distribution as a reduced fraction (negative means are written with a
+/// leading minus on the numerator).
+fn mean(d: &sandtable_runtime::dist::Dist<OutcomeKey>) -> Option<(String, BigUint)> {
+    let mut pos = BigUint::zero();
+    let mut neg = BigUint::zero();
+    for (k, w) in &d.weights {
+        let v = k.numeric()?;
+        if v >= 0 {
+            pos += w * BigUint::from(v as u64);
+        } else {
+            neg += w * BigUint::from(v.unsigned_abs());
+        }
+    }
+    let (sign, num) = if pos >= neg { ("", &pos - &neg) } else { ("-", &neg - &pos) };
+    let g = num_integer::Integer::gcd(&num, &d.total);
+    let g = if g.is_zero() { BigUint::from(1u32) } else { g };
+    Some((format!("{sign}{}", &num / &g), &d.total / &g))
+}
+
+/// n/d as a float, exact in shape even for denominators beyond f64's range.
+fn ratio(n: &BigUint, d: &BigUint) -> f64 {
+    let shift = d.bits().saturating_sub(1000);
+    let (n, d) = (n >> shift, d >> shift);
+    let v = n.to_f64().unwrap_or(0.0) / d.to_f64().unwrap_or(1.0);
+    if v.is_finite() { v } else { 0.0 }
+}
+
+// `ratio` takes the mean's numerator as text; parse it back for the decimal.
+fn ratio_str(n: &str, d: &BigUint) -> f64 {
+    let neg = n.starts_with('-');
+    let v: BigUint = n.trim_start_matches('-').parse().unwrap_or_default();
+    let r = ratio(&v, d);
+    if neg { -r } else { r }
+}
