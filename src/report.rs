@@ -50,9 +50,19 @@ pub fn print_json<T: serde::Serialize>(value: &T) {
 pub fn load_ruleset(path: &std::path::Path) -> Result<sandtable_compiler::Compiled, u8> {
     match sandtable_compiler::compile_path(path) {
         Ok(c) if c.has_errors() => {
-            let errors: Vec<Diagnostic> = c.diagnostics.iter().filter(|d| d.severity == Severity::Error).cloned().collect();
+            let errors: Vec<Diagnostic> = c
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == Severity::Error)
+                .cloned()
+                .collect();
             print_human(&errors, &c.db);
-            eprintln!("error: {} has {}; fix them first (`sandtable check {}`)", path.display(), plural(errors.len(), "error"), path.display());
+            eprintln!(
+                "error: {} has {}; fix them first (`sandtable check {}`)",
+                path.display(),
+                plural(errors.len(), "error"),
+                path.display()
+            );
             Err(EXIT_FINDINGS)
         }
         Ok(c) => Ok(c),

@@ -141,7 +141,9 @@ pub(crate) fn bands(
     let gaps: Vec<i64> = match reach.values_in(None, None) {
         Some(vals) => vals.into_iter().filter(|x| !covered(*x)).collect(),
         None => match (rlo, rhi) {
-            (Some(l), Some(h)) if h.saturating_sub(l) <= 100_000 => (l..=h).filter(|x| !covered(*x)).collect(),
+            (Some(l), Some(h)) if h.saturating_sub(l) <= 100_000 => {
+                (l..=h).filter(|x| !covered(*x)).collect()
+            }
             _ => Vec::new(),
         },
     };

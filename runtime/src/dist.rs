@@ -17,7 +17,10 @@ impl<K: Ord + Clone> Dist<K> {
     pub fn point(k: K) -> Self {
         let mut weights = BTreeMap::new();
         weights.insert(k, BigUint::one());
-        Dist { weights, total: BigUint::one() }
+        Dist {
+            weights,
+            total: BigUint::one(),
+        }
     }
 
     /// Each listed value is equally likely; repeats add weight (a die with two 1s).
@@ -46,7 +49,11 @@ impl<K: Ord + Clone> Dist<K> {
 
     /// The only value, when the distribution is certain.
     pub fn as_point(&self) -> Option<&K> {
-        if self.weights.len() == 1 { self.weights.keys().next() } else { None }
+        if self.weights.len() == 1 {
+            self.weights.keys().next()
+        } else {
+            None
+        }
     }
 
     pub fn map<L: Ord + Clone>(&self, mut f: impl FnMut(&K) -> L) -> Dist<L> {
@@ -54,15 +61,24 @@ impl<K: Ord + Clone> Dist<K> {
         for (k, w) in &self.weights {
             *weights.entry(f(k)).or_default() += w;
         }
-        Dist { weights, total: self.total.clone() }
+        Dist {
+            weights,
+            total: self.total.clone(),
+        }
     }
 
-    pub fn try_map<L: Ord + Clone, E>(&self, mut f: impl FnMut(&K) -> Result<L, E>) -> Result<Dist<L>, E> {
+    pub fn try_map<L: Ord + Clone, E>(
+        &self,
+        mut f: impl FnMut(&K) -> Result<L, E>,
+    ) -> Result<Dist<L>, E> {
         let mut weights: BTreeMap<L, BigUint> = BTreeMap::new();
         for (k, w) in &self.weights {
             *weights.entry(f(k)?).or_default() += w;
         }
-        Ok(Dist { weights, total: self.total.clone() })
+        Ok(Dist {
+            weights,
+            total: self.total.clone(),
+        })
     }
 
     /// Divide weights and total by their common factor: same probabilities, smaller numbers.
@@ -105,7 +121,10 @@ pub fn product<A: Ord + Clone, B: Ord + Clone, C: Ord + Clone, E>(
             *weights.entry(f(x, y)?).or_default() += wx * wy;
         }
     }
-    Ok(Dist { weights, total: &a.total * &b.total })
+    Ok(Dist {
+        weights,
+        total: &a.total * &b.total,
+    })
 }
 
 /// `Σ (w_i / T) · D_i`: the distribution of taking branch `i` with weight `w_i` out of `T`.
@@ -121,7 +140,10 @@ pub fn mixture<K: Ord + Clone>(branches: Vec<(BigUint, Dist<K>)>, total: &BigUin
             *weights.entry(k).or_default() += &scale * dw;
         }
     }
-    let mut out = Dist { weights, total: total * l };
+    let mut out = Dist {
+        weights,
+        total: total * l,
+    };
     out.reduce();
     out
 }
@@ -148,23 +170,41 @@ mod tests {
     fn two_d6_sum_has_six_ways_to_make_seven() {
         let d6 = Dist::uniform(1..=6i64);
         let s = product(&d6, &d6, |a, b| Ok::<_, ()>(a + b)).unwrap();
-        assert_eq!(s.probability(&7), (BigUint::from(1u32), BigUint::from(6u32)));
-        assert_eq!(s.probability(&2), (BigUint::from(1u32), BigUint::from(36u32)));
+        assert_eq!(
+            s.probability(&7),
+            (BigUint::from(1u32), BigUint::from(6u32))
+        );
+        assert_eq!(
+            s.probability(&2),
+            (BigUint::from(1u32), BigUint::from(36u32))
+        );
     }
 
     #[test]
     fn mixture_weights_components_by_branch_probability() {
         let coin = Dist::uniform([0i64, 1]);
         let d4 = Dist::uniform(1..=4i64);
-        let m = mixture(vec![(BigUint::from(1u32), coin), (BigUint::from(1u32), d4)], &BigUint::from(2u32));
-        assert_eq!(m.probability(&1), (BigUint::from(3u32), BigUint::from(8u32)));
-        assert_eq!(m.probability(&0), (BigUint::from(1u32), BigUint::from(4u32)));
+        let m = mixture(
+            vec![(BigUint::from(1u32), coin), (BigUint::from(1u32), d4)],
+            &BigUint::from(2u32),
+        );
+        assert_eq!(
+            m.probability(&1),
+            (BigUint::from(3u32), BigUint::from(8u32))
+        );
+        assert_eq!(
+            m.probability(&0),
+            (BigUint::from(1u32), BigUint::from(4u32))
+        );
     }
 
     #[test]
     fn binomials() {
         assert_eq!(binomial(5, 2), BigUint::from(10u32));
-        assert_eq!(binomial(100, 50).to_string(), "100891344545564193334812497256");
+        assert_eq!(
+            binomial(100, 50).to_string(),
+            "100891344545564193334812497256"
+        );
         assert_eq!(binomial(3, 4), BigUint::zero());
     }
 }

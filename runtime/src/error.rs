@@ -3,8 +3,15 @@
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RunError {
     #[error("`{name}` is unknown (`?`) in the rules ({file}:{line}){}; supply a value with `--assume {name}=VALUE` or an assumptions file", note.as_ref().map(|n| format!(": {n}")).unwrap_or_default())]
-    NeedsAssumption { name: String, note: Option<String>, file: String, line: u32 },
-    #[error("`{0}` is a function of the game engine: it needs a game in progress and cannot be evaluated on its own")]
+    NeedsAssumption {
+        name: String,
+        note: Option<String>,
+        file: String,
+        line: u32,
+    },
+    #[error(
+        "`{0}` is a function of the game engine: it needs a game in progress and cannot be evaluated on its own"
+    )]
     NeedsGame(String),
     #[error("a choice point (`choose`) needs a decision: run it in a game with a policy")]
     NeedsDecision,
@@ -22,6 +29,8 @@ pub enum RunError {
     Overflow,
     #[error("{what} is {size}; the limit is {limit}")]
     Limit { what: String, size: u64, limit: u64 },
-    #[error("exact enumeration would need about {estimate} steps (limit {limit}); use `--samples N` for a Monte Carlo estimate with a 95% interval")]
+    #[error(
+        "exact enumeration would need about {estimate} steps (limit {limit}); use `--samples N` for a Monte Carlo estimate with a 95% interval"
+    )]
     TooLarge { estimate: String, limit: u64 },
 }

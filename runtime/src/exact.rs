@@ -50,8 +50,18 @@ pub struct Exact<'p> {
 
 impl<'p> Exact<'p> {
     pub fn new(program: &'p Program, assumptions: &'p Assumptions, limit: u64) -> Self {
-        let reads = program.procs.iter().map(|p| slot_reads(&p.body, p.n_slots as usize)).collect();
-        Exact { interp: Interp::new(program, assumptions), program, limit, work: std::cell::Cell::new(0), reads }
+        let reads = program
+            .procs
+            .iter()
+            .map(|p| slot_reads(&p.body, p.n_slots as usize))
+            .collect();
+        Exact {
+            interp: Interp::new(program, assumptions),
+            program,
+            limit,
+            work: std::cell::Cell::new(0),
+            reads,
+        }
     }
 
     /// Work spent so far (pairs combined plus paths explored).
@@ -63,7 +73,10 @@ impl<'p> Exact<'p> {
         let w = self.work.get().saturating_add(n);
         self.work.set(w);
         if w > self.limit {
-            return Err(RunError::TooLarge { estimate: format!("{w} or more"), limit: self.limit });
+            return Err(RunError::TooLarge {
+                estimate: format!("{w} or more"),
+                limit: self.limit,
+            });
         }
         Ok(())
     }
@@ -72,7 +85,10 @@ impl<'p> Exact<'p> {
     fn charge_product(&self, a: usize, b: usize) -> Result<(), RunError> {
         let n = (a as u64).saturating_mul(b as u64);
         if n > self.limit {
-            return Err(RunError::TooLarge { estimate: n.to_string(), limit: self.limit });
+            return Err(RunError::TooLarge {
+                estimate: n.to_string(),
+                limit: self.limit,
+            });
         }
         self.charge(n)
     }
@@ -81,17 +97,32 @@ impl<'p> Exact<'p> {
     pub fn run(&self, proc: u32, args: Vec<Val>) -> Result<Dist<OutcomeKey>, RunError> {
         let p = &self.program.procs[proc as usize];
         let mut slots: Vec<Slot> = args.into_iter().map(Slot::Fixed).collect();
-        slots.resize(p.n_slots.max(p.params.len() as u32) as usize, Slot::Fixed(Val::Unit));
-        let env = Env { slots, effects: Vec::new() };
-        let mut d = self.exec(proc, vec![Cont::Stmts(&p.body)], env, BigUint::one())?;
-        d.reduce();
-        Ok(d)
+        slots.resize(
+            p.n_slots.max(p.params.len() as u32) as usize,
+            Slot::Fixed(Val::Unit),
+        );
+        let env = Env {
+            slots,
+            effects: Vec::new(),
+        };
+        // Not reduced: a pure sum keeps its natural denominator (6^100 for 100d6), which
+        // callers may show beside the reduced fractions.
+        self.exec(proc, vec![Cont::Stmts(&p.body)], env, BigUint::one())
     }
 
-    fn exec<'a>(&'a self, proc: u32, mut stack: Vec<Cont<'a>>, mut env: Env, paths: BigUint) -> Result<Dist<OutcomeKey>, RunError> {
+    fn exec<'a>(
+        &'a self,
+        proc: u32,
+        mut stack: Vec<Cont<'a>>,
+        mut env: Env,
+        paths: BigUint,
+    ) -> Result<Dist<OutcomeKey>, RunError> {
         self.charge(1)?;
         if paths > BigUint::from(self.limit) {
-            return Err(RunError::TooLarge { estimate: format!("{paths} paths"), limit: self.limit });
+            return Err(RunError::TooLarge {
+                estimate: format!("{paths} paths"),
+                limit: self.limit,
+            });
         }
         loop {
             let Some(top) = stack.pop() else {
@@ -119,14 +150,21 @@ impl<'p> Exact<'p> {
                 }
                 Cont::Stmts(s) => s,
             };
-            let Some((first, rest)) = stmts.split_first() else { continue };
+            let Some((first, rest)) = stmts.split_first() else {
+                continue;
+            };
             stack.push(Cont::Stmts(rest));
             match first {
                 Stmt::Let { slot, value } => {
                     let d = self.eval(value, &env)?.map(|v| normalize(v.clone()));
                     if let Some(v) = d.as_point() {
                         env.slots[*slot as usize] = Slot::Fixed(v.clone());
-                    } else if self.reads[proc as usize].get(*slot as usize).copied().unwrap_or(2) <= 1 {
+                    } else if self.reads[proc as usize]
+                        .get(*slot as usize)
+                        .copied()
+                        .unwrap_or(2)
+                        <= 1
+                    {
                         env.slots[*slot as usize] = Slot::Lazy(d);
                     } else {
                         return self.branch(proc, stack, env, &paths, &d, |env, v| {
@@ -135,19 +173,29 @@ impl<'p> Exact<'p> {
                         });
                     }
                 }
-                Stmt::If { cond, then, otherwise } => {
+                Stmt::If {
+                    cond,
+                    then,
+                    otherwise,
+                } => {
                     let d = self.eval(cond, &env)?;
                     return self.branch(proc, stack, env, &paths, &d, |_, v| {
-                        Some(Cont::Stmts(if matches!(v, Val::Bool(true)) { then } else { otherwise }))
+                        Some(Cont::Stmts(if matches!(v, Val::Bool(true)) {
+                            then
+                        } else {
+                            otherwise
+                        }))
                     });
                 }
                 Stmt::Bands { scrutinee, arms } => {
                     let d = self.eval(scrutinee, &env)?.map(|v| normalize(v.clone()));
                     let by_arm = d.try_map(|v| {
-                        arms.iter().position(|a| a.patterns.iter().any(|p| matches(p, v))).ok_or_else(|| RunError::NoBand {
-                            value: v.show(self.program),
-                            proc: self.program.procs[proc as usize].name.clone(),
-                        })
+                        arms.iter()
+                            .position(|a| a.patterns.iter().any(|p| matches(p, v)))
+                            .ok_or_else(|| RunError::NoBand {
+                                value: v.show(self.program),
+                                proc: self.program.procs[proc as usize].name.clone(),
+                            })
                     })?;
                     let mut branches = Vec::new();
                     for (i, w) in &by_arm.weights {
@@ -155,7 +203,8 @@ impl<'p> Exact<'p> {
                         let mut st: Vec<Cont> = stack.iter().map(clone_cont).collect();
                         st.push(Cont::ArmEnd(arm));
                         st.push(Cont::Stmts(&arm.body));
-                        let sub = self.exec(proc, st, env.clone(), &paths * by_arm.weights.len())?;
+                        let sub =
+                            self.exec(proc, st, env.clone(), &paths * by_arm.weights.len())?;
                         branches.push((w.clone(), sub));
                     }
                     return Ok(mixture(branches, &by_arm.total));
@@ -173,12 +222,23 @@ impl<'p> Exact<'p> {
                 Stmt::For { slot, iter, body } => {
                     let d = self.eval(iter, &env)?;
                     let Some(list) = d.as_point() else {
-                        return Err(RunError::Type("exact evaluation cannot iterate over a random set".into()));
+                        return Err(RunError::Type(
+                            "exact evaluation cannot iterate over a random set".into(),
+                        ));
                     };
                     let items = match list {
                         Val::List(v) => v.clone(),
-                        Val::Range(Some(a), Some(b)) if b.saturating_sub(*a) <= crate::interp::MAX_LOOP => (*a..=*b).map(Val::Int).collect(),
-                        other => return Err(RunError::Type(format!("expected a list, found {}", other.show(self.program)))),
+                        Val::Range(Some(a), Some(b))
+                            if b.saturating_sub(*a) <= crate::interp::MAX_LOOP =>
+                        {
+                            (*a..=*b).map(Val::Int).collect()
+                        }
+                        other => {
+                            return Err(RunError::Type(format!(
+                                "expected a list, found {}",
+                                other.show(self.program)
+                            )));
+                        }
                     };
                     for it in items.into_iter().rev() {
                         stack.push(Cont::Stmts(body));
@@ -191,20 +251,31 @@ impl<'p> Exact<'p> {
                     for (v, w) in &d.weights {
                         let n = self.int(v)?;
                         if n > crate::interp::MAX_LOOP {
-                            return Err(RunError::Limit { what: "`repeat` count".into(), size: n as u64, limit: crate::interp::MAX_LOOP as u64 });
+                            return Err(RunError::Limit {
+                                what: "`repeat` count".into(),
+                                size: n as u64,
+                                limit: crate::interp::MAX_LOOP as u64,
+                            });
                         }
                         let mut st: Vec<Cont> = stack.iter().map(clone_cont).collect();
                         for _ in 0..n.max(0) {
                             st.push(Cont::Stmts(body));
                         }
-                        branches.push((w.clone(), self.exec(proc, st, env.clone(), &paths * d.len())?));
+                        branches.push((
+                            w.clone(),
+                            self.exec(proc, st, env.clone(), &paths * d.len())?,
+                        ));
                     }
                     return Ok(mixture(branches, &d.total));
                 }
                 Stmt::Require(c) => {
                     let d = self.eval(c, &env)?;
                     return self.branch(proc, stack, env, &paths, &d, |_, v| {
-                        if matches!(v, Val::Bool(true)) { None } else { Some(Cont::ArmEnd(illegal_arm())) }
+                        if matches!(v, Val::Bool(true)) {
+                            None
+                        } else {
+                            Some(Cont::ArmEnd(illegal_arm()))
+                        }
                     });
                 }
                 Stmt::Expr(e) => {
@@ -237,7 +308,14 @@ impl<'p> Exact<'p> {
         Ok(mixture(branches, &d.total))
     }
 
-    fn branch_effect<'a>(&'a self, proc: u32, stack: Vec<Cont<'a>>, env: Env, paths: &BigUint, d: Dist<EffectRec>) -> Result<Dist<OutcomeKey>, RunError> {
+    fn branch_effect<'a>(
+        &'a self,
+        proc: u32,
+        stack: Vec<Cont<'a>>,
+        env: Env,
+        paths: &BigUint,
+        d: Dist<EffectRec>,
+    ) -> Result<Dist<OutcomeKey>, RunError> {
         let mut branches = Vec::with_capacity(d.len());
         let more = paths * d.len();
         for (rec, w) in &d.weights {
@@ -252,13 +330,28 @@ impl<'p> Exact<'p> {
     fn effect(&self, e: &ir::Effect, env: &Env) -> Result<Dist<EffectRec>, RunError> {
         Ok(match e {
             ir::Effect::Eliminate(x) => self.eval(x, env)?.map(|v| EffectRec::Eliminate(v.clone())),
-            ir::Effect::Place { marker, target } => self.eval(target, env)?.map(|v| EffectRec::Place { marker: *marker, target: v.clone() }),
-            ir::Effect::Remove { marker, target } => self.eval(target, env)?.map(|v| EffectRec::Remove { marker: *marker, target: v.clone() }),
+            ir::Effect::Place { marker, target } => {
+                self.eval(target, env)?.map(|v| EffectRec::Place {
+                    marker: *marker,
+                    target: v.clone(),
+                })
+            }
+            ir::Effect::Remove { marker, target } => {
+                self.eval(target, env)?.map(|v| EffectRec::Remove {
+                    marker: *marker,
+                    target: v.clone(),
+                })
+            }
             ir::Effect::Move { what, to } => {
                 let a = self.eval(what, env)?;
                 let b = self.eval(to, env)?;
                 self.charge_product(a.len(), b.len())?;
-                product(&a, &b, |x, y| Ok::<_, RunError>(EffectRec::Move { what: x.clone(), to: y.clone() }))?
+                product(&a, &b, |x, y| {
+                    Ok::<_, RunError>(EffectRec::Move {
+                        what: x.clone(),
+                        to: y.clone(),
+                    })
+                })?
             }
             ir::Effect::Score { side, op, value } => {
                 let op = match op {
@@ -266,15 +359,29 @@ impl<'p> Exact<'p> {
                     ir::ScoreOp::Sub => ScoreOpRec::Sub,
                     ir::ScoreOp::Set => ScoreOpRec::Set,
                 };
-                self.eval(value, env)?.try_map(|v| Ok(EffectRec::Score { side: *side, op, value: self.int(v)? }))?
+                self.eval(value, env)?.try_map(|v| {
+                    Ok(EffectRec::Score {
+                        side: *side,
+                        op,
+                        value: self.int(v)?,
+                    })
+                })?
             }
             ir::Effect::Win(s) => Dist::point(EffectRec::Win(*s)),
-            ir::Effect::Undecided(u) => return Err(self.interp.constant(&Value::Unknown(*u)).err().unwrap_or(RunError::NeedsDecision)),
+            ir::Effect::Undecided(u) => {
+                return Err(self
+                    .interp
+                    .constant(&Value::Unknown(*u))
+                    .err()
+                    .unwrap_or(RunError::NeedsDecision));
+            }
         })
     }
 
     fn int(&self, v: &Val) -> Result<i64, RunError> {
-        v.as_int().ok_or_else(|| RunError::Type(format!("expected a number, found {}", v.show(self.program))))
+        v.as_int().ok_or_else(|| {
+            RunError::Type(format!("expected a number, found {}", v.show(self.program)))
+        })
     }
 
     fn die_dist(&self, die: u32) -> Result<Dist<i64>, RunError> {
@@ -283,7 +390,11 @@ impl<'p> Exact<'p> {
             let mut dummy = crate::rng::Dice::new(0);
             let mut host = crate::interp::NoGame;
             let mut ctx = crate::interp::Ctx::new(&mut dummy, &mut host);
-            return Err(self.interp.roll(die, &mut ctx).err().unwrap_or(RunError::Type("die without faces".into())));
+            return Err(self
+                .interp
+                .roll(die, &mut ctx)
+                .err()
+                .unwrap_or(RunError::Type("die without faces".into())));
         }
         Ok(Dist::uniform(faces.iter().copied()))
     }
@@ -291,30 +402,51 @@ impl<'p> Exact<'p> {
     /// Sum of `n` dice, by repeated convolution.
     fn sum_dist(&self, n: i64, die: u32) -> Result<Dist<i64>, RunError> {
         if !(0..=crate::interp::MAX_POOL).contains(&n) {
-            return Err(RunError::Limit { what: "pool size".into(), size: n.unsigned_abs(), limit: crate::interp::MAX_POOL as u64 });
+            return Err(RunError::Limit {
+                what: "pool size".into(),
+                size: n.unsigned_abs(),
+                limit: crate::interp::MAX_POOL as u64,
+            });
         }
         let one = self.die_dist(die)?;
         let mut acc = Dist::point(0i64);
         for _ in 0..n {
             self.charge_product(acc.len(), one.len())?;
-            acc = product(&acc, &one, |a, b| a.checked_add(*b).ok_or(RunError::Overflow))?;
+            acc = product(&acc, &one, |a, b| {
+                a.checked_add(*b).ok_or(RunError::Overflow)
+            })?;
         }
         Ok(acc)
     }
 
     /// How many of `n` dice land in `[lo, hi]`: a binomial.
-    fn count_dist(&self, n: i64, die: u32, lo: Option<i64>, hi: Option<i64>) -> Result<Dist<i64>, RunError> {
+    fn count_dist(
+        &self,
+        n: i64,
+        die: u32,
+        lo: Option<i64>,
+        hi: Option<i64>,
+    ) -> Result<Dist<i64>, RunError> {
         if !(0..=crate::interp::MAX_POOL).contains(&n) {
-            return Err(RunError::Limit { what: "pool size".into(), size: n.unsigned_abs(), limit: crate::interp::MAX_POOL as u64 });
+            return Err(RunError::Limit {
+                what: "pool size".into(),
+                size: n.unsigned_abs(),
+                limit: crate::interp::MAX_POOL as u64,
+            });
         }
         self.charge(n as u64 + 1)?;
         let faces = &self.program.dice[die as usize].faces;
         let f = faces.len() as u64;
-        let s = faces.iter().filter(|x| lo.is_none_or(|l| **x >= l) && hi.is_none_or(|h| **x <= h)).count() as u64;
+        let s = faces
+            .iter()
+            .filter(|x| lo.is_none_or(|l| **x >= l) && hi.is_none_or(|h| **x <= h))
+            .count() as u64;
         let n = n as u64;
         let mut w = BTreeMap::new();
         for k in 0..=n {
-            let ways = binomial(n, k) * BigUint::from(s).pow(k as u32) * BigUint::from(f - s).pow((n - k) as u32);
+            let ways = binomial(n, k)
+                * BigUint::from(s).pow(k as u32)
+                * BigUint::from(f - s).pow((n - k) as u32);
             w.insert(k as i64, ways);
         }
         Ok(Dist::from_weights(w, BigUint::from(f).pow(n as u32)))
@@ -324,7 +456,11 @@ impl<'p> Exact<'p> {
     /// end, choosing how many dice show each.
     fn keep_dist(&self, k: i64, n: i64, die: u32, highest: bool) -> Result<Dist<i64>, RunError> {
         if !(0..=crate::interp::MAX_POOL).contains(&n) {
-            return Err(RunError::Limit { what: "pool size".into(), size: n.unsigned_abs(), limit: crate::interp::MAX_POOL as u64 });
+            return Err(RunError::Limit {
+                what: "pool size".into(),
+                size: n.unsigned_abs(),
+                limit: crate::interp::MAX_POOL as u64,
+            });
         }
         let n = n as u64;
         let k = k.clamp(0, n as i64) as u64;
@@ -332,7 +468,11 @@ impl<'p> Exact<'p> {
         for f in &self.program.dice[die as usize].faces {
             *faces.entry(*f).or_default() += 1;
         }
-        let order: Vec<(i64, u64)> = if highest { faces.into_iter().rev().collect() } else { faces.into_iter().collect() };
+        let order: Vec<(i64, u64)> = if highest {
+            faces.into_iter().rev().collect()
+        } else {
+            faces.into_iter().collect()
+        };
         // state: dice placed so far → (kept sum → ways)
         let mut states: BTreeMap<u64, BTreeMap<i64, BigUint>> = BTreeMap::new();
         states.entry(0).or_default().insert(0, BigUint::one());
@@ -354,7 +494,10 @@ impl<'p> Exact<'p> {
             states = next;
         }
         let total = BigUint::from(self.program.dice[die as usize].faces.len()).pow(n as u32);
-        Ok(Dist::from_weights(states.remove(&n).unwrap_or_default(), total))
+        Ok(Dist::from_weights(
+            states.remove(&n).unwrap_or_default(),
+            total,
+        ))
     }
 
     /// The pool an expression denotes: `(count distribution, die)`.
@@ -394,10 +537,17 @@ impl<'p> Exact<'p> {
             Expr::Unary { op, operand } => {
                 let d = self.eval(operand, env)?;
                 match op {
-                    UnOp::Neg => d.try_map(|v| Ok(Val::Int(self.int(v)?.checked_neg().ok_or(RunError::Overflow)?)))?,
+                    UnOp::Neg => d.try_map(|v| {
+                        Ok(Val::Int(
+                            self.int(v)?.checked_neg().ok_or(RunError::Overflow)?,
+                        ))
+                    })?,
                     UnOp::Not => d.try_map(|v| match v {
                         Val::Bool(b) => Ok(Val::Bool(!b)),
-                        other => Err(RunError::Type(format!("`not` needs a condition, found {}", other.show(self.program)))),
+                        other => Err(RunError::Type(format!(
+                            "`not` needs a condition, found {}",
+                            other.show(self.program)
+                        ))),
                     })?,
                 }
             }
@@ -406,16 +556,34 @@ impl<'p> Exact<'p> {
                 let b = self.eval(rhs, env)?;
                 self.charge_product(a.len(), b.len())?;
                 match op {
-                    BinOp::And => product(&a, &b, |x, y| Ok::<_, RunError>(Val::Bool(x.as_bool().unwrap_or(false) && y.as_bool().unwrap_or(false))))?,
-                    BinOp::Or => product(&a, &b, |x, y| Ok::<_, RunError>(Val::Bool(x.as_bool().unwrap_or(false) || y.as_bool().unwrap_or(false))))?,
-                    _ => product(&a, &b, |x, y| binary(*op, &normalize(x.clone()), &normalize(y.clone())))?,
+                    BinOp::And => product(&a, &b, |x, y| {
+                        Ok::<_, RunError>(Val::Bool(
+                            x.as_bool().unwrap_or(false) && y.as_bool().unwrap_or(false),
+                        ))
+                    })?,
+                    BinOp::Or => product(&a, &b, |x, y| {
+                        Ok::<_, RunError>(Val::Bool(
+                            x.as_bool().unwrap_or(false) || y.as_bool().unwrap_or(false),
+                        ))
+                    })?,
+                    _ => product(&a, &b, |x, y| {
+                        binary(*op, &normalize(x.clone()), &normalize(y.clone()))
+                    })?,
                 }
             }
-            Expr::If { cond, then, otherwise } => {
+            Expr::If {
+                cond,
+                then,
+                otherwise,
+            } => {
                 let c = self.eval(cond, env)?;
                 let mut branches = Vec::new();
                 for (v, w) in &c.weights {
-                    let d = if matches!(v, Val::Bool(true)) { self.eval(then, env)? } else { self.eval(otherwise, env)? };
+                    let d = if matches!(v, Val::Bool(true)) {
+                        self.eval(then, env)?
+                    } else {
+                        self.eval(otherwise, env)?
+                    };
                     branches.push((w.clone(), d));
                 }
                 mixture(branches, &c.total)
@@ -453,7 +621,9 @@ impl<'p> Exact<'p> {
                     self.interp.lookup(*table, &keys)
                 })?
             }
-            Expr::Field { base, field } => self.eval(base, env)?.try_map(|b| self.interp.field(b, field))?,
+            Expr::Field { base, field } => self
+                .eval(base, env)?
+                .try_map(|b| self.interp.field(b, field))?,
             Expr::List(items) => self.tuples(items, env)?.map(|v| Val::List(v.clone())),
         })
     }
@@ -477,8 +647,14 @@ impl<'p> Exact<'p> {
     fn stack(&self, stack: u32, args: &[Val]) -> Result<Dist<Val>, RunError> {
         let st = &self.program.stacks[stack as usize];
         let mut slots: Vec<Slot> = args.iter().cloned().map(Slot::Fixed).collect();
-        slots.resize((st.n_slots as usize).max(st.params.len()), Slot::Fixed(Val::Unit));
-        let env = Env { slots, effects: Vec::new() };
+        slots.resize(
+            (st.n_slots as usize).max(st.params.len()),
+            Slot::Fixed(Val::Unit),
+        );
+        let env = Env {
+            slots,
+            effects: Vec::new(),
+        };
         let mut total: Dist<i64> = Dist::point(0);
         for en in &st.entries {
             let applies = match &en.when {
@@ -494,7 +670,11 @@ impl<'p> Exact<'p> {
                         None => Dist::point(Val::Int(1)),
                     };
                     self.charge_product(v.len(), per.len())?;
-                    product(&v, &per, |x, y| self.int(x)?.checked_mul(self.int(y)?).ok_or(RunError::Overflow))?
+                    product(&v, &per, |x, y| {
+                        self.int(x)?
+                            .checked_mul(self.int(y)?)
+                            .ok_or(RunError::Overflow)
+                    })?
                 } else {
                     Dist::point(0)
                 };
@@ -502,7 +682,9 @@ impl<'p> Exact<'p> {
             }
             let contribution = mixture(branches, &applies.total);
             self.charge_product(total.len(), contribution.len())?;
-            total = product(&total, &contribution, |x, y| x.checked_add(*y).ok_or(RunError::Overflow))?;
+            total = product(&total, &contribution, |x, y| {
+                x.checked_add(*y).ok_or(RunError::Overflow)
+            })?;
         }
         Ok(total.map(|t| {
             let mut t = *t;
@@ -517,19 +699,27 @@ impl<'p> Exact<'p> {
     }
 
     fn builtin(&self, func: Builtin, args: &[Expr], env: &Env) -> Result<Dist<Val>, RunError> {
-        let ints2 = |this: &Self, f: &dyn Fn(i64, i64) -> Result<i64, RunError>| -> Result<Dist<Val>, RunError> {
+        let ints2 = |this: &Self,
+                     f: &dyn Fn(i64, i64) -> Result<i64, RunError>|
+         -> Result<Dist<Val>, RunError> {
             let mut acc = this.eval(&args[0], env)?.map(|v| normalize(v.clone()));
             for a in &args[1..] {
                 let d = this.eval(a, env)?;
                 this.charge_product(acc.len(), d.len())?;
-                acc = product(&acc, &d, |x, y| Ok::<_, RunError>(Val::Int(f(this.int(x)?, this.int(&normalize(y.clone()))?)?)))?;
+                acc = product(&acc, &d, |x, y| {
+                    Ok::<_, RunError>(Val::Int(f(this.int(x)?, this.int(&normalize(y.clone()))?)?))
+                })?;
             }
             Ok(acc)
         };
         Ok(match func {
             Builtin::Min => ints2(self, &|a, b| Ok(a.min(b)))?,
             Builtin::Max => ints2(self, &|a, b| Ok(a.max(b)))?,
-            Builtin::Abs => self.eval(&args[0], env)?.try_map(|v| Ok(Val::Int(self.int(v)?.checked_abs().ok_or(RunError::Overflow)?)))?,
+            Builtin::Abs => self.eval(&args[0], env)?.try_map(|v| {
+                Ok(Val::Int(
+                    self.int(v)?.checked_abs().ok_or(RunError::Overflow)?,
+                ))
+            })?,
             Builtin::DivUp => ints2(self, &div_up)?,
             Builtin::Clamp => {
                 let t = self.tuples(args, env)?;
@@ -550,14 +740,25 @@ impl<'p> Exact<'p> {
                         let mut branches = Vec::new();
                         for (k, w) in &ks.weights {
                             let k = self.int(k)?;
-                            branches.push((w.clone(), self.over_counts(&counts, |n| self.keep_dist(k, n, die, func == Builtin::Highest))?));
+                            branches.push((
+                                w.clone(),
+                                self.over_counts(&counts, |n| {
+                                    self.keep_dist(k, n, die, func == Builtin::Highest)
+                                })?,
+                            ));
                         }
                         mixture(branches, &ks.total)
                     }
                     None => {
                         let v = self.eval(&args[1], env)?;
                         self.charge_product(ks.len(), v.len())?;
-                        product(&ks, &v, |k, x| Ok::<_, RunError>(Val::Int(if self.int(k)? >= 1 { self.int(&normalize(x.clone()))? } else { 0 })))?
+                        product(&ks, &v, |k, x| {
+                            Ok::<_, RunError>(Val::Int(if self.int(k)? >= 1 {
+                                self.int(&normalize(x.clone()))?
+                            } else {
+                                0
+                            }))
+                        })?
                     }
                 }
             }
@@ -571,9 +772,17 @@ impl<'p> Exact<'p> {
                                 (Builtin::Successes, v) => (Some(self.int(v)?), None),
                                 (_, Val::Range(lo, hi)) => (*lo, *hi),
                                 (_, Val::Int(n)) => (Some(*n), Some(*n)),
-                                (_, other) => return Err(RunError::Type(format!("`count` needs a range, found {}", other.show(self.program)))),
+                                (_, other) => {
+                                    return Err(RunError::Type(format!(
+                                        "`count` needs a range, found {}",
+                                        other.show(self.program)
+                                    )));
+                                }
                             };
-                            branches.push((w.clone(), self.over_counts(&counts, |n| self.count_dist(n, die, lo, hi))?));
+                            branches.push((
+                                w.clone(),
+                                self.over_counts(&counts, |n| self.count_dist(n, die, lo, hi))?,
+                            ));
                         }
                         mixture(branches, &ranges.total)
                     }
@@ -584,7 +793,9 @@ impl<'p> Exact<'p> {
                             let x = self.int(&normalize(x.clone()))?;
                             let hit = match (func, r) {
                                 (Builtin::Successes, t) => x >= self.int(t)?,
-                                (_, Val::Range(lo, hi)) => lo.is_none_or(|l| x >= l) && hi.is_none_or(|h| x <= h),
+                                (_, Val::Range(lo, hi)) => {
+                                    lo.is_none_or(|l| x >= l) && hi.is_none_or(|h| x <= h)
+                                }
                                 (_, t) => x == self.int(t)?,
                             };
                             Ok::<_, RunError>(Val::Int(i64::from(hit)))
@@ -607,7 +818,12 @@ impl<'p> Exact<'p> {
                     };
                     let inside = |x: i64| lo.is_none_or(|l| x >= l) && hi.is_none_or(|h| x <= h);
                     let mut weights: BTreeMap<Val, BigUint> = BTreeMap::new();
-                    let again: BigUint = one.weights.iter().filter(|(f, _)| inside(**f)).map(|(_, w)| w.clone()).sum();
+                    let again: BigUint = one
+                        .weights
+                        .iter()
+                        .filter(|(f, _)| inside(**f))
+                        .map(|(_, w)| w.clone())
+                        .sum();
                     for (f, fw) in &one.weights {
                         let mut x = BigUint::zero();
                         if !inside(*f) {
@@ -616,7 +832,10 @@ impl<'p> Exact<'p> {
                         x += &again * fw;
                         weights.insert(Val::Int(*f), x);
                     }
-                    branches.push((w.clone(), Dist::from_weights(weights, &one.total * &one.total)));
+                    branches.push((
+                        w.clone(),
+                        Dist::from_weights(weights, &one.total * &one.total),
+                    ));
                 }
                 mixture(branches, &ranges.total)
             }
@@ -661,12 +880,19 @@ fn slot_reads(body: &[Stmt], n: usize) -> Vec<u32> {
                 expr(lhs, w, r);
                 expr(rhs, w, r);
             }
-            Expr::If { cond, then, otherwise } => {
+            Expr::If {
+                cond,
+                then,
+                otherwise,
+            } => {
                 expr(cond, w, r);
                 expr(then, w, r);
                 expr(otherwise, w, r);
             }
-            Expr::Builtin { args, .. } | Expr::Host { args, .. } | Expr::Call { args, .. } | Expr::Stack { args, .. } => args.iter().for_each(|a| expr(a, w, r)),
+            Expr::Builtin { args, .. }
+            | Expr::Host { args, .. }
+            | Expr::Call { args, .. }
+            | Expr::Stack { args, .. } => args.iter().for_each(|a| expr(a, w, r)),
             Expr::Lookup { keys, .. } => keys.iter().for_each(|a| expr(a, w, r)),
             Expr::Field { base, .. } => expr(base, w, r),
             Expr::List(items) => items.iter().for_each(|a| expr(a, w, r)),
@@ -676,7 +902,11 @@ fn slot_reads(body: &[Stmt], n: usize) -> Vec<u32> {
         for s in b {
             match s {
                 Stmt::Let { value, .. } => expr(value, w, r),
-                Stmt::If { cond, then, otherwise } => {
+                Stmt::If {
+                    cond,
+                    then,
+                    otherwise,
+                } => {
                     expr(cond, w, r);
                     stmts(then, w, r);
                     stmts(otherwise, w, r);
@@ -694,7 +924,9 @@ fn slot_reads(body: &[Stmt], n: usize) -> Vec<u32> {
                 Stmt::Outcome(_) => {}
                 Stmt::Effect(ef) => match ef {
                     ir::Effect::Eliminate(x) => expr(x, w, r),
-                    ir::Effect::Place { target, .. } | ir::Effect::Remove { target, .. } => expr(target, w, r),
+                    ir::Effect::Place { target, .. } | ir::Effect::Remove { target, .. } => {
+                        expr(target, w, r)
+                    }
                     ir::Effect::Move { what, to } => {
                         expr(what, w, r);
                         expr(to, w, r);
@@ -702,7 +934,10 @@ fn slot_reads(body: &[Stmt], n: usize) -> Vec<u32> {
                     ir::Effect::Score { value, .. } => expr(value, w, r),
                     ir::Effect::Win(_) | ir::Effect::Undecided(_) => {}
                 },
-                Stmt::Choose { from, body, .. } | Stmt::For { iter: from, body, .. } => {
+                Stmt::Choose { from, body, .. }
+                | Stmt::For {
+                    iter: from, body, ..
+                } => {
                     expr(from, w, r);
                     stmts(body, 2, r);
                 }

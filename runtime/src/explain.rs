@@ -13,7 +13,13 @@ pub struct Explained {
     pub draws: u64,
 }
 
-pub fn run(program: &Program, assumptions: &Assumptions, proc: u32, args: Vec<Val>, seed: u64) -> Result<Explained, RunError> {
+pub fn run(
+    program: &Program,
+    assumptions: &Assumptions,
+    proc: u32,
+    args: Vec<Val>,
+    seed: u64,
+) -> Result<Explained, RunError> {
     let interp = Interp::new(program, assumptions);
     let mut dice = Dice::new(seed);
     let mut host = NoGame;
@@ -22,7 +28,11 @@ pub fn run(program: &Program, assumptions: &Assumptions, proc: u32, args: Vec<Va
         let mut ctx = Ctx::traced(&mut dice, &mut host, &mut events);
         interp.run(proc, args, &mut ctx)?
     };
-    Ok(Explained { outcome, events, draws: dice.draws() })
+    Ok(Explained {
+        outcome,
+        events,
+        draws: dice.draws(),
+    })
 }
 
 /// "(7.a.3 General fire procedure)"-style citation, or nothing.
@@ -37,11 +47,19 @@ pub fn cite(program: &Program, c: &Cite) -> String {
             _ => parts.push(label),
         }
     }
-    if parts.is_empty() { String::new() } else { format!(" ({})", parts.join("; ")) }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join("; "))
+    }
 }
 
 fn signed(n: i64) -> String {
-    if n >= 0 { format!("+{n}") } else { n.to_string() }
+    if n >= 0 {
+        format!("+{n}")
+    } else {
+        n.to_string()
+    }
 }
 
 /// The narrative, one line per step, indented by call depth.
@@ -58,12 +76,27 @@ pub fn render(program: &Program, ex: &Explained) -> Vec<String> {
                 }
                 depth += 1;
             }
-            Event::Roll { die, face } => out.push(format!("{pad}roll {} → {face}", program.dice[*die as usize].name)),
-            Event::Let { name, value } => out.push(format!("{pad}{name} = {}", value.show(program))),
-            Event::Modifier { stack, entry, applied, value } => {
+            Event::Roll { die, face } => out.push(format!(
+                "{pad}roll {} → {face}",
+                program.dice[*die as usize].name
+            )),
+            Event::Let { name, value } => {
+                out.push(format!("{pad}{name} = {}", value.show(program)))
+            }
+            Event::Modifier {
+                stack,
+                entry,
+                applied,
+                value,
+            } => {
                 let en = &program.stacks[*stack as usize].entries[*entry];
                 if *applied {
-                    out.push(format!("{pad}  {} {}{}", signed(*value), en.label, cite(program, &en.cite)));
+                    out.push(format!(
+                        "{pad}  {} {}{}",
+                        signed(*value),
+                        en.label,
+                        cite(program, &en.cite)
+                    ));
                 } else {
                     out.push(format!("{pad}  · {} does not apply", en.label));
                 }
@@ -71,15 +104,32 @@ pub fn render(program: &Program, ex: &Explained) -> Vec<String> {
             Event::StackTotal { stack, raw, total } => {
                 let st = &program.stacks[*stack as usize];
                 if raw != total {
-                    out.push(format!("{pad}{} total {} (clamped from {}){}", st.name, signed(*total), signed(*raw), cite(program, &st.cite)));
+                    out.push(format!(
+                        "{pad}{} total {} (clamped from {}){}",
+                        st.name,
+                        signed(*total),
+                        signed(*raw),
+                        cite(program, &st.cite)
+                    ));
                 } else {
-                    out.push(format!("{pad}{} total {}{}", st.name, signed(*total), cite(program, &st.cite)));
+                    out.push(format!(
+                        "{pad}{} total {}{}",
+                        st.name,
+                        signed(*total),
+                        cite(program, &st.cite)
+                    ));
                 }
             }
             Event::Lookup { table, keys, cell } => {
                 let t = &program.tables[*table as usize];
                 let k: Vec<String> = keys.iter().map(|k| k.show(program)).collect();
-                out.push(format!("{pad}table {}[{}] → {}{}", t.name, k.join(", "), cell.show(program), cite(program, &t.cite)));
+                out.push(format!(
+                    "{pad}table {}[{}] → {}{}",
+                    t.name,
+                    k.join(", "),
+                    cell.show(program),
+                    cite(program, &t.cite)
+                ));
             }
             Event::Band { proc, value, arm } => {
                 let p = &program.procs[*proc as usize];
@@ -88,10 +138,18 @@ pub fn render(program: &Program, ex: &Explained) -> Vec<String> {
                     let pats: Vec<String> = a.patterns.iter().map(pattern).collect();
                     let what = a.outcome.clone().unwrap_or_else(|| "…".into());
                     let c = cite(program, &a.cite);
-                    let c = if c.is_empty() { cite(program, &p.cite) } else { c };
+                    let c = if c.is_empty() {
+                        cite(program, &p.cite)
+                    } else {
+                        c
+                    };
                     format!("{} → {what}{c}", pats.join(" | "))
                 });
-                out.push(format!("{pad}band for {}: {}", value.show(program), label.unwrap_or_else(|| format!("arm {}", arm + 1))));
+                out.push(format!(
+                    "{pad}band for {}: {}",
+                    value.show(program),
+                    label.unwrap_or_else(|| format!("arm {}", arm + 1))
+                ));
             }
             Event::Effect(r) => out.push(format!("{pad}effect: {}", r.show(program))),
             Event::Result(v) => out.push(format!("{pad}result {}", v.show(program))),
@@ -119,7 +177,11 @@ fn pattern(p: &sandtable_compiler::ir::KeyPattern) -> String {
 }
 
 /// The `arm`-th arm of the first bands statement whose arm matches `value`.
-fn find_arm<'a>(body: &'a [sandtable_compiler::ir::Stmt], arm: usize, value: &Val) -> Option<&'a sandtable_compiler::ir::Arm> {
+fn find_arm<'a>(
+    body: &'a [sandtable_compiler::ir::Stmt],
+    arm: usize,
+    value: &Val,
+) -> Option<&'a sandtable_compiler::ir::Arm> {
     use sandtable_compiler::ir::Stmt;
     for s in body {
         match s {
@@ -135,8 +197,12 @@ fn find_arm<'a>(body: &'a [sandtable_compiler::ir::Stmt], arm: usize, value: &Va
                     }
                 }
             }
-            Stmt::If { then, otherwise, .. } => {
-                if let Some(x) = find_arm(then, arm, value).or_else(|| find_arm(otherwise, arm, value)) {
+            Stmt::If {
+                then, otherwise, ..
+            } => {
+                if let Some(x) =
+                    find_arm(then, arm, value).or_else(|| find_arm(otherwise, arm, value))
+                {
                     return Some(x);
                 }
             }

@@ -19,13 +19,38 @@ pub const MAX_POOL: i64 = 100_000;
 /// What happened, step by step, for `explain`.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub enum Event {
-    Enter { proc: u32 },
-    Roll { die: u32, face: i64 },
-    Let { name: String, value: Val },
-    Modifier { stack: u32, entry: usize, applied: bool, value: i64 },
-    StackTotal { stack: u32, raw: i64, total: i64 },
-    Lookup { table: u32, keys: Vec<Val>, cell: Val },
-    Band { proc: u32, value: Val, arm: usize },
+    Enter {
+        proc: u32,
+    },
+    Roll {
+        die: u32,
+        face: i64,
+    },
+    Let {
+        name: String,
+        value: Val,
+    },
+    Modifier {
+        stack: u32,
+        entry: usize,
+        applied: bool,
+        value: i64,
+    },
+    StackTotal {
+        stack: u32,
+        raw: i64,
+        total: i64,
+    },
+    Lookup {
+        table: u32,
+        keys: Vec<Val>,
+        cell: Val,
+    },
+    Band {
+        proc: u32,
+        value: Val,
+        arm: usize,
+    },
     Effect(EffectRec),
     Result(Val),
     Outcome(String),
@@ -72,10 +97,20 @@ pub struct Ctx<'a> {
 
 impl<'a> Ctx<'a> {
     pub fn new(dice: &'a mut Dice, host: &'a mut dyn Host) -> Self {
-        Ctx { dice, host, trace: None, depth: 0 }
+        Ctx {
+            dice,
+            host,
+            trace: None,
+            depth: 0,
+        }
     }
     pub fn traced(dice: &'a mut Dice, host: &'a mut dyn Host, trace: &'a mut Vec<Event>) -> Self {
-        Ctx { dice, host, trace: Some(trace), depth: 0 }
+        Ctx {
+            dice,
+            host,
+            trace: Some(trace),
+            depth: 0,
+        }
     }
     fn event(&mut self, e: impl FnOnce() -> Event) {
         if let Some(t) = self.trace.as_deref_mut() {
@@ -97,28 +132,44 @@ struct Frame {
 
 impl<'p> Interp<'p> {
     pub fn new(program: &'p Program, assumptions: &'p Assumptions) -> Self {
-        Interp { program, assumptions }
+        Interp {
+            program,
+            assumptions,
+        }
     }
 
     /// Run a procedure with its arguments (one per parameter, defaults already filled).
     pub fn run(&self, proc: u32, args: Vec<Val>, ctx: &mut Ctx) -> Result<Outcome, RunError> {
         if ctx.depth >= MAX_CALL_DEPTH {
-            return Err(RunError::Limit { what: "call depth".into(), size: ctx.depth as u64, limit: MAX_CALL_DEPTH as u64 });
+            return Err(RunError::Limit {
+                what: "call depth".into(),
+                size: ctx.depth as u64,
+                limit: MAX_CALL_DEPTH as u64,
+            });
         }
         let p = &self.program.procs[proc as usize];
         let mut slots = args;
         slots.resize(p.n_slots.max(p.params.len() as u32) as usize, Val::Unit);
-        let mut frame = Frame { slots, effects: Vec::new(), proc };
+        let mut frame = Frame {
+            slots,
+            effects: Vec::new(),
+            proc,
+        };
         ctx.event(|| Event::Enter { proc });
         ctx.depth += 1;
         let flow = self.block(&p.body, &mut frame, ctx);
         ctx.depth -= 1;
         let key = match flow? {
             Flow::Done(k) => k,
-            Flow::Next if !frame.effects.is_empty() => OutcomeKey::Effects(frame.effects.iter().map(|e| e.show(self.program)).collect()),
+            Flow::Next if !frame.effects.is_empty() => {
+                OutcomeKey::Effects(frame.effects.iter().map(|e| e.show(self.program)).collect())
+            }
             Flow::Next => OutcomeKey::Nothing,
         };
-        Ok(Outcome { key, effects: frame.effects })
+        Ok(Outcome {
+            key,
+            effects: frame.effects,
+        })
     }
 
     fn block(&self, stmts: &[Stmt], f: &mut Frame, ctx: &mut Ctx) -> Result<Flow, RunError> {
@@ -139,14 +190,22 @@ impl<'p> Interp<'p> {
                     v => v,
                 };
                 if ctx.trace.is_some() {
-                    let name = self.program.procs[f.proc as usize].slot_names.get(*slot as usize).cloned().unwrap_or_default();
+                    let name = self.program.procs[f.proc as usize]
+                        .slot_names
+                        .get(*slot as usize)
+                        .cloned()
+                        .unwrap_or_default();
                     let vv = v.clone();
                     ctx.event(|| Event::Let { name, value: vv });
                 }
                 f.slots[*slot as usize] = v;
                 Ok(Flow::Next)
             }
-            Stmt::If { cond, then, otherwise } => {
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
                 if self.bool(cond, f, ctx)? {
                     self.block(then, f, ctx)
                 } else {
@@ -159,12 +218,22 @@ impl<'p> Interp<'p> {
                     Val::Pool(p) => Val::Int(p.iter().sum()),
                     v => v,
                 };
-                let Some(i) = arms.iter().position(|a| a.patterns.iter().any(|p| matches(p, &v))) else {
-                    return Err(RunError::NoBand { value: v.show(self.program), proc: self.program.procs[f.proc as usize].name.clone() });
+                let Some(i) = arms
+                    .iter()
+                    .position(|a| a.patterns.iter().any(|p| matches(p, &v)))
+                else {
+                    return Err(RunError::NoBand {
+                        value: v.show(self.program),
+                        proc: self.program.procs[f.proc as usize].name.clone(),
+                    });
                 };
                 let arm = &arms[i];
                 let vv = v.clone();
-                ctx.event(|| Event::Band { proc: f.proc, value: vv, arm: i });
+                ctx.event(|| Event::Band {
+                    proc: f.proc,
+                    value: vv,
+                    arm: i,
+                });
                 if let Flow::Done(k) = self.block(&arm.body, f, ctx)? {
                     return Ok(Flow::Done(k));
                 }
@@ -206,14 +275,21 @@ impl<'p> Interp<'p> {
                     return Err(RunError::Type("`choose` over an empty set".into()));
                 }
                 let i = ctx.host.choose(&options)?;
-                let v = options.get(i).cloned().ok_or_else(|| RunError::Type("choice out of range".into()))?;
+                let v = options
+                    .get(i)
+                    .cloned()
+                    .ok_or_else(|| RunError::Type("choice out of range".into()))?;
                 f.slots[*slot as usize] = v;
                 self.block(body, f, ctx)
             }
             Stmt::For { slot, iter, body } => {
                 let items = self.list(iter, f, ctx)?;
                 if items.len() as i64 > MAX_LOOP {
-                    return Err(RunError::Limit { what: "`for` iterations".into(), size: items.len() as u64, limit: MAX_LOOP as u64 });
+                    return Err(RunError::Limit {
+                        what: "`for` iterations".into(),
+                        size: items.len() as u64,
+                        limit: MAX_LOOP as u64,
+                    });
                 }
                 for it in items {
                     f.slots[*slot as usize] = it;
@@ -226,7 +302,11 @@ impl<'p> Interp<'p> {
             Stmt::Repeat { count, body } => {
                 let n = self.int(count, f, ctx)?;
                 if n > MAX_LOOP {
-                    return Err(RunError::Limit { what: "`repeat` count".into(), size: n as u64, limit: MAX_LOOP as u64 });
+                    return Err(RunError::Limit {
+                        what: "`repeat` count".into(),
+                        size: n as u64,
+                        limit: MAX_LOOP as u64,
+                    });
                 }
                 for _ in 0..n.max(0) {
                     if let Flow::Done(k) = self.block(body, f, ctx)? {
@@ -239,7 +319,9 @@ impl<'p> Interp<'p> {
                 if self.bool(c, f, ctx)? {
                     Ok(Flow::Next)
                 } else {
-                    Err(RunError::Illegal(self.program.procs[f.proc as usize].name.clone()))
+                    Err(RunError::Illegal(
+                        self.program.procs[f.proc as usize].name.clone(),
+                    ))
                 }
             }
             Stmt::Expr(e) => {
@@ -252,9 +334,18 @@ impl<'p> Interp<'p> {
     fn effect(&self, e: &ir::Effect, f: &mut Frame, ctx: &mut Ctx) -> Result<EffectRec, RunError> {
         Ok(match e {
             ir::Effect::Eliminate(x) => EffectRec::Eliminate(self.expr(x, f, ctx)?),
-            ir::Effect::Place { marker, target } => EffectRec::Place { marker: *marker, target: self.expr(target, f, ctx)? },
-            ir::Effect::Remove { marker, target } => EffectRec::Remove { marker: *marker, target: self.expr(target, f, ctx)? },
-            ir::Effect::Move { what, to } => EffectRec::Move { what: self.expr(what, f, ctx)?, to: self.expr(to, f, ctx)? },
+            ir::Effect::Place { marker, target } => EffectRec::Place {
+                marker: *marker,
+                target: self.expr(target, f, ctx)?,
+            },
+            ir::Effect::Remove { marker, target } => EffectRec::Remove {
+                marker: *marker,
+                target: self.expr(target, f, ctx)?,
+            },
+            ir::Effect::Move { what, to } => EffectRec::Move {
+                what: self.expr(what, f, ctx)?,
+                to: self.expr(to, f, ctx)?,
+            },
             ir::Effect::Score { side, op, value } => EffectRec::Score {
                 side: *side,
                 op: match op {
@@ -271,25 +362,49 @@ impl<'p> Interp<'p> {
 
     fn unknown(&self, id: u32) -> RunError {
         let u = &self.program.unknowns[id as usize];
-        RunError::NeedsAssumption { name: u.name.clone(), note: u.note.clone(), file: u.file.clone(), line: u.line }
+        RunError::NeedsAssumption {
+            name: u.name.clone(),
+            note: u.note.clone(),
+            file: u.file.clone(),
+            line: u.line,
+        }
     }
 
     /// A constant, with the book's unknowns replaced by assumptions or refused.
     pub fn constant(&self, v: &Value) -> Result<Val, RunError> {
         match v {
-            Value::Unknown(id) => self.assumptions.values.get(id).cloned().ok_or_else(|| self.unknown(*id)),
-            Value::List(items) => Ok(Val::List(items.iter().map(|x| self.constant(x)).collect::<Result<_, _>>()?)),
-            other => Val::from_const(other).ok_or_else(|| RunError::Type("unreadable constant".into())),
+            Value::Unknown(id) => self
+                .assumptions
+                .values
+                .get(id)
+                .cloned()
+                .ok_or_else(|| self.unknown(*id)),
+            Value::List(items) => Ok(Val::List(
+                items
+                    .iter()
+                    .map(|x| self.constant(x))
+                    .collect::<Result<_, _>>()?,
+            )),
+            other => {
+                Val::from_const(other).ok_or_else(|| RunError::Type("unreadable constant".into()))
+            }
         }
     }
 
     fn int(&self, e: &Expr, f: &mut Frame, ctx: &mut Ctx) -> Result<i64, RunError> {
         let v = self.expr(e, f, ctx)?;
-        v.as_int().ok_or_else(|| RunError::Type(format!("expected a number, found {}", v.show(self.program))))
+        v.as_int().ok_or_else(|| {
+            RunError::Type(format!("expected a number, found {}", v.show(self.program)))
+        })
     }
     fn bool(&self, e: &Expr, f: &mut Frame, ctx: &mut Ctx) -> Result<bool, RunError> {
         let v = self.expr(e, f, ctx)?;
-        v.as_bool().ok_or_else(|| RunError::Type(format!("expected true or false, found {}", v.show(self.program))))
+        v.as_bool().ok_or_else(|| {
+            RunError::Type(format!(
+                "expected true or false, found {}",
+                v.show(self.program)
+            ))
+        })
     }
     fn list(&self, e: &Expr, f: &mut Frame, ctx: &mut Ctx) -> Result<Vec<Val>, RunError> {
         match self.expr(e, f, ctx)? {
@@ -297,11 +412,18 @@ impl<'p> Interp<'p> {
             Val::Pool(v) => Ok(v.into_iter().map(Val::Int).collect()),
             Val::Range(Some(lo), Some(hi)) => {
                 if hi.saturating_sub(lo) > MAX_LOOP {
-                    return Err(RunError::Limit { what: "range length".into(), size: hi.saturating_sub(lo) as u64, limit: MAX_LOOP as u64 });
+                    return Err(RunError::Limit {
+                        what: "range length".into(),
+                        size: hi.saturating_sub(lo) as u64,
+                        limit: MAX_LOOP as u64,
+                    });
                 }
                 Ok((lo..=hi).map(Val::Int).collect())
             }
-            other => Err(RunError::Type(format!("expected a list, found {}", other.show(self.program)))),
+            other => Err(RunError::Type(format!(
+                "expected a list, found {}",
+                other.show(self.program)
+            ))),
         }
     }
 
@@ -309,10 +431,15 @@ impl<'p> Interp<'p> {
         let faces = &self.program.dice[die as usize].faces;
         if faces.is_empty() {
             let name = format!("{}.faces", self.program.dice[die as usize].name);
-            return Err(match self.program.unknowns.iter().position(|u| u.name == name) {
-                Some(id) => self.unknown(id as u32),
-                None => RunError::Type(format!("die `{}` has no faces", self.program.dice[die as usize].name)),
-            });
+            return Err(
+                match self.program.unknowns.iter().position(|u| u.name == name) {
+                    Some(id) => self.unknown(id as u32),
+                    None => RunError::Type(format!(
+                        "die `{}` has no faces",
+                        self.program.dice[die as usize].name
+                    )),
+                },
+            );
         }
         let face = faces[ctx.dice.index(faces.len() as u32) as usize];
         ctx.event(|| Event::Roll { die, face });
@@ -327,7 +454,11 @@ impl<'p> Interp<'p> {
             Expr::Dice { count, die } => {
                 let n = self.int(count, f, ctx)?;
                 if !(0..=MAX_POOL).contains(&n) {
-                    return Err(RunError::Limit { what: "pool size".into(), size: n.unsigned_abs(), limit: MAX_POOL as u64 });
+                    return Err(RunError::Limit {
+                        what: "pool size".into(),
+                        size: n.unsigned_abs(),
+                        limit: MAX_POOL as u64,
+                    });
                 }
                 let mut v = Vec::with_capacity(n as usize);
                 for _ in 0..n {
@@ -338,8 +469,16 @@ impl<'p> Interp<'p> {
             Expr::Unary { op, operand } => {
                 let v = self.expr(operand, f, ctx)?;
                 match op {
-                    UnOp::Neg => Val::Int(v.as_int().ok_or_else(|| RunError::Type("cannot negate".into()))?.checked_neg().ok_or(RunError::Overflow)?),
-                    UnOp::Not => Val::Bool(!v.as_bool().ok_or_else(|| RunError::Type("`not` needs a condition".into()))?),
+                    UnOp::Neg => Val::Int(
+                        v.as_int()
+                            .ok_or_else(|| RunError::Type("cannot negate".into()))?
+                            .checked_neg()
+                            .ok_or(RunError::Overflow)?,
+                    ),
+                    UnOp::Not => Val::Bool(
+                        !v.as_bool()
+                            .ok_or_else(|| RunError::Type("`not` needs a condition".into()))?,
+                    ),
                 }
             }
             Expr::Binary { op, lhs, rhs } => match op {
@@ -351,7 +490,11 @@ impl<'p> Interp<'p> {
                     binary(*op, &a, &b)?
                 }
             },
-            Expr::If { cond, then, otherwise } => {
+            Expr::If {
+                cond,
+                then,
+                otherwise,
+            } => {
                 if self.bool(cond, f, ctx)? {
                     self.expr(then, f, ctx)?
                 } else {
@@ -393,7 +536,11 @@ impl<'p> Interp<'p> {
                 }
                 let cell = self.lookup(*table, &vals)?;
                 let c2 = cell.clone();
-                ctx.event(|| Event::Lookup { table: *table, keys: vals, cell: c2 });
+                ctx.event(|| Event::Lookup {
+                    table: *table,
+                    keys: vals,
+                    cell: c2,
+                });
                 cell
             }
             Expr::Field { base, field } => {
@@ -416,10 +563,16 @@ impl<'p> Interp<'p> {
                 let ent = &self.program.entities[*e as usize];
                 match ent.field(field) {
                     Some(v) => self.constant(v),
-                    None => Err(RunError::Type(format!("`{}` has no field `{field}`", ent.name))),
+                    None => Err(RunError::Type(format!(
+                        "`{}` has no field `{field}`",
+                        ent.name
+                    ))),
                 }
             }
-            other => Err(RunError::Type(format!("{} has no field `{field}`", other.show(self.program)))),
+            other => Err(RunError::Type(format!(
+                "{} has no field `{field}`",
+                other.show(self.program)
+            ))),
         }
     }
 
@@ -428,7 +581,11 @@ impl<'p> Interp<'p> {
         let st = &self.program.stacks[stack as usize];
         let mut slots = args;
         slots.resize((st.n_slots as usize).max(st.params.len()), Val::Unit);
-        let mut frame = Frame { slots, effects: Vec::new(), proc: u32::MAX };
+        let mut frame = Frame {
+            slots,
+            effects: Vec::new(),
+            proc: u32::MAX,
+        };
         let mut total: i64 = 0;
         for (i, en) in st.entries.iter().enumerate() {
             let applies = match &en.when {
@@ -445,7 +602,12 @@ impl<'p> Interp<'p> {
             } else {
                 0
             };
-            ctx.event(|| Event::Modifier { stack, entry: i, applied: applies, value });
+            ctx.event(|| Event::Modifier {
+                stack,
+                entry: i,
+                applied: applies,
+                value,
+            });
             total = total.checked_add(value).ok_or(RunError::Overflow)?;
         }
         let raw = total;
@@ -465,28 +627,51 @@ impl<'p> Interp<'p> {
         let row = t
             .rows
             .iter()
-            .find(|r| r.keys.iter().any(|p| row_key.is_some_and(|k| matches(p, k))))
-            .ok_or_else(|| RunError::NoRow { table: t.name.clone(), key: row_key.map_or("?".into(), |k| k.show(self.program)) })?;
+            .find(|r| {
+                r.keys
+                    .iter()
+                    .any(|p| row_key.is_some_and(|k| matches(p, k)))
+            })
+            .ok_or_else(|| RunError::NoRow {
+                table: t.name.clone(),
+                key: row_key.map_or("?".into(), |k| k.show(self.program)),
+            })?;
         let col = match col_key {
             None => 0,
             Some(k) => t
                 .columns
                 .iter()
                 .position(|c| Val::from_const(c).is_some_and(|cv| cv == *k))
-                .ok_or_else(|| RunError::NoRow { table: t.name.clone(), key: format!("column {}", k.show(self.program)) })?,
+                .ok_or_else(|| RunError::NoRow {
+                    table: t.name.clone(),
+                    key: format!("column {}", k.show(self.program)),
+                })?,
         };
-        let cell = row.cells.get(col).ok_or_else(|| RunError::NoRow { table: t.name.clone(), key: format!("column {}", col + 1) })?;
+        let cell = row.cells.get(col).ok_or_else(|| RunError::NoRow {
+            table: t.name.clone(),
+            key: format!("column {}", col + 1),
+        })?;
         self.constant(cell)
     }
 
-    fn builtin(&self, func: Builtin, args: &[Expr], f: &mut Frame, ctx: &mut Ctx) -> Result<Val, RunError> {
-        let pool = |this: &Self, e: &Expr, f: &mut Frame, ctx: &mut Ctx| -> Result<Vec<i64>, RunError> {
-            match this.expr(e, f, ctx)? {
-                Val::Pool(v) => Ok(v),
-                Val::Int(n) => Ok(vec![n]),
-                other => Err(RunError::Type(format!("expected a pool, found {}", other.show(this.program)))),
-            }
-        };
+    fn builtin(
+        &self,
+        func: Builtin,
+        args: &[Expr],
+        f: &mut Frame,
+        ctx: &mut Ctx,
+    ) -> Result<Val, RunError> {
+        let pool =
+            |this: &Self, e: &Expr, f: &mut Frame, ctx: &mut Ctx| -> Result<Vec<i64>, RunError> {
+                match this.expr(e, f, ctx)? {
+                    Val::Pool(v) => Ok(v),
+                    Val::Int(n) => Ok(vec![n]),
+                    other => Err(RunError::Type(format!(
+                        "expected a pool, found {}",
+                        other.show(this.program)
+                    ))),
+                }
+            };
         Ok(match func {
             Builtin::Min | Builtin::Max => {
                 let mut best: Option<i64> = None;
@@ -506,7 +691,11 @@ impl<'p> Interp<'p> {
                 let hi = self.int(&args[2], f, ctx)?;
                 Val::Int(x.max(lo).min(hi))
             }
-            Builtin::Abs => Val::Int(self.int(&args[0], f, ctx)?.checked_abs().ok_or(RunError::Overflow)?),
+            Builtin::Abs => Val::Int(
+                self.int(&args[0], f, ctx)?
+                    .checked_abs()
+                    .ok_or(RunError::Overflow)?,
+            ),
             Builtin::DivUp => {
                 let a = self.int(&args[0], f, ctx)?;
                 let b = self.int(&args[1], f, ctx)?;
@@ -534,9 +723,18 @@ impl<'p> Interp<'p> {
                 let (lo, hi) = match r {
                     Val::Range(lo, hi) => (lo, hi),
                     Val::Int(n) => (Some(n), Some(n)),
-                    other => return Err(RunError::Type(format!("`count` needs a range, found {}", other.show(self.program)))),
+                    other => {
+                        return Err(RunError::Type(format!(
+                            "`count` needs a range, found {}",
+                            other.show(self.program)
+                        )));
+                    }
                 };
-                Val::Int(p.iter().filter(|x| lo.is_none_or(|l| **x >= l) && hi.is_none_or(|h| **x <= h)).count() as i64)
+                Val::Int(
+                    p.iter()
+                        .filter(|x| lo.is_none_or(|l| **x >= l) && hi.is_none_or(|h| **x <= h))
+                        .count() as i64,
+                )
             }
             Builtin::Reroll => {
                 let Expr::Const(Value::Die(die)) = &args[0] else {
@@ -545,7 +743,9 @@ impl<'p> Interp<'p> {
                 let r = self.expr(&args[1], f, ctx)?;
                 let first = self.roll(*die, ctx)?;
                 let again = match r {
-                    Val::Range(lo, hi) => lo.is_none_or(|l| first >= l) && hi.is_none_or(|h| first <= h),
+                    Val::Range(lo, hi) => {
+                        lo.is_none_or(|l| first >= l) && hi.is_none_or(|h| first <= h)
+                    }
                     Val::Int(n) => first == n,
                     _ => false,
                 };
@@ -568,7 +768,11 @@ pub fn div_up(a: i64, b: i64) -> Result<i64, RunError> {
         return Err(RunError::DivZero);
     }
     let q = a.checked_div(b).ok_or(RunError::Overflow)?;
-    Ok(if q * b != a && ((a > 0) == (b > 0)) { q + 1 } else { q })
+    Ok(if q * b != a && ((a > 0) == (b > 0)) {
+        q + 1
+    } else {
+        q
+    })
 }
 
 /// Integer division rounding toward negative infinity.
@@ -577,7 +781,11 @@ pub fn div_floor(a: i64, b: i64) -> Result<i64, RunError> {
         return Err(RunError::DivZero);
     }
     let q = a.checked_div(b).ok_or(RunError::Overflow)?;
-    Ok(if q * b != a && ((a < 0) != (b < 0)) { q - 1 } else { q })
+    Ok(if q * b != a && ((a < 0) != (b < 0)) {
+        q - 1
+    } else {
+        q
+    })
 }
 
 pub fn binary(op: BinOp, a: &Val, b: &Val) -> Result<Val, RunError> {
@@ -623,13 +831,17 @@ pub fn binary(op: BinOp, a: &Val, b: &Val) -> Result<Val, RunError> {
         }
         B::Eq | B::Ne => {
             let eq = match (a.as_int(), b.as_int(), a, b) {
-                (Some(x), Some(y), Val::Int(_) | Val::Pool(_), Val::Int(_) | Val::Pool(_)) => x == y,
+                (Some(x), Some(y), Val::Int(_) | Val::Pool(_), Val::Int(_) | Val::Pool(_)) => {
+                    x == y
+                }
                 _ => a == b,
             };
             Val::Bool(if op == B::Eq { eq } else { !eq })
         }
         B::In => Val::Bool(match b {
-            Val::Range(lo, hi) => a.as_int().is_some_and(|x| lo.is_none_or(|l| x >= l) && hi.is_none_or(|h| x <= h)),
+            Val::Range(lo, hi) => a
+                .as_int()
+                .is_some_and(|x| lo.is_none_or(|l| x >= l) && hi.is_none_or(|h| x <= h)),
             Val::List(items) => items.contains(a),
             _ => false,
         }),
@@ -641,7 +853,9 @@ pub fn binary(op: BinOp, a: &Val, b: &Val) -> Result<Val, RunError> {
 pub fn matches(p: &KeyPattern, v: &Val) -> bool {
     match (p, v) {
         (KeyPattern::Any, _) => true,
-        (KeyPattern::Range(..), _) => v.as_int().is_some_and(|x| p.matches_int(x)) && !matches!(v, Val::Bool(_)),
+        (KeyPattern::Range(..), _) => {
+            v.as_int().is_some_and(|x| p.matches_int(x)) && !matches!(v, Val::Bool(_))
+        }
         (KeyPattern::Symbol(s), Val::Sym(x)) => s == x,
         (KeyPattern::Symbol(s), Val::Bool(b)) => s == &b.to_string(),
         (KeyPattern::Symbol(s), Val::Text(x)) => s == x,

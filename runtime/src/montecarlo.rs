@@ -26,7 +26,14 @@ impl Estimate {
     }
 }
 
-pub fn sample(program: &Program, assumptions: &Assumptions, proc: u32, args: &[Val], samples: u64, seed: u64) -> Result<Estimate, RunError> {
+pub fn sample(
+    program: &Program,
+    assumptions: &Assumptions,
+    proc: u32,
+    args: &[Val],
+    samples: u64,
+    seed: u64,
+) -> Result<Estimate, RunError> {
     let interp = Interp::new(program, assumptions);
     let mut dice = Dice::new(seed);
     let mut host = NoGame;

@@ -32,7 +32,11 @@ pub fn find_proc(program: &Program, name: &str) -> Result<u32, String> {
     Err(format!(
         "no resolution named `{name}` in {}; resolutions: {}",
         program.name,
-        if names.is_empty() { "none".to_string() } else { names.join(", ") }
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        }
     ))
 }
 
@@ -58,7 +62,12 @@ fn named(program: &Program, text: &str) -> Option<Val> {
 }
 
 /// A value for something of type `ty` (with an optional inclusive range).
-pub fn parse_value(program: &Program, ty: &Type, range: Option<(i64, i64)>, text: &str) -> Result<Val, String> {
+pub fn parse_value(
+    program: &Program,
+    ty: &Type,
+    range: Option<(i64, i64)>,
+    text: &str,
+) -> Result<Val, String> {
     let t = text.trim();
     match ty {
         Type::Int | Type::Length => {
@@ -80,24 +89,49 @@ pub fn parse_value(program: &Program, ty: &Type, range: Option<(i64, i64)>, text
             if en.members.iter().any(|m| m == t) {
                 Ok(Val::Sym(t.to_string()))
             } else {
-                Err(format!("`{t}` is not a member of `{}`; members: {}", en.name, en.members.join(", ")))
+                Err(format!(
+                    "`{t}` is not a member of `{}`; members: {}",
+                    en.name,
+                    en.members.join(", ")
+                ))
             }
         }
         Type::Side => match program.sides.iter().position(|s| s.name == t) {
             Some(i) => Ok(Val::Side(i as u32)),
             None => Err(format!(
                 "`{t}` is not a side; sides: {}",
-                program.sides.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
+                program
+                    .sides
+                    .iter()
+                    .map(|s| s.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )),
         },
         Type::Entity(kind) => {
-            let candidates: Vec<&ir::EntityDef> = program.entities.iter().filter(|e| kind.is_none() || e.kind == *kind).collect();
-            match program.entities.iter().position(|e| e.name == t && (kind.is_none() || e.kind == *kind)) {
+            let candidates: Vec<&ir::EntityDef> = program
+                .entities
+                .iter()
+                .filter(|e| kind.is_none() || e.kind == *kind)
+                .collect();
+            match program
+                .entities
+                .iter()
+                .position(|e| e.name == t && (kind.is_none() || e.kind == *kind))
+            {
                 Some(i) => Ok(Val::Entity(i as u32)),
                 None => Err(format!(
                     "`{t}` is not a {}; choose one of: {}",
-                    kind.map_or("piece".to_string(), |k| format!("`{}`", program.kinds[k as usize].name)),
-                    candidates.iter().take(40).map(|e| e.name.as_str()).collect::<Vec<_>>().join(", ")
+                    kind.map_or("piece".to_string(), |k| format!(
+                        "`{}`",
+                        program.kinds[k as usize].name
+                    )),
+                    candidates
+                        .iter()
+                        .take(40)
+                        .map(|e| e.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )),
             }
         }
@@ -130,13 +164,21 @@ fn describe_param(program: &Program, p: &ir::Param) -> String {
         _ => "value".into(),
     };
     match &p.default {
-        Some(d) => format!("{}: {ty} (default {})", p.name, Val::from_const(d).map_or("?".into(), |v| v.show(program))),
+        Some(d) => format!(
+            "{}: {ty} (default {})",
+            p.name,
+            Val::from_const(d).map_or("?".into(), |v| v.show(program))
+        ),
         None => format!("{}: {ty}", p.name),
     }
 }
 
 /// Arguments for `proc` from `--set` pairs, defaults filling the rest.
-pub fn bind_args(program: &Program, proc: u32, sets: &[(String, String)]) -> Result<Vec<Val>, String> {
+pub fn bind_args(
+    program: &Program,
+    proc: u32,
+    sets: &[(String, String)],
+) -> Result<Vec<Val>, String> {
     let p = &program.procs[proc as usize];
     let mut out: Vec<Option<Val>> = vec![None; p.params.len()];
     for (k, v) in sets {
@@ -144,10 +186,15 @@ pub fn bind_args(program: &Program, proc: u32, sets: &[(String, String)]) -> Res
             return Err(format!(
                 "`{}` has no parameter `{k}`; parameters: {}",
                 p.name,
-                p.params.iter().map(|x| describe_param(program, x)).collect::<Vec<_>>().join(", ")
+                p.params
+                    .iter()
+                    .map(|x| describe_param(program, x))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ));
         };
-        let val = parse_value(program, &p.params[i].ty, p.params[i].range, v).map_err(|e| format!("--set {k}: {e}"))?;
+        let val = parse_value(program, &p.params[i].ty, p.params[i].range, v)
+            .map_err(|e| format!("--set {k}: {e}"))?;
         out[i] = Some(val);
     }
     let mut missing = Vec::new();
@@ -175,7 +222,11 @@ pub fn bind_args(program: &Program, proc: u32, sets: &[(String, String)]) -> Res
 }
 
 /// Assumptions from `--assume` pairs and assumption files (`assume NAME = value "why"`).
-pub fn assumptions(program: &Program, pairs: &[(String, String)], files: &[&Path]) -> Result<Assumptions, String> {
+pub fn assumptions(
+    program: &Program,
+    pairs: &[(String, String)],
+    files: &[&Path],
+) -> Result<Assumptions, String> {
     let mut a = Assumptions::default();
     let mut put = |name: &str, v: Val, origin: &str| -> Result<(), String> {
         match program.unknowns.iter().position(|u| u.name == name) {
@@ -194,25 +245,45 @@ pub fn assumptions(program: &Program, pairs: &[(String, String)], files: &[&Path
                 Err(format!(
                     "{origin}: `{name}` is not an unknown of {}{}",
                     program.name,
-                    if close.is_empty() { String::new() } else { format!("; unknowns with that prefix: {}", close.join(", ")) }
+                    if close.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; unknowns with that prefix: {}", close.join(", "))
+                    }
                 ))
             }
         }
     };
     for f in files {
-        let text = std::fs::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+        let text =
+            std::fs::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
         let parsed = sandtable_grammar::parse(&text);
         if let Some(e) = parsed.errors.first() {
-            return Err(format!("{}: syntax error at byte {}: {}", f.display(), e.span.start, e.message));
+            return Err(format!(
+                "{}: syntax error at byte {}: {}",
+                f.display(),
+                e.span.start,
+                e.message
+            ));
         }
         for item in &parsed.file.items {
             match &item.kind {
                 sandtable_grammar::ast::ItemKind::Assume(x) => {
                     let src = &text[x.value.span.start..x.value.span.end];
-                    put(&x.path.name, parse_any(program, src.trim()), &f.display().to_string())?;
+                    put(
+                        &x.path.name,
+                        parse_any(program, src.trim()),
+                        &f.display().to_string(),
+                    )?;
                 }
-                sandtable_grammar::ast::ItemKind::Note(_) | sandtable_grammar::ast::ItemKind::Section(_) => {}
-                _ => return Err(format!("{}: an assumptions file holds only `assume NAME = value \"why\"` lines", f.display())),
+                sandtable_grammar::ast::ItemKind::Note(_)
+                | sandtable_grammar::ast::ItemKind::Section(_) => {}
+                _ => {
+                    return Err(format!(
+                        "{}: an assumptions file holds only `assume NAME = value \"why\"` lines",
+                        f.display()
+                    ));
+                }
             }
         }
     }

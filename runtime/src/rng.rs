@@ -17,6 +17,16 @@ use rand_chacha::rand_core::{Rng, SeedableRng};
 pub struct Dice {
     rng: ChaCha8Rng,
     draws: u64,
+    /// Scripted indices replace the generator (brute-force enumeration, backend agreement).
+    script: Option<Script>,
+}
+
+#[derive(Debug, Clone)]
+struct Script {
+    indices: Vec<u32>,
+    next: usize,
+    /// Faces of the first draw past the end of the script, if any.
+    overflow: Option<u32>,
 }
 
 impl Dice {
@@ -24,7 +34,26 @@ impl Dice {
         Dice {
             rng: ChaCha8Rng::seed_from_u64(seed),
             draws: 0,
+            script: None,
         }
+    }
+
+    /// Dice that return the given face indices in order. Past the end they return 0 and
+    /// remember how many faces the first missing draw had: an enumerator extends the script
+    /// with each possible index and runs again.
+    pub fn scripted(indices: Vec<u32>) -> Self {
+        let mut d = Dice::new(0);
+        d.script = Some(Script {
+            indices,
+            next: 0,
+            overflow: None,
+        });
+        d
+    }
+
+    /// For scripted dice: the number of faces of the first draw the script did not cover.
+    pub fn overflow(&self) -> Option<u32> {
+        self.script.as_ref().and_then(|s| s.overflow)
     }
 
     /// A uniform index in `0..n` (`n >= 1`): Lemire's multiply-and-reject on 32-bit words,
@@ -33,6 +62,19 @@ impl Dice {
         debug_assert!(n >= 1);
         self.draws += 1;
         let n = n.max(1);
+        if let Some(s) = &mut self.script {
+            let i = s.next;
+            s.next += 1;
+            return match s.indices.get(i) {
+                Some(x) => (*x).min(n - 1),
+                None => {
+                    if s.overflow.is_none() && i == s.indices.len() {
+                        s.overflow = Some(n);
+                    }
+                    0
+                }
+            };
+        }
         let threshold = n.wrapping_neg() % n;
         loop {
             let x = self.rng.next_u32();
@@ -81,5 +123,5 @@ mod tests {
         let got: Vec<u32> = (0..8).map(|_| d.index(10)).collect();
         assert_eq!(got, PINNED);
     }
-    const PINNED: [u32; 8] = [0; 8];
+    const PINNED: [u32; 8] = [2, 6, 1, 9, 7, 4, 3, 6];
 }

@@ -45,16 +45,34 @@ impl Val {
             Val::Bool(b) => b.to_string(),
             Val::Sym(s) => s.clone(),
             Val::Text(s) => format!("{s:?}"),
-            Val::Side(s) => p.sides.get(*s as usize).map_or("?".into(), |x| x.name.clone()),
-            Val::Entity(e) => p.entities.get(*e as usize).map_or("?".into(), |x| x.name.clone()),
-            Val::Die(d) => p.dice.get(*d as usize).map_or("?".into(), |x| x.name.clone()),
+            Val::Side(s) => p
+                .sides
+                .get(*s as usize)
+                .map_or("?".into(), |x| x.name.clone()),
+            Val::Entity(e) => p
+                .entities
+                .get(*e as usize)
+                .map_or("?".into(), |x| x.name.clone()),
+            Val::Die(d) => p
+                .dice
+                .get(*d as usize)
+                .map_or("?".into(), |x| x.name.clone()),
             Val::Range(lo, hi) => format!(
                 "{}..={}",
                 lo.map_or(String::new(), |x| x.to_string()),
                 hi.map_or(String::new(), |x| x.to_string())
             ),
-            Val::List(v) => format!("[{}]", v.iter().map(|x| x.show(p)).collect::<Vec<_>>().join(", ")),
-            Val::Pool(v) => format!("[{}]", v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")),
+            Val::List(v) => format!(
+                "[{}]",
+                v.iter().map(|x| x.show(p)).collect::<Vec<_>>().join(", ")
+            ),
+            Val::Pool(v) => format!(
+                "[{}]",
+                v.iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             Val::Unit => "()".into(),
         }
     }
@@ -70,7 +88,9 @@ impl Val {
             ir::Value::Entity(e) => Val::Entity(*e),
             ir::Value::Die(d) => Val::Die(*d),
             ir::Value::Range(a, b) => Val::Range(*a, *b),
-            ir::Value::List(items) => Val::List(items.iter().map(Val::from_const).collect::<Option<_>>()?),
+            ir::Value::List(items) => {
+                Val::List(items.iter().map(Val::from_const).collect::<Option<_>>()?)
+            }
             ir::Value::Unknown(_) => return None,
         })
     }
@@ -107,10 +127,23 @@ impl OutcomeKey {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum EffectRec {
     Eliminate(Val),
-    Place { marker: u32, target: Val },
-    Remove { marker: u32, target: Val },
-    Move { what: Val, to: Val },
-    Score { side: u32, op: ScoreOpRec, value: i64 },
+    Place {
+        marker: u32,
+        target: Val,
+    },
+    Remove {
+        marker: u32,
+        target: Val,
+    },
+    Move {
+        what: Val,
+        to: Val,
+    },
+    Score {
+        side: u32,
+        op: ScoreOpRec,
+        value: i64,
+    },
     Win(u32),
 }
 
@@ -123,12 +156,24 @@ pub enum ScoreOpRec {
 
 impl EffectRec {
     pub fn show(&self, p: &Program) -> String {
-        let ent = |e: u32| p.entities.get(e as usize).map_or("?".to_string(), |x| x.name.clone());
-        let side = |s: u32| p.sides.get(s as usize).map_or("?".to_string(), |x| x.name.clone());
+        let ent = |e: u32| {
+            p.entities
+                .get(e as usize)
+                .map_or("?".to_string(), |x| x.name.clone())
+        };
+        let side = |s: u32| {
+            p.sides
+                .get(s as usize)
+                .map_or("?".to_string(), |x| x.name.clone())
+        };
         match self {
             EffectRec::Eliminate(v) => format!("eliminate {}", v.show(p)),
-            EffectRec::Place { marker, target } => format!("place {} on {}", ent(*marker), target.show(p)),
-            EffectRec::Remove { marker, target } => format!("remove {} from {}", ent(*marker), target.show(p)),
+            EffectRec::Place { marker, target } => {
+                format!("place {} on {}", ent(*marker), target.show(p))
+            }
+            EffectRec::Remove { marker, target } => {
+                format!("remove {} from {}", ent(*marker), target.show(p))
+            }
             EffectRec::Move { what, to } => format!("move {} to {}", what.show(p), to.show(p)),
             EffectRec::Score { side: s, op, value } => {
                 let o = match op {

@@ -7,8 +7,10 @@ use sandtable_runtime::{explain, query};
 use crate::report::{self, EXIT_FINDINGS, EXIT_OK};
 
 #[derive(clap::Args)]
-#[command(after_help = "Examples:\n  sandtable explain rules/platoon fire --set fire_modifier=4 --set target_modifier=0 --seed 3\n  \
-sandtable explain rules/dinky_dau shooting --set dice=6 --set cover=open --seed 1 --json")]
+#[command(
+    after_help = "Examples:\n  sandtable explain rules/platoon fire --set fire_modifier=4 --set target_modifier=0 --seed 3\n  \
+sandtable explain rules/dinky_dau shooting --set dice=6 --set cover=open --seed 1 --json"
+)]
 pub struct Args {
     /// Ruleset folder or .sand file
     ruleset: PathBuf,
@@ -40,9 +42,11 @@ pub fn run(args: Args) -> u8 {
     let result = (|| -> Result<_, String> {
         let proc = query::find_proc(program, &args.resolution)?;
         let sets = report::pairs(&args.sets, "--set").map_err(|_| String::from("bad --set"))?;
-        let assumes = report::pairs(&args.assumes, "--assume").map_err(|_| String::from("bad --assume"))?;
+        let assumes =
+            report::pairs(&args.assumes, "--assume").map_err(|_| String::from("bad --assume"))?;
         let call_args = query::bind_args(program, proc, &sets)?;
-        let files: Vec<&std::path::Path> = args.assumption_files.iter().map(PathBuf::as_path).collect();
+        let files: Vec<&std::path::Path> =
+            args.assumption_files.iter().map(PathBuf::as_path).collect();
         let assumptions = query::assumptions(program, &assumes, &files)?;
         let inputs: Vec<String> = program.procs[proc as usize]
             .params
@@ -50,7 +54,8 @@ pub fn run(args: Args) -> u8 {
             .zip(&call_args)
             .map(|(p, v)| format!("{} = {}", p.name, v.show(program)))
             .collect();
-        let ex = explain::run(program, &assumptions, proc, call_args, args.seed).map_err(|e| e.to_string())?;
+        let ex = explain::run(program, &assumptions, proc, call_args, args.seed)
+            .map_err(|e| e.to_string())?;
         Ok((proc, inputs, ex))
     })();
     let (proc, inputs, ex) = match result {
@@ -74,13 +79,23 @@ pub fn run(args: Args) -> u8 {
         }));
         return EXIT_OK;
     }
-    println!("{} — {}{}, seed {}", program.name, p.name, explain::cite(program, &p.cite), args.seed);
+    println!(
+        "{} — {}{}, seed {}",
+        program.name,
+        p.name,
+        explain::cite(program, &p.cite),
+        args.seed
+    );
     if !inputs.is_empty() {
         println!("  {}", inputs.join(", "));
     }
     for line in explain::render(program, &ex) {
         println!("  {line}");
     }
-    println!("result: {} ({} dice rolled)", ex.outcome.key.show(program), ex.draws);
+    println!(
+        "result: {} ({} dice rolled)",
+        ex.outcome.key.show(program),
+        ex.draws
+    );
     EXIT_OK
 }

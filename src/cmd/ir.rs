@@ -20,7 +20,10 @@ pub fn run(args: Args) -> u8 {
         Err(code) => return code,
     };
     if args.compact {
-        println!("{}", serde_json::to_string(&compiled.program).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string(&compiled.program).unwrap_or_default()
+        );
     } else {
         report::print_json(&compiled.program);
     }

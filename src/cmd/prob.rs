@@ -12,9 +12,11 @@ use sandtable_runtime::{OutcomeKey, Val, montecarlo, query};
 use crate::report::{self, EXIT_FINDINGS, EXIT_OK};
 
 #[derive(clap::Args)]
-#[command(after_help = "Examples:\n  sandtable prob rules/platoon fire --set fire_modifier=4 --set target_modifier=0\n  \
+#[command(
+    after_help = "Examples:\n  sandtable prob rules/platoon fire --set fire_modifier=4 --set target_modifier=0\n  \
 sandtable prob rules/dinky_dau shooting --set dice=12 --set cover=open --json\n  \
-sandtable prob rules/platoon fire --set fire_modifier=4 --set target_modifier=0 --samples 100000 --seed 7")]
+sandtable prob rules/platoon fire --set fire_modifier=4 --set target_modifier=0 --samples 100000 --seed 7"
+)]
 pub struct Args {
     /// Ruleset folder or .sand file
     ruleset: PathBuf,
@@ -63,17 +65,24 @@ fn run_inner(args: Args) -> Result<(), u8> {
     let files: Vec<&std::path::Path> = args.assumption_files.iter().map(PathBuf::as_path).collect();
     let assumptions = query::assumptions(program, &assumes, &files).map_err(fail)?;
     let p = &program.procs[proc as usize];
-    let inputs: Vec<(String, String)> = p.params.iter().zip(&call_args).map(|(pa, v)| (pa.name.clone(), v.show(program))).collect();
+    let inputs: Vec<(String, String)> = p
+        .params
+        .iter()
+        .zip(&call_args)
+        .map(|(pa, v)| (pa.name.clone(), v.show(program)))
+        .collect();
 
     if let Some(n) = args.samples {
-        let est = montecarlo::sample(program, &assumptions, proc, &call_args, n, args.seed).map_err(|e| fail(e.to_string()))?;
-        let rows: Vec<(OutcomeKey, u64)> = order(program, proc, est.counts.keys().cloned().collect())
-            .into_iter()
-            .map(|k| {
-                let c = est.counts[&k];
-                (k, c)
-            })
-            .collect();
+        let est = montecarlo::sample(program, &assumptions, proc, &call_args, n, args.seed)
+            .map_err(|e| fail(e.to_string()))?;
+        let rows: Vec<(OutcomeKey, u64)> =
+            order(program, proc, est.counts.keys().cloned().collect())
+                .into_iter()
+                .map(|k| {
+                    let c = est.counts[&k];
+                    (k, c)
+                })
+                .collect();
         if args.json {
             let outcomes: Vec<_> = rows
                 .iter()
@@ -82,21 +91,38 @@ fn run_inner(args: Args) -> Result<(), u8> {
                     serde_json::json!({"outcome": k.show(program), "count": c, "estimate": *c as f64 / n as f64, "ci95": [lo, hi]})
                 })
                 .collect();
-            report::print_json(&serde_json::json!({"resolution": p.name, "inputs": inputs_json(&inputs), "samples": n, "seed": args.seed, "outcomes": outcomes, "mean": est.mean()}));
+            report::print_json(
+                &serde_json::json!({"resolution": p.name, "inputs": inputs_json(&inputs), "samples": n, "seed": args.seed, "outcomes": outcomes, "mean": est.mean()}),
+            );
         } else if args.csv {
             println!("outcome,count,estimate,ci95_low,ci95_high");
             for (k, c) in &rows {
                 let (lo, hi) = montecarlo::wilson(*c, n);
-                println!("{},{c},{:.6},{lo:.6},{hi:.6}", csv_field(&k.show(program)), *c as f64 / n as f64);
+                println!(
+                    "{},{c},{:.6},{lo:.6},{hi:.6}",
+                    csv_field(&k.show(program)),
+                    *c as f64 / n as f64
+                );
             }
         } else {
             header(program, proc, &inputs);
             println!("Monte Carlo, {n} samples, seed {}:", args.seed);
-            let w = rows.iter().map(|(k, _)| k.show(program).chars().count()).max().unwrap_or(7).max(7);
+            let w = rows
+                .iter()
+                .map(|(k, _)| k.show(program).chars().count())
+                .max()
+                .unwrap_or(7)
+                .max(7);
             println!("  {:<w$}  {:>9}  95% interval", "outcome", "estimate");
             for (k, c) in &rows {
                 let (lo, hi) = montecarlo::wilson(*c, n);
-                println!("  {:<w$}  {:>8.3}%  {:.3}% – {:.3}%", k.show(program), 100.0 * *c as f64 / n as f64, 100.0 * lo, 100.0 * hi);
+                println!(
+                    "  {:<w$}  {:>8.3}%  {:.3}% – {:.3}%",
+                    k.show(program),
+                    100.0 * *c as f64 / n as f64,
+                    100.0 * lo,
+                    100.0 * hi
+                );
             }
             if let Some(m) = est.mean() {
                 println!("  mean ≈ {m:.4}");
@@ -106,13 +132,15 @@ fn run_inner(args: Args) -> Result<(), u8> {
     }
 
     let exact = Exact::new(program, &assumptions, args.limit);
-    let dist = exact.run(proc, call_args).map_err(|e| fail(e.to_string()))?;
+    let dist = exact
+        .run(proc, call_args)
+        .map_err(|e| fail(e.to_string()))?;
     let keys = order(program, proc, dist.weights.keys().cloned().collect());
     let rows: Vec<(OutcomeKey, BigUint, BigUint)> = keys
-        .into_iter()
+        .iter()
         .map(|k| {
-            let (n, d) = dist.probability(&k);
-            (k, n, d)
+            let (n, d) = dist.probability(k);
+            (k.clone(), n, d)
         })
         .collect();
     let mean = mean(&dist);
@@ -120,7 +148,12 @@ fn run_inner(args: Args) -> Result<(), u8> {
         let outcomes: Vec<_> = rows
             .iter()
             .map(|(k, n, d)| {
-                let mut o = serde_json::json!({"outcome": k.show(program), "probability": format!("{n}/{d}"), "decimal": ratio(n, d)});
+                let mut o = serde_json::json!({
+                    "outcome": k.show(program),
+                    "probability": format!("{n}/{d}"),
+                    "decimal": ratio(n, d),
+                    "unreduced": format!("{}/{}", dist.weights[k], dist.total),
+                });
                 if let Some(v) = k.numeric() {
                     o["value"] = serde_json::json!(v);
                 }
@@ -142,11 +175,25 @@ fn run_inner(args: Args) -> Result<(), u8> {
         header(program, proc, &inputs);
         let shown: Vec<(String, String, String)> = rows
             .iter()
-            .map(|(k, n, d)| (k.show(program), format!("{n}/{d}"), format!("{:.4}%", 100.0 * ratio(n, d))))
+            .map(|(k, n, d)| {
+                (
+                    k.show(program),
+                    format!("{n}/{d}"),
+                    format!("{:.4}%", 100.0 * ratio(n, d)),
+                )
+            })
             .collect();
-        let w0 = shown.iter().map(|r| r.0.chars().count()).max().unwrap_or(7).max(7);
+        let w0 = shown
+            .iter()
+            .map(|r| r.0.chars().count())
+            .max()
+            .unwrap_or(7)
+            .max(7);
         let w1 = shown.iter().map(|r| r.1.len()).max().unwrap_or(11).max(11);
-        println!("  {:<w0$}  {:<w1$}  {:>9}", "outcome", "probability", "percent");
+        println!(
+            "  {:<w0$}  {:<w1$}  {:>9}",
+            "outcome", "probability", "percent"
+        );
         for (a, b, c) in &shown {
             println!("  {a:<w0$}  {b:<w1$}  {c:>9}");
         }
@@ -164,18 +211,39 @@ fn fail(msg: impl std::fmt::Display) -> u8 {
 
 fn header(program: &Program, proc: u32, inputs: &[(String, String)]) {
     let p = &program.procs[proc as usize];
-    println!("{} — {}{}", program.name, p.name, sandtable_runtime::explain::cite(program, &p.cite));
+    println!(
+        "{} — {}{}",
+        program.name,
+        p.name,
+        sandtable_runtime::explain::cite(program, &p.cite)
+    );
     if !inputs.is_empty() {
-        println!("  {}", inputs.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", "));
+        println!(
+            "  {}",
+            inputs
+                .iter()
+                .map(|(k, v)| format!("{k} = {v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
 }
 
 fn inputs_json(inputs: &[(String, String)]) -> serde_json::Value {
-    serde_json::Value::Object(inputs.iter().map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect())
+    serde_json::Value::Object(
+        inputs
+            .iter()
+            .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+            .collect(),
+    )
 }
 
 fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
 }
 
 /// Named outcomes in the order the resolution lists them; numbers ascending.
@@ -183,7 +251,11 @@ fn order(program: &Program, proc: u32, mut keys: Vec<OutcomeKey>) -> Vec<Outcome
     let mut names = Vec::new();
     collect_outcomes(&program.procs[proc as usize].body, &mut names);
     keys.sort_by_key(|k| match k {
-        OutcomeKey::Named(n) => (0, names.iter().position(|x| x == n).unwrap_or(usize::MAX), i64::MIN),
+        OutcomeKey::Named(n) => (
+            0,
+            names.iter().position(|x| x == n).unwrap_or(usize::MAX),
+            i64::MIN,
+        ),
         OutcomeKey::Value(Val::Int(v)) => (1, 0, *v),
         _ => (2, 0, 0),
     });
@@ -202,11 +274,15 @@ fn collect_outcomes(body: &[ir::Stmt], out: &mut Vec<String>) {
                     }
                 }
             }
-            ir::Stmt::If { then, otherwise, .. } => {
+            ir::Stmt::If {
+                then, otherwise, ..
+            } => {
                 collect_outcomes(then, out);
                 collect_outcomes(otherwise, out);
             }
-            ir::Stmt::For { body, .. } | ir::Stmt::Repeat { body, .. } | ir::Stmt::Choose { body, .. } => collect_outcomes(body, out),
+            ir::Stmt::For { body, .. }
+            | ir::Stmt::Repeat { body, .. }
+            | ir::Stmt::Choose { body, .. } => collect_outcomes(body, out),
             _ => {}
         }
     }
@@ -225,7 +301,11 @@ fn mean(d: &sandtable_runtime::dist::Dist<OutcomeKey>) -> Option<(String, BigUin
             neg += w * BigUint::from(v.unsigned_abs());
         }
     }
-    let (sign, num) = if pos >= neg { ("", &pos - &neg) } else { ("-", &neg - &pos) };
+    let (sign, num) = if pos >= neg {
+        ("", &pos - &neg)
+    } else {
+        ("-", &neg - &pos)
+    };
     let g = num_integer::Integer::gcd(&num, &d.total);
     let g = if g.is_zero() { BigUint::from(1u32) } else { g };
     Some((format!("{sign}{}", &num / &g), &d.total / &g))

@@ -517,7 +517,10 @@ impl<'a> Lowerer<'a> {
                 }
                 if n > 64 {
                     let (lo, hi) = face_reach.bounds();
-                    r = Reach::Interval(lo.and_then(|l| l.checked_mul(n)), hi.and_then(|h| h.checked_mul(n)));
+                    r = Reach::Interval(
+                        lo.and_then(|l| l.checked_mul(n)),
+                        hi.and_then(|h| h.checked_mul(n)),
+                    );
                 }
                 Typed {
                     expr: Expr::Dice {
@@ -1311,8 +1314,16 @@ impl<'a> Lowerer<'a> {
                 let (flo, fhi) = faces.bounds();
                 let reach = match (nlo, nhi, flo, fhi) {
                     (Some(a), Some(b), Some(c), Some(d)) => Reach::Interval(
-                        if c >= 0 { a.max(0).checked_mul(c) } else { b.checked_mul(c) },
-                        if d >= 0 { b.checked_mul(d) } else { a.max(0).checked_mul(d) },
+                        if c >= 0 {
+                            a.max(0).checked_mul(c)
+                        } else {
+                            b.checked_mul(c)
+                        },
+                        if d >= 0 {
+                            b.checked_mul(d)
+                        } else {
+                            a.max(0).checked_mul(d)
+                        },
                     ),
                     _ => Reach::any(),
                 };
