@@ -177,3 +177,108 @@ fn audit_runs_on_a_text_and_prints_json() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn every_example_checks_clean() {
+    let mut paths: Vec<String> = std::fs::read_dir("examples")
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "sand"))
+        .map(|p| p.display().to_string())
+        .collect();
+    paths.push("examples/tutorial/paddy_patrol".into());
+    paths.sort();
+    assert!(paths.len() >= 5);
+    for p in &paths {
+        let (code, _, err) = sandtable(&["check", "--deny", "warnings", p]);
+        assert_eq!(code, 0, "{p} does not check clean:\n{err}");
+    }
+}
+
+#[test]
+fn prob_gives_platoon_fire_exactly_and_as_json() {
+    let (code, out, err) = sandtable(&[
+        "prob",
+        "rules/platoon",
+        "fire",
+        "--set",
+        "fire_modifier=4",
+        "--set",
+        "target_modifier=0",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let got: Vec<(String, String)> = v["outcomes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            (
+                o["outcome"].as_str().unwrap().to_string(),
+                o["probability"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("miss".to_string(), "21/100".to_string()),
+            ("pinned_down".to_string(), "17/50".to_string()),
+            ("eliminated".to_string(), "9/20".to_string())
+        ]
+    );
+    assert_eq!(v["resolution"], "fire");
+}
+
+#[test]
+fn prob_refuses_bad_input_plainly() {
+    let (code, _, err) = sandtable(&["prob", "rules/platoon", "no_such_resolution"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("resolutions:"), "{err}");
+    let (code, _, err) = sandtable(&["prob", "rules/platoon", "fire", "--set", "fire_modifier=99"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("outside the declared range"), "{err}");
+    let (code, _, err) = sandtable(&["prob", "rules/platoon", "fire", "--set", "oops"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("NAME=VALUE"), "{err}");
+}
+
+#[test]
+fn explain_tells_the_rolls_and_the_band_with_citations() {
+    let (code, out, err) = sandtable(&[
+        "explain",
+        "rules/platoon",
+        "fire",
+        "--set",
+        "fire_modifier=4",
+        "--set",
+        "target_modifier=0",
+        "--seed",
+        "3",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("roll d10"), "{out}");
+    assert!(out.contains("band for"), "{out}");
+    assert!(out.contains("7.a"), "{out}");
+    let again = sandtable(&[
+        "explain",
+        "rules/platoon",
+        "fire",
+        "--set",
+        "fire_modifier=4",
+        "--set",
+        "target_modifier=0",
+        "--seed",
+        "3",
+    ]);
+    assert_eq!(out, again.1, "the same seed tells the same story");
+}
+
+#[test]
+fn ir_is_json() {
+    let (code, out, _) = sandtable(&["ir", "rules/plastic_battle"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["ir_version"], 1);
+}

@@ -162,6 +162,8 @@ pub enum Value {
     Unknown(UnknownId),
     List(Vec<Value>),
     Range(Option<i64>, Option<i64>),
+    /// A range of labels, such as hex columns `M..=U`.
+    LabelRange(Option<String>, Option<String>),
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -340,8 +340,10 @@ pub enum StmtKind {
         op: ScoreOp,
         value: Expr,
     },
-    /// `win SIDE`, or `win ?` where the book does not say.
-    Win(Option<Ident>),
+    /// `win SIDE`.
+    Win(Ident),
+    /// `win ? "note"`: the book does not say who wins here.
+    WinUnknown(Option<String>),
     Choose {
         var: Ident,
         from: Expr,

@@ -1012,7 +1012,14 @@ impl Cx {
             }
             Rule::win_stmt => {
                 let x = it.next().expect("winner");
-                StmtKind::Win((x.as_rule() == Rule::ident).then(|| self.ident(x)))
+                if x.as_rule() == Rule::ident {
+                    StmtKind::Win(self.ident(x))
+                } else {
+                    match self.unknown(x).kind {
+                        ExprKind::Unknown(note) => StmtKind::WinUnknown(note),
+                        _ => unreachable!("unknown builds an Unknown"),
+                    }
+                }
             }
             Rule::choose_stmt => StmtKind::Choose {
                 var: self.ident(it.next().expect("var")),

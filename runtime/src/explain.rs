@@ -131,24 +131,27 @@ pub fn render(program: &Program, ex: &Explained) -> Vec<String> {
                     cite(program, &t.cite)
                 ));
             }
-            Event::Band { proc, value, arm } => {
+            Event::Band {
+                proc,
+                value,
+                patterns,
+                outcome,
+                cite: c,
+                ..
+            } => {
                 let p = &program.procs[*proc as usize];
-                let a = find_arm(&p.body, *arm, value);
-                let label = a.map(|a| {
-                    let pats: Vec<String> = a.patterns.iter().map(pattern).collect();
-                    let what = a.outcome.clone().unwrap_or_else(|| "…".into());
-                    let c = cite(program, &a.cite);
-                    let c = if c.is_empty() {
-                        cite(program, &p.cite)
-                    } else {
-                        c
-                    };
-                    format!("{} → {what}{c}", pats.join(" | "))
-                });
+                let pats: Vec<String> = patterns.iter().map(pattern).collect();
+                let what = outcome.clone().unwrap_or_else(|| "…".into());
+                let c = cite(program, c);
+                let c = if c.is_empty() {
+                    cite(program, &p.cite)
+                } else {
+                    c
+                };
                 out.push(format!(
-                    "{pad}band for {}: {}",
+                    "{pad}band for {}: {} → {what}{c}",
                     value.show(program),
-                    label.unwrap_or_else(|| format!("arm {}", arm + 1))
+                    pats.join(" | ")
                 ));
             }
             Event::Effect(r) => out.push(format!("{pad}effect: {}", r.show(program))),
@@ -174,45 +177,4 @@ fn pattern(p: &sandtable_compiler::ir::KeyPattern) -> String {
         K::Symbol(s) => s.clone(),
         K::Unknown => "?".into(),
     }
-}
-
-/// The `arm`-th arm of the first bands statement whose arm matches `value`.
-fn find_arm<'a>(
-    body: &'a [sandtable_compiler::ir::Stmt],
-    arm: usize,
-    value: &Val,
-) -> Option<&'a sandtable_compiler::ir::Arm> {
-    use sandtable_compiler::ir::Stmt;
-    for s in body {
-        match s {
-            Stmt::Bands { arms, .. } => {
-                if let Some(a) = arms.get(arm)
-                    && a.patterns.iter().any(|p| crate::interp::matches(p, value))
-                {
-                    return Some(a);
-                }
-                for a in arms {
-                    if let Some(x) = find_arm(&a.body, arm, value) {
-                        return Some(x);
-                    }
-                }
-            }
-            Stmt::If {
-                then, otherwise, ..
-            } => {
-                if let Some(x) =
-                    find_arm(then, arm, value).or_else(|| find_arm(otherwise, arm, value))
-                {
-                    return Some(x);
-                }
-            }
-            Stmt::For { body, .. } | Stmt::Repeat { body, .. } | Stmt::Choose { body, .. } => {
-                if let Some(x) = find_arm(body, arm, value) {
-                    return Some(x);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }

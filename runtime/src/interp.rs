@@ -46,10 +46,14 @@ pub enum Event {
         keys: Vec<Val>,
         cell: Val,
     },
+    /// The arm chosen, copied so the narrative needs no search of the body.
     Band {
         proc: u32,
         value: Val,
         arm: usize,
+        patterns: Vec<KeyPattern>,
+        outcome: Option<String>,
+        cite: ir::Cite,
     },
     Effect(EffectRec),
     Result(Val),
@@ -233,6 +237,9 @@ impl<'p> Interp<'p> {
                     proc: f.proc,
                     value: vv,
                     arm: i,
+                    patterns: arm.patterns.clone(),
+                    outcome: arm.outcome.clone(),
+                    cite: arm.cite.clone(),
                 });
                 if let Flow::Done(k) = self.block(&arm.body, f, ctx)? {
                     return Ok(Flow::Done(k));

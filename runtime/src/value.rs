@@ -16,6 +16,8 @@ pub enum Val {
     Entity(u32),
     Die(u32),
     Range(Option<i64>, Option<i64>),
+    /// Labels from one to another, such as hex columns `M..=U`.
+    LabelRange(Option<String>, Option<String>),
     List(Vec<Val>),
     /// Dice results in the order rolled.
     Pool(Vec<i64>),
@@ -62,6 +64,11 @@ impl Val {
                 lo.map_or(String::new(), |x| x.to_string()),
                 hi.map_or(String::new(), |x| x.to_string())
             ),
+            Val::LabelRange(lo, hi) => format!(
+                "{}..={}",
+                lo.clone().unwrap_or_default(),
+                hi.clone().unwrap_or_default()
+            ),
             Val::List(v) => format!(
                 "[{}]",
                 v.iter().map(|x| x.show(p)).collect::<Vec<_>>().join(", ")
@@ -88,6 +95,7 @@ impl Val {
             ir::Value::Entity(e) => Val::Entity(*e),
             ir::Value::Die(d) => Val::Die(*d),
             ir::Value::Range(a, b) => Val::Range(*a, *b),
+            ir::Value::LabelRange(a, b) => Val::LabelRange(a.clone(), b.clone()),
             ir::Value::List(items) => {
                 Val::List(items.iter().map(Val::from_const).collect::<Option<_>>()?)
             }

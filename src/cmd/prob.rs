@@ -46,6 +46,9 @@ pub struct Args {
     /// Bound on exact enumeration work before giving up with the estimated size
     #[arg(long, default_value_t = DEFAULT_LIMIT)]
     limit: u64,
+    /// Compute N times and report the mean wall time of one computation (on stderr)
+    #[arg(long, value_name = "N")]
+    repeat: Option<u32>,
 }
 
 pub fn run(args: Args) -> u8 {

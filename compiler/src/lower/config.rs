@@ -179,7 +179,7 @@ pub(crate) const SCHEMAS: &[Schema] = &[
         ],
         blocks: &["deploy"],
         schemes: &[],
-        references: &[],
+        references: &["units"],
     },
 ];
 

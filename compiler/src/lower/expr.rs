@@ -285,11 +285,10 @@ impl<'a> Lowerer<'a> {
                 }
                 Typed::new(Expr::List(lowered), Type::List(Box::new(elem)))
             }
-            ExprKind::Range { lo, hi, inclusive } => {
-                let (l, h) = self.const_range(file, e);
-                let _ = (lo, hi, inclusive);
-                Typed::new(Expr::Const(Value::Range(l, h)), Type::Range)
-            }
+            ExprKind::Range { .. } => Typed::new(
+                Expr::Const(self.const_value(file, e, path, None)),
+                Type::Range,
+            ),
             ExprKind::Unary { op, operand } => {
                 let t = self.lower_expr(file, scope, operand, path);
                 match op {
@@ -601,7 +600,7 @@ impl<'a> Lowerer<'a> {
                 Type::Enum(enums[0]),
             );
         }
-        if looks_like_coordinate(n) {
+        if looks_like_coordinate(n) || self.table_symbols.contains(n) {
             return Typed::new(Expr::Const(Value::Symbol(n.to_string())), Type::Symbol);
         }
         let visible = scope.visible();
@@ -1177,17 +1176,31 @@ impl<'a> Lowerer<'a> {
     pub(crate) fn stack_reach(&self, s: u32, args: &[Typed]) -> Reach {
         let st = &self.program.stacks[s as usize];
         let mut total = Reach::constant(0);
+        // Entries guarded by `param == value` on one parameter exclude each other: at most
+        // one applies, so together they add one of their values or nothing.
+        let mut exclusive: Vec<(u32, Reach)> = Vec::new();
         for en in &st.entries {
             let v = self.const_reach(&en.value, args);
             let v = match &en.per {
                 Some(p) => v.mul(&self.const_reach(p, args)),
                 None => v,
             };
-            let contribution = match &en.when {
-                Some(_) => v.union(&Reach::constant(0)),
-                None => v,
-            };
-            total = total.add(&contribution);
+            match en.when.as_ref().and_then(equality_on_slot) {
+                Some(slot) => match exclusive.iter_mut().find(|(s, _)| *s == slot) {
+                    Some((_, r)) => *r = r.union(&v),
+                    None => exclusive.push((slot, v.union(&Reach::constant(0)))),
+                },
+                None => {
+                    let contribution = match &en.when {
+                        Some(_) => v.union(&Reach::constant(0)),
+                        None => v,
+                    };
+                    total = total.add(&contribution);
+                }
+            }
+        }
+        for (_, r) in exclusive {
+            total = total.add(&r);
         }
         total.clamp(st.clamp.0, st.clamp.1)
     }
@@ -1610,10 +1623,15 @@ impl<'a> Lowerer<'a> {
                     value: v,
                 })
             }
-            K::Win(Some(side)) => Stmt::Effect(ir::Effect::Win(self.side(file, side)?)),
-            K::Win(None) => {
-                let id =
-                    self.register_unknown(file, s.span, &format!("{path}.winner"), None, false);
+            K::Win(side) => Stmt::Effect(ir::Effect::Win(self.side(file, side)?)),
+            K::WinUnknown(note) => {
+                let id = self.register_unknown(
+                    file,
+                    s.span,
+                    &format!("{path}.winner"),
+                    note.clone(),
+                    false,
+                );
                 Stmt::Effect(ir::Effect::Undecided(id))
             }
             K::Choose { var, from, body }
@@ -1746,6 +1764,21 @@ impl<'a> Lowerer<'a> {
                 None
             }
         }
+    }
+}
+
+/// `slot == constant`, either way round: the slot a condition tests for one value.
+fn equality_on_slot(e: &Expr) -> Option<u32> {
+    match e {
+        Expr::Binary {
+            op: ir::BinOp::Eq,
+            lhs,
+            rhs,
+        } => match (lhs.as_ref(), rhs.as_ref()) {
+            (Expr::Local(s), Expr::Const(_)) | (Expr::Const(_), Expr::Local(s)) => Some(*s),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

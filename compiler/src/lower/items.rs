@@ -454,6 +454,13 @@ impl<'a> Lowerer<'a> {
                     .map(|(i, x)| self.const_value(file, x, &format!("{path}[{i}]"), in_table))
                     .collect(),
             ),
+            ExprKind::Range { lo, hi, .. } if is_label(lo) || is_label(hi) => {
+                let label = |b: &Option<Box<ast::Expr>>| match b.as_deref().map(|x| &x.kind) {
+                    Some(ExprKind::Name(n)) => Some(n.clone()),
+                    _ => None,
+                };
+                Value::LabelRange(label(lo), label(hi))
+            }
             ExprKind::Range { .. } => {
                 let (lo, hi) = self.const_range(file, e);
                 Value::Range(lo, hi)
@@ -546,14 +553,26 @@ impl<'a> Lowerer<'a> {
 
     /// Pass 3: bodies and data.
     pub(crate) fn define(&mut self, items: &[Located]) {
+        // Data before the mechanics that read it, whatever the order in the files: a
+        // resolution's checks need the values of the pieces, tables and stacks it uses.
         for loc in items {
-            let f = loc.file;
-            match &loc.item.kind {
-                ast::ItemKind::Entity(e) => self.define_entity(f, e),
-                ast::ItemKind::Stack(s) => self.define_stack(f, loc.section, s),
-                ast::ItemKind::Table(t) => self.define_table(f, t),
-                ast::ItemKind::Proc(p) => self.define_proc(f, p),
-                _ => {}
+            if let ast::ItemKind::Entity(e) = &loc.item.kind {
+                self.define_entity(loc.file, e);
+            }
+        }
+        for loc in items {
+            if let ast::ItemKind::Table(t) = &loc.item.kind {
+                self.define_table(loc.file, t);
+            }
+        }
+        for loc in items {
+            if let ast::ItemKind::Stack(s) = &loc.item.kind {
+                self.define_stack(loc.file, loc.section, s);
+            }
+        }
+        for loc in items {
+            if let ast::ItemKind::Proc(p) = &loc.item.kind {
+                self.define_proc(loc.file, p);
             }
         }
         for loc in items {
@@ -716,7 +735,7 @@ impl<'a> Lowerer<'a> {
                 self.program.enums[*en as usize].members.contains(s)
             }
             (Value::List(_), Type::List(_)) => true,
-            (Value::Range(..), Type::Range) => true,
+            (Value::Range(..) | Value::LabelRange(..), Type::Range) => true,
             _ => false,
         };
         if !ok {
@@ -773,7 +792,7 @@ impl<'a> Lowerer<'a> {
             Value::Die(_) => "a die".into(),
             Value::Unknown(_) => "`?`".into(),
             Value::List(_) => "a list".into(),
-            Value::Range(..) => "a range".into(),
+            Value::Range(..) | Value::LabelRange(..) => "a range".into(),
         }
     }
 
@@ -893,6 +912,34 @@ impl<'a> Lowerer<'a> {
         } else {
             1
         };
+        for k in &t.keys {
+            if let Some(ast::TypeExpr::Named(n)) = &k.domain {
+                match self.lookup(&n.name) {
+                    Some(Sym::Enum(_) | Sym::Die(_) | Sym::Kind(_)) => {}
+                    _ if matches!(n.name.as_str(), "int" | "text" | "bool" | "side") => {}
+                    other => {
+                        let what = other.map_or("nothing defined".to_string(), |s| {
+                            format!("a {}", s.describe())
+                        });
+                        self.diags.push(
+                            Diagnostic::error(
+                                "sand::resolve::unknown-type",
+                                file,
+                                n.span,
+                                format!("table key `{}` ranges over `{}`, which is {what}", k.name.name, n.name),
+                            )
+                            .label("not a key domain")
+                            .help("a key ranges over a die (`roll: d6`), an int range (`1..=6`), an enum, or is left bare for labels"),
+                        );
+                    }
+                }
+            }
+        }
+        for v in &columns {
+            if let Value::Symbol(sym) = v {
+                self.table_symbols.insert(sym.clone());
+            }
+        }
         let mut rows = Vec::new();
         let mut seen: Vec<(String, Span)> = Vec::new();
         for (ri, row) in t.rows.iter().enumerate() {
@@ -954,6 +1001,16 @@ impl<'a> Lowerer<'a> {
                     .help("give one cell per column; write `?` for a cell the book leaves empty"),
                 );
             }
+            for k in &keys {
+                if let ir::KeyPattern::Symbol(sym) = k {
+                    self.table_symbols.insert(sym.clone());
+                }
+            }
+            for c in &cells {
+                if let Value::Symbol(sym) = c {
+                    self.table_symbols.insert(sym.clone());
+                }
+            }
             rows.push(ir::TableRow { keys, cells });
         }
         let tb = &mut self.program.tables[id as usize];
@@ -1005,6 +1062,10 @@ impl<'a> Lowerer<'a> {
         pr.n_slots = scope.n_slots();
         pr.slot_names = scope.slot_names();
     }
+}
+
+fn is_label(b: &Option<Box<ast::Expr>>) -> bool {
+    matches!(b.as_deref().map(|x| &x.kind), Some(ExprKind::Name(_)))
 }
 
 /// A short, stable identifier made from a label, for unknown names.

@@ -81,6 +81,8 @@ pub(crate) struct Lowerer<'a> {
     pub refs: Vec<(FileId, ast::Ref)>,
     /// Spans of definitions whose unknowns are table cells (summarised, not listed one by one).
     pub unknown_sites: Vec<(ir::UnknownId, FileId, Span, bool)>,
+    /// Labels that tables use as row keys, column labels or cells: valid symbols anywhere.
+    pub table_symbols: std::collections::HashSet<String>,
 }
 
 /// Compile parsed files into one program. `files` are the parsed ASTs, by file id.
@@ -104,6 +106,7 @@ pub fn lower(
         section_sites: Vec::new(),
         refs: Vec::new(),
         unknown_sites: Vec::new(),
+        table_symbols: std::collections::HashSet::new(),
     };
     let mut located = Vec::new();
     for (file, ast) in files {
