@@ -1293,6 +1293,14 @@ impl Cx {
             }
             Rule::ident | Rule::word => ExprKind::Name(p.as_str().to_string()),
             Rule::range_bound => return self.primary(p.into_inner().next().expect("bound")),
+            Rule::atom_range | Rule::open_range => {
+                let mut it = p.clone().into_inner();
+                let first = it.next().expect("atom or operator");
+                if p.as_rule() == Rule::atom_range && it.next().is_none() {
+                    return self.primary(first);
+                }
+                return self.range(p);
+            }
             Rule::expr | Rule::tight_expr => return self.expr(p),
             r => unreachable!("primary {r:?}"),
         };

@@ -33,4 +33,13 @@ pub enum RunError {
         "exact enumeration would need about {estimate} steps (limit {limit}); use `--samples N` for a Monte Carlo estimate with a 95% interval"
     )]
     TooLarge { estimate: String, limit: u64 },
+    /// Internal: a fast weight overflowed; the exact evaluator retries with big integers.
+    #[error("a probability weight overflowed its fast representation")]
+    WeightOverflow,
+}
+
+impl From<crate::dist::Overflow> for RunError {
+    fn from(_: crate::dist::Overflow) -> Self {
+        RunError::WeightOverflow
+    }
 }

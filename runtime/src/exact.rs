@@ -9,10 +9,9 @@
 use std::collections::BTreeMap;
 
 use num_bigint::BigUint;
-use num_traits::{One, Zero};
 use sandtable_compiler::ir::{self, BinOp, Builtin, Expr, Program, Stmt, UnOp, Value};
 
-use crate::dist::{Dist, binomial, mixture, product};
+use crate::dist::{Dist, Weight, binomial, mixture, product};
 use crate::error::RunError;
 use crate::interp::{Assumptions, Interp, binary, div_up, matches, normalize};
 use crate::value::{EffectRec, OutcomeKey, ScoreOpRec, Val};
@@ -21,15 +20,18 @@ use crate::value::{EffectRec, OutcomeKey, ScoreOpRec, Val};
 pub const DEFAULT_LIMIT: u64 = 50_000_000;
 
 #[derive(Debug, Clone)]
-enum Slot {
+enum Slot<W: Weight> {
     Fixed(Val),
     /// A random value read at most once: kept as a distribution.
-    Lazy(Dist<Val>),
+    Lazy(Dist<Val, W>),
 }
 
+/// A pool as the evaluator sees it: the distribution of its size, and its die.
+type PoolParts<W> = (Dist<Val, W>, u32);
+
 #[derive(Debug, Clone)]
-struct Env {
-    slots: Vec<Slot>,
+struct Env<W: Weight> {
+    slots: Vec<Slot<W>>,
     effects: Vec<EffectRec>,
 }
 
@@ -39,16 +41,35 @@ enum Cont<'a> {
     Set(ir::Slot, Val),
 }
 
-pub struct Exact<'p> {
+/// The exact outcome distribution of `proc` with `args`: computed with `u128` weights when
+/// they suffice, else with big integers.
+pub fn distribution(
+    program: &Program,
+    assumptions: &Assumptions,
+    limit: u64,
+    proc: u32,
+    args: Vec<Val>,
+) -> Result<Dist<OutcomeKey, BigUint>, RunError> {
+    match Exact::<u128>::new(program, assumptions, limit).run(proc, args.clone()) {
+        Ok(d) => Ok(d.to_big()),
+        Err(RunError::WeightOverflow) => {
+            Exact::<BigUint>::new(program, assumptions, limit).run(proc, args)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+pub struct Exact<'p, W: Weight> {
     interp: Interp<'p>,
     program: &'p Program,
     limit: u64,
     work: std::cell::Cell<u64>,
     /// Per procedure: how often each slot is read (loops count twice).
     reads: Vec<Vec<u32>>,
+    weight: std::marker::PhantomData<W>,
 }
 
-impl<'p> Exact<'p> {
+impl<'p, W: Weight> Exact<'p, W> {
     pub fn new(program: &'p Program, assumptions: &'p Assumptions, limit: u64) -> Self {
         let reads = program
             .procs
@@ -61,6 +82,7 @@ impl<'p> Exact<'p> {
             limit,
             work: std::cell::Cell::new(0),
             reads,
+            weight: std::marker::PhantomData,
         }
     }
 
@@ -94,9 +116,9 @@ impl<'p> Exact<'p> {
     }
 
     /// The outcome distribution of a procedure for fixed arguments.
-    pub fn run(&self, proc: u32, args: Vec<Val>) -> Result<Dist<OutcomeKey>, RunError> {
+    pub fn run(&self, proc: u32, args: Vec<Val>) -> Result<Dist<OutcomeKey, W>, RunError> {
         let p = &self.program.procs[proc as usize];
-        let mut slots: Vec<Slot> = args.into_iter().map(Slot::Fixed).collect();
+        let mut slots: Vec<Slot<W>> = args.into_iter().map(Slot::Fixed).collect();
         slots.resize(
             p.n_slots.max(p.params.len() as u32) as usize,
             Slot::Fixed(Val::Unit),
@@ -107,18 +129,18 @@ impl<'p> Exact<'p> {
         };
         // Not reduced: a pure sum keeps its natural denominator (6^100 for 100d6), which
         // callers may show beside the reduced fractions.
-        self.exec(proc, vec![Cont::Stmts(&p.body)], env, BigUint::one())
+        self.exec(proc, vec![Cont::Stmts(&p.body)], env, 1)
     }
 
     fn exec<'a>(
         &'a self,
         proc: u32,
         mut stack: Vec<Cont<'a>>,
-        mut env: Env,
-        paths: BigUint,
-    ) -> Result<Dist<OutcomeKey>, RunError> {
+        mut env: Env<W>,
+        paths: u128,
+    ) -> Result<Dist<OutcomeKey, W>, RunError> {
         self.charge(1)?;
-        if paths > BigUint::from(self.limit) {
+        if paths > u128::from(self.limit) {
             return Err(RunError::TooLarge {
                 estimate: format!("{paths} paths"),
                 limit: self.limit,
@@ -167,7 +189,7 @@ impl<'p> Exact<'p> {
                     {
                         env.slots[*slot as usize] = Slot::Lazy(d);
                     } else {
-                        return self.branch(proc, stack, env, &paths, &d, |env, v| {
+                        return self.branch(proc, stack, env, paths, &d, |env, v| {
                             env.slots[*slot as usize] = Slot::Fixed(v.clone());
                             None
                         });
@@ -179,7 +201,7 @@ impl<'p> Exact<'p> {
                     otherwise,
                 } => {
                     let d = self.eval(cond, &env)?;
-                    return self.branch(proc, stack, env, &paths, &d, |_, v| {
+                    return self.branch(proc, stack, env, paths, &d, |_, v| {
                         Some(Cont::Stmts(if matches!(v, Val::Bool(true)) {
                             then
                         } else {
@@ -203,11 +225,15 @@ impl<'p> Exact<'p> {
                         let mut st: Vec<Cont> = stack.iter().map(clone_cont).collect();
                         st.push(Cont::ArmEnd(arm));
                         st.push(Cont::Stmts(&arm.body));
-                        let sub =
-                            self.exec(proc, st, env.clone(), &paths * by_arm.weights.len())?;
+                        let sub = self.exec(
+                            proc,
+                            st,
+                            env.clone(),
+                            paths.saturating_mul(by_arm.weights.len() as u128),
+                        )?;
                         branches.push((w.clone(), sub));
                     }
-                    return Ok(mixture(branches, &by_arm.total));
+                    return Ok(mixture(branches, &by_arm.total)?);
                 }
                 Stmt::Result(e) => {
                     let d = self.eval(e, &env)?;
@@ -216,7 +242,7 @@ impl<'p> Exact<'p> {
                 Stmt::Outcome(o) => return Ok(Dist::point(OutcomeKey::Named(o.clone()))),
                 Stmt::Effect(e) => {
                     let d = self.effect(e, &env)?;
-                    return self.branch_effect(proc, stack, env, &paths, d);
+                    return self.branch_effect(proc, stack, env, paths, d);
                 }
                 Stmt::Choose { .. } => return Err(RunError::NeedsDecision),
                 Stmt::For { slot, iter, body } => {
@@ -263,14 +289,19 @@ impl<'p> Exact<'p> {
                         }
                         branches.push((
                             w.clone(),
-                            self.exec(proc, st, env.clone(), &paths * d.len())?,
+                            self.exec(
+                                proc,
+                                st,
+                                env.clone(),
+                                paths.saturating_mul(d.len() as u128),
+                            )?,
                         ));
                     }
-                    return Ok(mixture(branches, &d.total));
+                    return Ok(mixture(branches, &d.total)?);
                 }
                 Stmt::Require(c) => {
                     let d = self.eval(c, &env)?;
-                    return self.branch(proc, stack, env, &paths, &d, |_, v| {
+                    return self.branch(proc, stack, env, paths, &d, |_, v| {
                         if matches!(v, Val::Bool(true)) {
                             None
                         } else {
@@ -290,44 +321,44 @@ impl<'p> Exact<'p> {
         &'a self,
         proc: u32,
         stack: Vec<Cont<'a>>,
-        env: Env,
-        paths: &BigUint,
-        d: &Dist<Val>,
-        step: impl Fn(&mut Env, &Val) -> Option<Cont<'a>>,
-    ) -> Result<Dist<OutcomeKey>, RunError> {
+        env: Env<W>,
+        paths: u128,
+        d: &Dist<Val, W>,
+        step: impl Fn(&mut Env<W>, &Val) -> Option<Cont<'a>>,
+    ) -> Result<Dist<OutcomeKey, W>, RunError> {
         let mut branches = Vec::with_capacity(d.len());
-        let more = paths * d.len();
+        let more = paths.saturating_mul(d.len() as u128);
         for (v, w) in &d.weights {
             let mut e = env.clone();
             let mut st: Vec<Cont> = stack.iter().map(clone_cont).collect();
             if let Some(c) = step(&mut e, v) {
                 st.push(c);
             }
-            branches.push((w.clone(), self.exec(proc, st, e, more.clone())?));
+            branches.push((w.clone(), self.exec(proc, st, e, more)?));
         }
-        Ok(mixture(branches, &d.total))
+        Ok(mixture(branches, &d.total)?)
     }
 
     fn branch_effect<'a>(
         &'a self,
         proc: u32,
         stack: Vec<Cont<'a>>,
-        env: Env,
-        paths: &BigUint,
-        d: Dist<EffectRec>,
-    ) -> Result<Dist<OutcomeKey>, RunError> {
+        env: Env<W>,
+        paths: u128,
+        d: Dist<EffectRec, W>,
+    ) -> Result<Dist<OutcomeKey, W>, RunError> {
         let mut branches = Vec::with_capacity(d.len());
-        let more = paths * d.len();
+        let more = paths.saturating_mul(d.len() as u128);
         for (rec, w) in &d.weights {
             let mut e = env.clone();
             e.effects.push(rec.clone());
             let st: Vec<Cont> = stack.iter().map(clone_cont).collect();
-            branches.push((w.clone(), self.exec(proc, st, e, more.clone())?));
+            branches.push((w.clone(), self.exec(proc, st, e, more)?));
         }
-        Ok(mixture(branches, &d.total))
+        Ok(mixture(branches, &d.total)?)
     }
 
-    fn effect(&self, e: &ir::Effect, env: &Env) -> Result<Dist<EffectRec>, RunError> {
+    fn effect(&self, e: &ir::Effect, env: &Env<W>) -> Result<Dist<EffectRec, W>, RunError> {
         Ok(match e {
             ir::Effect::Eliminate(x) => self.eval(x, env)?.map(|v| EffectRec::Eliminate(v.clone())),
             ir::Effect::Place { marker, target } => {
@@ -360,7 +391,7 @@ impl<'p> Exact<'p> {
                     ir::ScoreOp::Set => ScoreOpRec::Set,
                 };
                 self.eval(value, env)?.try_map(|v| {
-                    Ok(EffectRec::Score {
+                    Ok::<_, RunError>(EffectRec::Score {
                         side: *side,
                         op,
                         value: self.int(v)?,
@@ -384,7 +415,7 @@ impl<'p> Exact<'p> {
         })
     }
 
-    fn die_dist(&self, die: u32) -> Result<Dist<i64>, RunError> {
+    fn die_dist(&self, die: u32) -> Result<Dist<i64, W>, RunError> {
         let faces = &self.program.dice[die as usize].faces;
         if faces.is_empty() {
             let mut dummy = crate::rng::Dice::new(0);
@@ -399,8 +430,9 @@ impl<'p> Exact<'p> {
         Ok(Dist::uniform(faces.iter().copied()))
     }
 
-    /// Sum of `n` dice, by repeated convolution.
-    fn sum_dist(&self, n: i64, die: u32) -> Result<Dist<i64>, RunError> {
+    /// Sum of `n` dice. A die whose faces run consecutively with one weight each (every
+    /// `dN`) convolves by a sliding window: each step is additions only.
+    fn sum_dist(&self, n: i64, die: u32) -> Result<Dist<i64, W>, RunError> {
         if !(0..=crate::interp::MAX_POOL).contains(&n) {
             return Err(RunError::Limit {
                 what: "pool size".into(),
@@ -409,14 +441,49 @@ impl<'p> Exact<'p> {
             });
         }
         let one = self.die_dist(die)?;
-        let mut acc = Dist::point(0i64);
+        let (Some(&lo), Some(&hi)) = (one.weights.keys().next(), one.weights.keys().next_back())
+        else {
+            return Ok(Dist::point(0));
+        };
+        let consecutive =
+            one.weights.len() as i64 == hi - lo + 1 && one.weights.values().all(Weight::is_one);
+        let width = (hi - lo) as usize;
+        // Dense counts of (sum - k * lo) after k dice.
+        let mut acc: Vec<W> = vec![W::one()];
         for _ in 0..n {
-            self.charge_product(acc.len(), one.len())?;
-            acc = product(&acc, &one, |a, b| {
-                a.checked_add(*b).ok_or(RunError::Overflow)
-            })?;
+            self.charge_product(acc.len(), width + 1)?;
+            let mut next: Vec<W> = vec![W::zero(); acc.len() + width];
+            if consecutive {
+                let mut window = W::zero();
+                for (i, slot) in next.iter_mut().enumerate() {
+                    if i < acc.len() {
+                        window.add_assign(&acc[i])?;
+                    }
+                    if i > width {
+                        window = window.sub(&acc[i - width - 1]);
+                    }
+                    *slot = window.clone();
+                }
+            } else {
+                for (i, a) in acc.iter().enumerate() {
+                    if a.is_zero() {
+                        continue;
+                    }
+                    for (face, w) in &one.weights {
+                        next[i + (face - lo) as usize].add_assign(&a.mul(w)?)?;
+                    }
+                }
+            }
+            acc = next;
         }
-        Ok(acc)
+        let base = lo.checked_mul(n).ok_or(RunError::Overflow)?;
+        let weights = acc
+            .into_iter()
+            .enumerate()
+            .filter(|(_, w)| !w.is_zero())
+            .map(|(i, w)| (base + i as i64, w))
+            .collect();
+        Ok(Dist::from_weights(weights, one.total.pow(n as u64)?))
     }
 
     /// How many of `n` dice land in `[lo, hi]`: a binomial.
@@ -426,7 +493,7 @@ impl<'p> Exact<'p> {
         die: u32,
         lo: Option<i64>,
         hi: Option<i64>,
-    ) -> Result<Dist<i64>, RunError> {
+    ) -> Result<Dist<i64, W>, RunError> {
         if !(0..=crate::interp::MAX_POOL).contains(&n) {
             return Err(RunError::Limit {
                 what: "pool size".into(),
@@ -442,19 +509,20 @@ impl<'p> Exact<'p> {
             .filter(|x| lo.is_none_or(|l| **x >= l) && hi.is_none_or(|h| **x <= h))
             .count() as u64;
         let n = n as u64;
+        let (ws, wf) = (W::from_u64(s), W::from_u64(f - s));
         let mut w = BTreeMap::new();
         for k in 0..=n {
-            let ways = binomial(n, k)
-                * BigUint::from(s).pow(k as u32)
-                * BigUint::from(f - s).pow((n - k) as u32);
+            let ways = binomial::<W>(n, k)?
+                .mul(&ws.pow(k)?)?
+                .mul(&wf.pow(n - k)?)?;
             w.insert(k as i64, ways);
         }
-        Ok(Dist::from_weights(w, BigUint::from(f).pow(n as u32)))
+        Ok(Dist::from_weights(w, W::from_u64(f).pow(n)?))
     }
 
     /// Sum of the `k` highest (or lowest) of `n` dice: walk the distinct faces from the kept
     /// end, choosing how many dice show each.
-    fn keep_dist(&self, k: i64, n: i64, die: u32, highest: bool) -> Result<Dist<i64>, RunError> {
+    fn keep_dist(&self, k: i64, n: i64, die: u32, highest: bool) -> Result<Dist<i64, W>, RunError> {
         if !(0..=crate::interp::MAX_POOL).contains(&n) {
             return Err(RunError::Limit {
                 what: "pool size".into(),
@@ -474,26 +542,27 @@ impl<'p> Exact<'p> {
             faces.into_iter().collect()
         };
         // state: dice placed so far → (kept sum → ways)
-        let mut states: BTreeMap<u64, BTreeMap<i64, BigUint>> = BTreeMap::new();
-        states.entry(0).or_default().insert(0, BigUint::one());
+        let mut states: BTreeMap<u64, BTreeMap<i64, W>> = BTreeMap::new();
+        states.entry(0).or_default().insert(0, W::one());
         for (value, mult) in order {
-            let mut next: BTreeMap<u64, BTreeMap<i64, BigUint>> = BTreeMap::new();
+            let mut next: BTreeMap<u64, BTreeMap<i64, W>> = BTreeMap::new();
+            let m = W::from_u64(mult);
             for (placed, sums) in &states {
                 for c in 0..=(n - placed) {
-                    let ways = binomial(n - placed, c) * BigUint::from(mult).pow(c as u32);
+                    let ways = binomial::<W>(n - placed, c)?.mul(&m.pow(c)?)?;
                     let kept_before = (*placed).min(k);
                     let kept_after = (placed + c).min(k);
                     let add = value * (kept_after - kept_before) as i64;
                     self.charge(sums.len() as u64)?;
                     let slot = next.entry(placed + c).or_default();
                     for (s, w) in sums {
-                        *slot.entry(s + add).or_default() += &ways * w;
+                        crate::dist::bump(slot, s + add, ways.mul(w)?)?;
                     }
                 }
             }
             states = next;
         }
-        let total = BigUint::from(self.program.dice[die as usize].faces.len()).pow(n as u32);
+        let total = W::from_u64(self.program.dice[die as usize].faces.len() as u64).pow(n)?;
         Ok(Dist::from_weights(
             states.remove(&n).unwrap_or_default(),
             total,
@@ -501,7 +570,7 @@ impl<'p> Exact<'p> {
     }
 
     /// The pool an expression denotes: `(count distribution, die)`.
-    fn pool_parts(&self, e: &Expr, env: &Env) -> Result<Option<(Dist<Val>, u32)>, RunError> {
+    fn pool_parts(&self, e: &Expr, env: &Env<W>) -> Result<Option<PoolParts<W>>, RunError> {
         match e {
             Expr::Dice { count, die } => Ok(Some((self.eval(count, env)?, *die))),
             Expr::Roll(d) => Ok(Some((Dist::point(Val::Int(1)), *d))),
@@ -511,18 +580,18 @@ impl<'p> Exact<'p> {
 
     fn over_counts(
         &self,
-        counts: &Dist<Val>,
-        mut f: impl FnMut(i64) -> Result<Dist<i64>, RunError>,
-    ) -> Result<Dist<Val>, RunError> {
+        counts: &Dist<Val, W>,
+        mut f: impl FnMut(i64) -> Result<Dist<i64, W>, RunError>,
+    ) -> Result<Dist<Val, W>, RunError> {
         let mut branches = Vec::new();
         for (n, w) in &counts.weights {
             let d = f(self.int(n)?)?;
             branches.push((w.clone(), d.map(|x| Val::Int(*x))));
         }
-        Ok(mixture(branches, &counts.total))
+        Ok(mixture(branches, &counts.total)?)
     }
 
-    fn eval(&self, e: &Expr, env: &Env) -> Result<Dist<Val>, RunError> {
+    fn eval(&self, e: &Expr, env: &Env<W>) -> Result<Dist<Val, W>, RunError> {
         Ok(match e {
             Expr::Const(v) => Dist::point(self.interp.constant(v)?),
             Expr::Local(s) => match &env.slots[*s as usize] {
@@ -538,7 +607,7 @@ impl<'p> Exact<'p> {
                 let d = self.eval(operand, env)?;
                 match op {
                     UnOp::Neg => d.try_map(|v| {
-                        Ok(Val::Int(
+                        Ok::<_, RunError>(Val::Int(
                             self.int(v)?.checked_neg().ok_or(RunError::Overflow)?,
                         ))
                     })?,
@@ -586,7 +655,7 @@ impl<'p> Exact<'p> {
                     };
                     branches.push((w.clone(), d));
                 }
-                mixture(branches, &c.total)
+                mixture(branches, &c.total)?
             }
             Expr::Builtin { func, args } => self.builtin(*func, args, env)?,
             Expr::Host { name, .. } => return Err(RunError::NeedsGame(name.clone())),
@@ -604,7 +673,7 @@ impl<'p> Exact<'p> {
                         }),
                     ));
                 }
-                mixture(branches, &tuples.total)
+                mixture(branches, &tuples.total)?
             }
             Expr::Stack { stack, args } => {
                 let tuples = self.tuples(args, env)?;
@@ -612,7 +681,7 @@ impl<'p> Exact<'p> {
                 for (vals, w) in &tuples.weights {
                     branches.push((w.clone(), self.stack(*stack, vals)?));
                 }
-                mixture(branches, &tuples.total)
+                mixture(branches, &tuples.total)?
             }
             Expr::Lookup { table, keys } => {
                 let tuples = self.tuples(keys, env)?;
@@ -629,8 +698,8 @@ impl<'p> Exact<'p> {
     }
 
     /// The joint distribution of independent argument expressions.
-    fn tuples(&self, args: &[Expr], env: &Env) -> Result<Dist<Vec<Val>>, RunError> {
-        let mut acc: Dist<Vec<Val>> = Dist::point(Vec::new());
+    fn tuples(&self, args: &[Expr], env: &Env<W>) -> Result<Dist<Vec<Val>, W>, RunError> {
+        let mut acc: Dist<Vec<Val>, W> = Dist::point(Vec::new());
         for a in args {
             let d = self.eval(a, env)?;
             self.charge_product(acc.len(), d.len())?;
@@ -644,9 +713,9 @@ impl<'p> Exact<'p> {
     }
 
     /// A stack's total for fixed arguments: its entries are independent given the arguments.
-    fn stack(&self, stack: u32, args: &[Val]) -> Result<Dist<Val>, RunError> {
+    fn stack(&self, stack: u32, args: &[Val]) -> Result<Dist<Val, W>, RunError> {
         let st = &self.program.stacks[stack as usize];
-        let mut slots: Vec<Slot> = args.iter().cloned().map(Slot::Fixed).collect();
+        let mut slots: Vec<Slot<W>> = args.iter().cloned().map(Slot::Fixed).collect();
         slots.resize(
             (st.n_slots as usize).max(st.params.len()),
             Slot::Fixed(Val::Unit),
@@ -655,7 +724,7 @@ impl<'p> Exact<'p> {
             slots,
             effects: Vec::new(),
         };
-        let mut total: Dist<i64> = Dist::point(0);
+        let mut total: Dist<i64, W> = Dist::point(0);
         for en in &st.entries {
             let applies = match &en.when {
                 Some(w) => self.eval(w, &env)?,
@@ -680,7 +749,7 @@ impl<'p> Exact<'p> {
                 };
                 branches.push((w.clone(), d));
             }
-            let contribution = mixture(branches, &applies.total);
+            let contribution = mixture(branches, &applies.total)?;
             self.charge_product(total.len(), contribution.len())?;
             total = product(&total, &contribution, |x, y| {
                 x.checked_add(*y).ok_or(RunError::Overflow)
@@ -698,10 +767,15 @@ impl<'p> Exact<'p> {
         }))
     }
 
-    fn builtin(&self, func: Builtin, args: &[Expr], env: &Env) -> Result<Dist<Val>, RunError> {
+    fn builtin(
+        &self,
+        func: Builtin,
+        args: &[Expr],
+        env: &Env<W>,
+    ) -> Result<Dist<Val, W>, RunError> {
         let ints2 = |this: &Self,
                      f: &dyn Fn(i64, i64) -> Result<i64, RunError>|
-         -> Result<Dist<Val>, RunError> {
+         -> Result<Dist<Val, W>, RunError> {
             let mut acc = this.eval(&args[0], env)?.map(|v| normalize(v.clone()));
             for a in &args[1..] {
                 let d = this.eval(a, env)?;
@@ -716,7 +790,7 @@ impl<'p> Exact<'p> {
             Builtin::Min => ints2(self, &|a, b| Ok(a.min(b)))?,
             Builtin::Max => ints2(self, &|a, b| Ok(a.max(b)))?,
             Builtin::Abs => self.eval(&args[0], env)?.try_map(|v| {
-                Ok(Val::Int(
+                Ok::<_, RunError>(Val::Int(
                     self.int(v)?.checked_abs().ok_or(RunError::Overflow)?,
                 ))
             })?,
@@ -725,7 +799,7 @@ impl<'p> Exact<'p> {
                 let t = self.tuples(args, env)?;
                 t.try_map(|v| {
                     let (x, lo, hi) = (self.int(&v[0])?, self.int(&v[1])?, self.int(&v[2])?);
-                    Ok(Val::Int(x.max(lo).min(hi)))
+                    Ok::<_, RunError>(Val::Int(x.max(lo).min(hi)))
                 })?
             }
             Builtin::Pool => unreachable!("pools are lowered to Expr::Dice"),
@@ -747,7 +821,7 @@ impl<'p> Exact<'p> {
                                 })?,
                             ));
                         }
-                        mixture(branches, &ks.total)
+                        mixture(branches, &ks.total)?
                     }
                     None => {
                         let v = self.eval(&args[1], env)?;
@@ -784,7 +858,7 @@ impl<'p> Exact<'p> {
                                 self.over_counts(&counts, |n| self.count_dist(n, die, lo, hi))?,
                             ));
                         }
-                        mixture(branches, &ranges.total)
+                        mixture(branches, &ranges.total)?
                     }
                     None => {
                         let v = self.eval(&args[0], env)?;
@@ -817,27 +891,26 @@ impl<'p> Exact<'p> {
                         _ => (Some(1), Some(0)),
                     };
                     let inside = |x: i64| lo.is_none_or(|l| x >= l) && hi.is_none_or(|h| x <= h);
-                    let mut weights: BTreeMap<Val, BigUint> = BTreeMap::new();
-                    let again: BigUint = one
-                        .weights
-                        .iter()
-                        .filter(|(f, _)| inside(**f))
-                        .map(|(_, w)| w.clone())
-                        .sum();
-                    for (f, fw) in &one.weights {
-                        let mut x = BigUint::zero();
-                        if !inside(*f) {
-                            x += fw * &one.total;
+                    let mut again = W::zero();
+                    for (f, w) in &one.weights {
+                        if inside(*f) {
+                            again.add_assign(w)?;
                         }
-                        x += &again * fw;
+                    }
+                    let mut weights: BTreeMap<Val, W> = BTreeMap::new();
+                    for (f, fw) in &one.weights {
+                        let mut x = again.mul(fw)?;
+                        if !inside(*f) {
+                            x.add_assign(&fw.mul(&one.total)?)?;
+                        }
                         weights.insert(Val::Int(*f), x);
                     }
                     branches.push((
                         w.clone(),
-                        Dist::from_weights(weights, &one.total * &one.total),
+                        Dist::from_weights(weights, one.total.mul(&one.total)?),
                     ));
                 }
-                mixture(branches, &ranges.total)
+                mixture(branches, &ranges.total)?
             }
         })
     }

@@ -8,7 +8,7 @@ use num_bigint::BigUint;
 use num_integer::Integer;
 use num_traits::{One, Zero};
 use proptest::prelude::*;
-use sandtable_runtime::exact::{DEFAULT_LIMIT, Exact};
+use sandtable_runtime::exact::{DEFAULT_LIMIT, distribution};
 use sandtable_runtime::interp::{Assumptions, Ctx, Interp, NoGame};
 use sandtable_runtime::rng::Dice;
 use sandtable_runtime::{OutcomeKey, montecarlo, query};
@@ -73,9 +73,7 @@ fn exact(
     proc: u32,
 ) -> BTreeMap<OutcomeKey, (BigUint, BigUint)> {
     let none = Assumptions::default();
-    let d = Exact::new(program, &none, DEFAULT_LIMIT)
-        .run(proc, Vec::new())
-        .expect("exact");
+    let d = distribution(program, &none, DEFAULT_LIMIT, proc, Vec::new()).expect("exact");
     d.weights
         .keys()
         .map(|k| (k.clone(), d.probability(k)))
@@ -177,9 +175,7 @@ fn platoon_fire_with_modifier_four_against_zero() {
     ];
     let args = query::bind_args(&c.program, proc, &sets).unwrap();
     let none = Assumptions::default();
-    let d = Exact::new(&c.program, &none, DEFAULT_LIMIT)
-        .run(proc, args)
-        .unwrap();
+    let d = distribution(&c.program, &none, DEFAULT_LIMIT, proc, args).unwrap();
     let p = |name: &str| {
         let (n, d) = d.probability(&OutcomeKey::Named(name.into()));
         format!("{n}/{d}")
@@ -194,9 +190,7 @@ fn sum_of_100d6_is_exact() {
     let c = compile("resolve s() { result 100d6 }");
     let (proc, _) = c.program.proc_by_name("s").unwrap();
     let none = Assumptions::default();
-    let d = Exact::new(&c.program, &none, DEFAULT_LIMIT)
-        .run(proc, Vec::new())
-        .unwrap();
+    let d = distribution(&c.program, &none, DEFAULT_LIMIT, proc, Vec::new()).unwrap();
     let six100 = BigUint::from(6u32).pow(100);
     assert_eq!(d.total, six100, "the natural denominator is 6^100");
     let mut mean_num = BigUint::zero();
@@ -219,9 +213,7 @@ fn exact_refuses_what_would_explode_with_the_size() {
     );
     let (proc, _) = c.program.proc_by_name("big").unwrap();
     let none = Assumptions::default();
-    let err = Exact::new(&c.program, &none, 1_000_000)
-        .run(proc, Vec::new())
-        .unwrap_err();
+    let err = distribution(&c.program, &none, 1_000_000, proc, Vec::new()).unwrap_err();
     let msg = err.to_string();
     assert!(
         msg.contains("limit 1000000") && msg.contains("--samples"),
@@ -236,9 +228,7 @@ fn unknown_values_stop_with_their_name_until_assumed() {
     );
     let (proc, _) = c.program.proc_by_name("f").unwrap();
     let none = Assumptions::default();
-    let err = Exact::new(&c.program, &none, DEFAULT_LIMIT)
-        .run(proc, Vec::new())
-        .unwrap_err();
+    let err = distribution(&c.program, &none, DEFAULT_LIMIT, proc, Vec::new()).unwrap_err();
     assert!(
         err.to_string()
             .contains("--assume trench.target_modifier=VALUE"),
@@ -250,9 +240,7 @@ fn unknown_values_stop_with_their_name_until_assumed() {
         &[],
     )
     .unwrap();
-    let d = Exact::new(&c.program, &a, DEFAULT_LIMIT)
-        .run(proc, Vec::new())
-        .unwrap();
+    let d = distribution(&c.program, &a, DEFAULT_LIMIT, proc, Vec::new()).unwrap();
     assert_eq!(d.len(), 10);
     assert!(
         d.weights

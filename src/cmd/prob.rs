@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use num_bigint::BigUint;
 use num_traits::{ToPrimitive, Zero};
 use sandtable_compiler::ir::{self, Program};
-use sandtable_runtime::exact::{DEFAULT_LIMIT, Exact};
+use sandtable_runtime::exact::{DEFAULT_LIMIT, distribution};
 use sandtable_runtime::{OutcomeKey, Val, montecarlo, query};
 
 use crate::report::{self, EXIT_FINDINGS, EXIT_OK};
@@ -134,9 +134,18 @@ fn run_inner(args: Args) -> Result<(), u8> {
         return Ok(());
     }
 
-    let exact = Exact::new(program, &assumptions, args.limit);
-    let dist = exact
-        .run(proc, call_args)
+    if let Some(n) = args.repeat.filter(|n| *n > 0) {
+        let started = std::time::Instant::now();
+        for _ in 0..n {
+            std::hint::black_box(
+                distribution(program, &assumptions, args.limit, proc, call_args.clone())
+                    .map_err(|e| fail(e.to_string()))?,
+            );
+        }
+        let per = started.elapsed().as_secs_f64() / f64::from(n);
+        eprintln!("computed {n} times: {:.1} µs per computation", per * 1e6);
+    }
+    let dist = distribution(program, &assumptions, args.limit, proc, call_args)
         .map_err(|e| fail(e.to_string()))?;
     let keys = order(program, proc, dist.weights.keys().cloned().collect());
     let rows: Vec<(OutcomeKey, BigUint, BigUint)> = keys
