@@ -282,3 +282,38 @@ fn ir_is_json() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["ir_version"], 1);
 }
+
+/// Every `$ sandtable …` example in the systems' READMEs still prints what the README shows:
+/// documentation that drifts from the tool fails here.
+#[test]
+fn readme_examples_match_the_tool() {
+    let mut checked = 0;
+    for sys in SYSTEMS {
+        let path = format!("{sys}/README.md");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines = text.lines().peekable();
+        while let Some(line) = lines.next() {
+            let Some(cmd) = line.strip_prefix("$ sandtable ") else {
+                continue;
+            };
+            let mut expected = Vec::new();
+            while let Some(l) = lines.peek() {
+                if l.starts_with("```") || l.starts_with("$ ") {
+                    break;
+                }
+                expected.push(*l);
+                lines.next();
+            }
+            let args: Vec<&str> = cmd.split_whitespace().collect();
+            let (_, out, err) = sandtable(&args);
+            let got = format!("{out}{err}");
+            assert_eq!(
+                got.trim_end(),
+                expected.join("\n").trim_end(),
+                "{path}: `sandtable {cmd}` no longer prints what the README shows"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 15, "only {checked} README examples found");
+}

@@ -166,7 +166,7 @@ impl<'p, W: Weight> Exact<'p, W> {
                     }
                     if let Some(e) = &arm.value {
                         let d = self.eval(e, &env)?;
-                        return Ok(d.map(|v| OutcomeKey::Value(normalize(v.clone()))));
+                        return Ok(d.map(|v| OutcomeKey::of_value(normalize(v.clone()))));
                     }
                     continue;
                 }
@@ -237,7 +237,7 @@ impl<'p, W: Weight> Exact<'p, W> {
                 }
                 Stmt::Result(e) => {
                     let d = self.eval(e, &env)?;
-                    return Ok(d.map(|v| OutcomeKey::Value(normalize(v.clone()))));
+                    return Ok(d.map(|v| OutcomeKey::of_value(normalize(v.clone()))));
                 }
                 Stmt::Outcome(o) => return Ok(Dist::point(OutcomeKey::Named(o.clone()))),
                 Stmt::Effect(e) => {

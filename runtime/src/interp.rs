@@ -253,7 +253,7 @@ impl<'p> Interp<'p> {
                     let v = self.expr(e, f, ctx)?;
                     let v2 = v.clone();
                     ctx.event(|| Event::Result(v2));
-                    return Ok(Flow::Done(OutcomeKey::Value(normalize(v))));
+                    return Ok(Flow::Done(OutcomeKey::of_value(normalize(v))));
                 }
                 Ok(Flow::Next)
             }
@@ -261,7 +261,7 @@ impl<'p> Interp<'p> {
                 let v = normalize(self.expr(e, f, ctx)?);
                 let v2 = v.clone();
                 ctx.event(|| Event::Result(v2));
-                Ok(Flow::Done(OutcomeKey::Value(v)))
+                Ok(Flow::Done(OutcomeKey::of_value(v)))
             }
             Stmt::Outcome(o) => {
                 let o2 = o.clone();

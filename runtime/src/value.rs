@@ -114,6 +114,15 @@ pub enum OutcomeKey {
 }
 
 impl OutcomeKey {
+    /// The outcome a result value stands for: a name (an outcome supplied for a `?`, a table
+    /// cell) is a named outcome, anything else a value.
+    pub fn of_value(v: Val) -> OutcomeKey {
+        match v {
+            Val::Sym(s) => OutcomeKey::Named(s),
+            v => OutcomeKey::Value(v),
+        }
+    }
+
     pub fn show(&self, p: &Program) -> String {
         match self {
             OutcomeKey::Named(n) => n.clone(),

@@ -9,7 +9,7 @@ use crate::report::{self, EXIT_FINDINGS, EXIT_OK};
 #[derive(clap::Args)]
 #[command(
     after_help = "Examples:\n  sandtable explain rules/platoon fire --set fire_modifier=4 --set target_modifier=0 --seed 3\n  \
-sandtable explain rules/dinky_dau shooting --set dice=6 --set cover=open --seed 1 --json"
+sandtable explain rules/dinky_dau shooting --set dice=6 --set cover=no_cover --set firer_pinned=false --set point_blank=true --set save_cover=open_ground --seed 1 --json"
 )]
 pub struct Args {
     /// Ruleset folder or .sand file

@@ -14,7 +14,7 @@ use crate::report::{self, EXIT_FINDINGS, EXIT_OK};
 #[derive(clap::Args)]
 #[command(
     after_help = "Examples:\n  sandtable prob rules/platoon fire --set fire_modifier=4 --set target_modifier=0\n  \
-sandtable prob rules/dinky_dau shooting --set dice=12 --set cover=open --json\n  \
+sandtable prob rules/dinky_dau shooting --set dice=12 --set cover=medium_cover --set firer_pinned=false --set point_blank=false --set save_cover=light_medium --json\n  \
 sandtable prob rules/platoon fire --set fire_modifier=4 --set target_modifier=0 --samples 100000 --seed 7"
 )]
 pub struct Args {
@@ -31,7 +31,7 @@ pub struct Args {
     /// Assumptions file (`assume NAME = value "why"` lines; repeatable)
     #[arg(long = "assumptions", value_name = "FILE")]
     assumption_files: Vec<PathBuf>,
-    /// Print JSON: {"resolution", "outcomes": [{"outcome", "probability", "decimal"}], "mean"}
+    /// Print JSON: {"resolution", "inputs", "outcomes": [{"outcome", "probability", "decimal", "unreduced"}], "mean"}
     #[arg(long, conflicts_with = "csv")]
     json: bool,
     /// Print CSV: outcome,probability,decimal
@@ -147,7 +147,18 @@ fn run_inner(args: Args) -> Result<(), u8> {
     }
     let dist = distribution(program, &assumptions, args.limit, proc, call_args)
         .map_err(|e| fail(e.to_string()))?;
-    let keys = order(program, proc, dist.weights.keys().cloned().collect());
+    // Outcomes the resolution names but the dice can never reach are listed at 0: that is
+    // news for a rules writer.
+    let mut all: Vec<OutcomeKey> = dist.weights.keys().cloned().collect();
+    let mut named = Vec::new();
+    collect_outcomes(&program.procs[proc as usize].body, &mut named);
+    for n in named {
+        let k = OutcomeKey::Named(n);
+        if !all.contains(&k) {
+            all.push(k);
+        }
+    }
+    let keys = order(program, proc, all);
     let rows: Vec<(OutcomeKey, BigUint, BigUint)> = keys
         .iter()
         .map(|k| {
