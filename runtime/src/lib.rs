@@ -9,6 +9,7 @@ pub mod error;
 pub mod exact;
 pub mod explain;
 pub mod interp;
+pub mod jit;
 pub mod montecarlo;
 pub mod query;
 pub mod rng;

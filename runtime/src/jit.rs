@@ -1,0 +1,1454 @@
+//! The Cranelift backend: IR procedures compiled to native code.
+//!
+//! Values are 64-bit integers tagged statically with a [`Kind`] (an int, a boolean, an
+//! interned symbol, a piece, a side). Dice, pools, table look-ups and fields of pieces held
+//! in parameters are `extern "C"` callbacks into the runtime, so every draw goes through the
+//! same [`Dice`] in the same order as the interpreter ([`crate::rng`] documents it).
+//! Arithmetic is checked exactly as in the interpreter (overflow and division by zero are
+//! errors, division rounds down).
+//!
+//! A procedure that uses anything outside this subset (effects, loops, choice points, engine
+//! functions) is not compiled; [`Backend`] then runs it on the interpreter. All `unsafe` of
+//! the runtime is in this module.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{AbiParam, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind, UserFuncName, types};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
+use sandtable_compiler::ir::{self, BinOp, Builtin, Expr, KeyPattern, ProcKind, Program, Stmt, Type, UnOp, Value};
+
+use crate::error::RunError;
+use crate::interp::{Assumptions, Ctx, Host, Interp, NoGame};
+use crate::rng::Dice;
+use crate::value::{Outcome, OutcomeKey, Val};
+
+const I64: types::Type = types::I64;
+
+/// What a 64-bit value means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Int,
+    Bool,
+    /// An index into the symbol table.
+    Sym,
+    Entity,
+    Side,
+}
+
+/// Why a procedure was not compiled.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unsupported(pub String);
+
+/// Status a compiled function returns.
+const ST_NAMED: i64 = 0;
+const ST_VALUE: i64 = 1;
+const ST_NOTHING: i64 = 2;
+const ST_ERROR: i64 = -1;
+
+/// Error codes the generated code reports through [`jit_fail`].
+const E_OVERFLOW: i64 = 1;
+const E_DIV_ZERO: i64 = 2;
+const E_NO_BAND: i64 = 3;
+const E_UNKNOWN: i64 = 4;
+const E_NOTHING: i64 = 5;
+
+/// Pool reductions understood by [`jit_pool_reduce`].
+const P_SUM: i64 = 0;
+const P_SUCCESSES: i64 = 1;
+const P_COUNT: i64 = 2;
+const P_HIGHEST: i64 = 3;
+const P_LOWEST: i64 = 4;
+
+/// The state callbacks see. `failed` sits first so generated code can test it with one load.
+#[repr(C)]
+pub struct JitCtx<'a> {
+    failed: i64,
+    dice: *mut Dice,
+    interp: *const Interp<'a>,
+    symbols: *const Vec<String>,
+    pools: Vec<Vec<i64>>,
+    error: Option<RunError>,
+    /// The procedure running, for error messages.
+    proc: u32,
+}
+
+type CompiledFn = extern "C" fn(*mut JitCtx, *const i64, *mut i64) -> i64;
+
+/// What callers of a compiled procedure need to know.
+#[derive(Debug, Clone)]
+struct Meta {
+    params: Vec<Kind>,
+    result: Option<Kind>,
+    /// Whether it can end with a named outcome.
+    named: bool,
+}
+
+struct Compiled {
+    func: CompiledFn,
+    params: Vec<Kind>,
+    /// Kind of `result` values; `None` when the procedure only ends with named outcomes.
+    result: Option<Kind>,
+}
+
+/// A program compiled once; its native code lives as long as this value.
+pub struct JitProgram<'p> {
+    program: &'p Program,
+    assumptions: &'p Assumptions,
+    module: Option<JITModule>,
+    compiled: Vec<Option<Compiled>>,
+    /// Why each procedure that was not compiled was left to the interpreter.
+    pub skipped: Vec<(String, String)>,
+    symbols: Vec<String>,
+    symbol_ids: HashMap<String, i64>,
+    pub compile_time: Duration,
+}
+
+impl Drop for JitProgram<'_> {
+    fn drop(&mut self) {
+        if let Some(m) = self.module.take() {
+            // SAFETY: every function pointer into this module is owned by `self.compiled`,
+            // which is dropped with `self`; nothing can call into the code after this point.
+            unsafe { m.free_memory() };
+        }
+    }
+}
+
+fn kind_of_type(t: &Type) -> Option<Kind> {
+    Some(match t {
+        Type::Int | Type::Length => Kind::Int,
+        Type::Bool => Kind::Bool,
+        Type::Enum(_) | Type::Symbol => Kind::Sym,
+        Type::Entity(_) => Kind::Entity,
+        Type::Side => Kind::Side,
+        _ => return None,
+    })
+}
+
+impl<'p> JitProgram<'p> {
+    /// Compile every resolution and procedure that the backend supports.
+    pub fn compile(program: &'p Program, assumptions: &'p Assumptions) -> Result<Self, String> {
+        let started = Instant::now();
+        let mut flags = settings::builder();
+        flags.set("opt_level", "speed").map_err(|e| e.to_string())?;
+        let isa = cranelift_native::builder()
+            .map_err(|e| format!("this machine is not supported by the JIT: {e}"))?
+            .finish(settings::Flags::new(flags))
+            .map_err(|e| e.to_string())?;
+        let module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+        let mut jp = JitProgram {
+            program,
+            assumptions,
+            module: Some(module),
+            compiled: (0..program.procs.len()).map(|_| None).collect(),
+            skipped: Vec::new(),
+            symbols: Vec::new(),
+            symbol_ids: HashMap::new(),
+            compile_time: Duration::ZERO,
+        };
+        // Every symbol the program can hold gets its id before any code is generated, so
+        // arguments and table cells decode to the same ids the code compares with.
+        for e in &program.enums {
+            for m in &e.members {
+                jp.intern(m);
+            }
+        }
+        for t in &program.tables {
+            for v in t.columns.iter().chain(t.rows.iter().flat_map(|r| r.cells.iter())) {
+                if let Value::Symbol(s) = v {
+                    jp.intern(s);
+                }
+            }
+            for r in &t.rows {
+                for k in &r.keys {
+                    if let KeyPattern::Symbol(s) = k {
+                        jp.intern(s);
+                    }
+                }
+            }
+        }
+        for e in &program.entities {
+            for (_, v) in &e.fields {
+                if let Value::Symbol(s) = v {
+                    jp.intern(s);
+                }
+            }
+        }
+        let mut ids: Vec<Option<FuncId>> = vec![None; program.procs.len()];
+        let mut meta: Vec<Option<Meta>> = vec![None; program.procs.len()];
+        let order = call_order(program);
+        for p in order {
+            // A fresh builder context per function: one abandoned half-way (unsupported
+            // construct) leaves its context dirty.
+            let mut fctx = FunctionBuilderContext::new();
+            let def = &program.procs[p as usize];
+            if def.kind == ProcKind::Hook {
+                continue;
+            }
+            match jp.compile_one(p, &mut ids, &meta, &mut fctx) {
+                Ok(m) => meta[p as usize] = Some(m),
+                Err(Unsupported(why)) => jp.skipped.push((def.name.clone(), why)),
+            }
+        }
+        let module = jp.module.as_mut().expect("module present until drop");
+        module.finalize_definitions().map_err(|e| e.to_string())?;
+        for (p, id) in ids.iter().enumerate() {
+            if let (Some(id), Some(Meta { params, result, .. })) = (id, meta[p].take()) {
+                let ptr = module.get_finalized_function(*id);
+                // SAFETY: `ptr` is the finalized code of a function built with exactly the
+                // signature `(i64, i64, i64) -> i64` that `CompiledFn` describes, using the
+                // host's default calling convention, and it lives until `module` is freed.
+                let func = unsafe { std::mem::transmute::<*const u8, CompiledFn>(ptr) };
+                jp.compiled[p] = Some(Compiled { func, params, result });
+            }
+        }
+        jp.compile_time = started.elapsed();
+        Ok(jp)
+    }
+
+    pub fn is_compiled(&self, proc: u32) -> bool {
+        self.compiled.get(proc as usize).is_some_and(Option::is_some)
+    }
+
+    fn intern(&mut self, s: &str) -> i64 {
+        if let Some(i) = self.symbol_ids.get(s) {
+            return *i;
+        }
+        let i = self.symbols.len() as i64;
+        self.symbols.push(s.to_string());
+        self.symbol_ids.insert(s.to_string(), i);
+        i
+    }
+
+    fn encode(&mut self, v: &Val) -> Option<(i64, Kind)> {
+        Some(match v {
+            Val::Int(n) => (*n, Kind::Int),
+            Val::Bool(b) => (i64::from(*b), Kind::Bool),
+            Val::Sym(s) => (self.intern(s), Kind::Sym),
+            Val::Entity(e) => (i64::from(*e), Kind::Entity),
+            Val::Side(s) => (i64::from(*s), Kind::Side),
+            _ => return None,
+        })
+    }
+
+    fn compile_one(
+        &mut self,
+        proc: u32,
+        ids: &mut [Option<FuncId>],
+        meta: &[Option<Meta>],
+        fctx: &mut FunctionBuilderContext,
+    ) -> Result<Meta, Unsupported> {
+        let def = &self.program.procs[proc as usize];
+        let params: Vec<Kind> = def
+            .params
+            .iter()
+            .map(|p| kind_of_type(&p.ty).ok_or_else(|| Unsupported(format!("parameter `{}` has a type the JIT does not handle", p.name))))
+            .collect::<Result<_, _>>()?;
+        let module = self.module.take().expect("module present");
+        let mut sig = module.make_signature();
+        sig.params.extend([AbiParam::new(I64), AbiParam::new(I64), AbiParam::new(I64)]);
+        sig.returns.push(AbiParam::new(I64));
+        let mut ctx = module.make_context();
+        ctx.func.signature = sig.clone();
+        self.module = Some(module);
+
+        let mut fb = FunctionBuilder::new(&mut ctx.func, fctx);
+        let entry = fb.create_block();
+        fb.append_block_params_for_function_params(entry);
+        fb.switch_to_block(entry);
+        let (jctx, args, out) = {
+            let p = fb.block_params(entry);
+            (p[0], p[1], p[2])
+        };
+        let mut slots = Vec::with_capacity(def.n_slots as usize);
+        for _ in 0..def.n_slots.max(def.params.len() as u32) {
+            let v = fb.declare_var(I64);
+            let zero = fb.ins().iconst(I64, 0);
+            fb.def_var(v, zero);
+            slots.push(v);
+        }
+        for (i, _) in def.params.iter().enumerate() {
+            let v = fb.ins().load(I64, MemFlagsData::new(), args, (i * 8) as i32);
+            fb.def_var(slots[i], v);
+        }
+        let mut slot_kinds: Vec<Option<Kind>> = vec![None; slots.len()];
+        for (i, k) in params.iter().enumerate() {
+            slot_kinds[i] = Some(*k);
+        }
+        let local_types = def.params.iter().map(|p| Some(p.ty.clone())).collect();
+        let mut cg = Codegen {
+            jp: self,
+            fb,
+            jctx,
+            out,
+            slots,
+            slot_kinds,
+            local_types,
+            named: false,
+            result: None,
+            meta,
+            ids,
+            callback_sigs: HashMap::new(),
+        };
+        let body = &cg.jp.program.procs[proc as usize].body;
+        let r = cg.block(body);
+        let result = cg.result;
+        let named = cg.named;
+        let mut fb = cg.fb;
+        match r {
+            Ok(()) => {
+                if !fb.is_unreachable() {
+                    let st = fb.ins().iconst(I64, ST_NOTHING);
+                    fb.ins().return_(&[st]);
+                }
+            }
+            Err(e) => {
+                // The half-built function is abandoned; no module state refers to it yet.
+                return Err(e);
+            }
+        }
+        fb.seal_all_blocks();
+        let module = self.module.as_mut().expect("module present");
+        fb.finalize(module.target_config());
+        let id = module
+            .declare_function(&format!("p{proc}"), Linkage::Local, &sig)
+            .map_err(|e| Unsupported(e.to_string()))?;
+        ctx.func.name = UserFuncName::user(0, id.as_u32());
+        module.define_function(id, &mut ctx).map_err(|e| Unsupported(format!("code generation failed: {e:?}")))?;
+        module.clear_context(&mut ctx);
+        ids[proc as usize] = Some(id);
+        Ok(Meta { params, result, named })
+    }
+
+    /// Run a compiled procedure. `None` when it was not compiled.
+    pub fn run(&self, proc: u32, args: &[Val], dice: &mut Dice) -> Option<Result<Outcome, RunError>> {
+        let c = self.compiled.get(proc as usize)?.as_ref()?;
+        let mut raw = Vec::with_capacity(args.len());
+        for (a, k) in args.iter().zip(&c.params) {
+            let v = match (a, k) {
+                (Val::Int(n), Kind::Int) => *n,
+                (Val::Bool(b), Kind::Bool) => i64::from(*b),
+                (Val::Sym(s), Kind::Sym) => self.symbol_ids.get(s).copied().unwrap_or(-1),
+                (Val::Entity(e), Kind::Entity) => i64::from(*e),
+                (Val::Side(s), Kind::Side) => i64::from(*s),
+                _ => return Some(Err(RunError::Type(format!("argument {} does not fit the compiled parameter", a.show(self.program))))),
+            };
+            raw.push(v);
+        }
+        let interp = Interp::new(self.program, self.assumptions);
+        let mut ctx = JitCtx {
+            failed: 0,
+            dice,
+            interp: &interp,
+            symbols: &self.symbols,
+            pools: Vec::new(),
+            error: None,
+            proc,
+        };
+        let mut out: i64 = 0;
+        let status = (c.func)(&mut ctx, raw.as_ptr(), &mut out);
+        Some(match status {
+            ST_NAMED => Ok(Outcome { key: OutcomeKey::Named(self.symbols.get(out as usize).cloned().unwrap_or_default()), effects: Vec::new() }),
+            ST_VALUE => {
+                let v = decode(out, c.result.unwrap_or(Kind::Int), &self.symbols);
+                Ok(Outcome { key: OutcomeKey::of_value(v), effects: Vec::new() })
+            }
+            ST_NOTHING => Ok(Outcome { key: OutcomeKey::Nothing, effects: Vec::new() }),
+            _ => Err(ctx.error.take().unwrap_or(RunError::Type("compiled code failed".into()))),
+        })
+    }
+}
+
+fn decode(v: i64, k: Kind, symbols: &[String]) -> Val {
+    match k {
+        Kind::Int => Val::Int(v),
+        Kind::Bool => Val::Bool(v != 0),
+        Kind::Sym => Val::Sym(symbols.get(v as usize).cloned().unwrap_or_default()),
+        Kind::Entity => Val::Entity(v as u32),
+        Kind::Side => Val::Side(v as u32),
+    }
+}
+
+/// Procedures ordered callees first; procedures in a call cycle come last and will fail to
+/// compile (their callees are not ready), leaving them to the interpreter.
+fn call_order(program: &Program) -> Vec<u32> {
+    fn calls(e: &Expr, out: &mut Vec<u32>) {
+        match e {
+            Expr::Call { proc, args } => {
+                out.push(*proc);
+                args.iter().for_each(|a| calls(a, out));
+            }
+            Expr::Dice { count, .. } => calls(count, out),
+            Expr::Unary { operand, .. } => calls(operand, out),
+            Expr::Binary { lhs, rhs, .. } => {
+                calls(lhs, out);
+                calls(rhs, out);
+            }
+            Expr::If { cond, then, otherwise } => {
+                calls(cond, out);
+                calls(then, out);
+                calls(otherwise, out);
+            }
+            Expr::Builtin { args, .. } | Expr::Host { args, .. } | Expr::Stack { args, .. } | Expr::List(args) => args.iter().for_each(|a| calls(a, out)),
+            Expr::Lookup { keys, .. } => keys.iter().for_each(|a| calls(a, out)),
+            Expr::Field { base, .. } => calls(base, out),
+            Expr::Const(_) | Expr::Local(_) | Expr::Roll(_) => {}
+        }
+    }
+    fn stmts(b: &[Stmt], out: &mut Vec<u32>) {
+        for s in b {
+            match s {
+                Stmt::Let { value: e, .. } | Stmt::Result(e) | Stmt::Require(e) | Stmt::Expr(e) => calls(e, out),
+                Stmt::If { cond, then, otherwise } => {
+                    calls(cond, out);
+                    stmts(then, out);
+                    stmts(otherwise, out);
+                }
+                Stmt::Bands { scrutinee, arms } => {
+                    calls(scrutinee, out);
+                    for a in arms {
+                        if let Some(v) = &a.value {
+                            calls(v, out);
+                        }
+                        stmts(&a.body, out);
+                    }
+                }
+                Stmt::Choose { from, body, .. } | Stmt::For { iter: from, body, .. } | Stmt::Repeat { count: from, body } => {
+                    calls(from, out);
+                    stmts(body, out);
+                }
+                Stmt::Outcome(_) | Stmt::Effect(_) => {}
+            }
+        }
+    }
+    fn visit(p: usize, callees: &[Vec<u32>], state: &mut [u8], order: &mut Vec<u32>) {
+        if state[p] != 0 {
+            return;
+        }
+        state[p] = 1;
+        for c in &callees[p] {
+            visit(*c as usize, callees, state, order);
+        }
+        state[p] = 2;
+        order.push(p as u32);
+    }
+    let n = program.procs.len();
+    let callees: Vec<Vec<u32>> = program
+        .procs
+        .iter()
+        .map(|p| {
+            let mut v = Vec::new();
+            stmts(&p.body, &mut v);
+            v
+        })
+        .collect();
+    let mut state = vec![0u8; n];
+    let mut order = Vec::with_capacity(n);
+    for p in 0..n {
+        visit(p, &callees, &mut state, &mut order);
+    }
+    order
+}
+
+struct Codegen<'a, 'p, 'f> {
+    jp: &'a mut JitProgram<'p>,
+    fb: FunctionBuilder<'f>,
+    jctx: cranelift_codegen::ir::Value,
+    out: cranelift_codegen::ir::Value,
+    slots: Vec<Variable>,
+    slot_kinds: Vec<Option<Kind>>,
+    /// Declared types of the slots that are parameters (for fields of pieces).
+    local_types: Vec<Option<Type>>,
+    named: bool,
+    result: Option<Kind>,
+    meta: &'a [Option<Meta>],
+    ids: &'a [Option<FuncId>],
+    callback_sigs: HashMap<usize, cranelift_codegen::ir::SigRef>,
+}
+
+type V = cranelift_codegen::ir::Value;
+
+fn unsupported<T>(what: impl Into<String>) -> Result<T, Unsupported> {
+    Err(Unsupported(what.into()))
+}
+
+impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
+    fn konst(&mut self, n: i64) -> V {
+        self.fb.ins().iconst(I64, n)
+    }
+
+    /// Call a runtime callback taking `(ctx, args…)` and returning an i64.
+    fn callback(&mut self, f: *const u8, args: &[V]) -> V {
+        let n = args.len();
+        let sig = match self.callback_sigs.get(&n) {
+            Some(s) => *s,
+            None => {
+                let mut s = Signature::new(self.fb.func.signature.call_conv);
+                for _ in 0..=n {
+                    s.params.push(AbiParam::new(I64));
+                }
+                s.returns.push(AbiParam::new(I64));
+                let r = self.fb.import_signature(s);
+                self.callback_sigs.insert(n, r);
+                r
+            }
+        };
+        let callee = self.fb.ins().iconst(I64, f as i64);
+        let mut all = vec![self.jctx];
+        all.extend_from_slice(args);
+        let call = self.fb.ins().call_indirect(sig, callee, &all);
+        self.fb.inst_results(call)[0]
+    }
+
+    /// After a fallible callback: leave with an error status when it failed.
+    fn check_failed(&mut self) {
+        let failed = self.fb.ins().load(I64, MemFlagsData::new(), self.jctx, 0);
+        let bad = self.fb.create_block();
+        let ok = self.fb.create_block();
+        self.fb.ins().brif(failed, bad, &[], ok, &[]);
+        self.fb.switch_to_block(bad);
+        let st = self.konst(ST_ERROR);
+        self.fb.ins().return_(&[st]);
+        self.fb.switch_to_block(ok);
+    }
+
+    /// When `cond` holds: report an error through `jit_fail` and return the error status.
+    fn fail_if(&mut self, cond: V, code: i64, detail: V) {
+        let bad = self.fb.create_block();
+        let ok = self.fb.create_block();
+        self.fb.ins().brif(cond, bad, &[], ok, &[]);
+        self.fb.switch_to_block(bad);
+        let c = self.konst(code);
+        self.callback(jit_fail as *const u8, &[c, detail]);
+        let st = self.konst(ST_ERROR);
+        self.fb.ins().return_(&[st]);
+        self.fb.switch_to_block(ok);
+    }
+
+    fn bool_of(&mut self, c: V) -> V {
+        self.fb.ins().uextend(I64, c)
+    }
+
+    fn block(&mut self, stmts: &[Stmt]) -> Result<(), Unsupported> {
+        for s in stmts {
+            self.stmt(s)?;
+        }
+        Ok(())
+    }
+
+    /// Store the result, return `status`, and continue in a fresh (unreachable) block so
+    /// later code has somewhere to go.
+    fn ret(&mut self, status: i64, v: V) {
+        self.fb.ins().store(MemFlagsData::new(), v, self.out, 0);
+        let st = self.konst(status);
+        self.fb.ins().return_(&[st]);
+        let dead = self.fb.create_block();
+        self.fb.switch_to_block(dead);
+    }
+
+    fn return_value(&mut self, v: V, k: Kind) -> Result<(), Unsupported> {
+        match self.result {
+            None => self.result = Some(k),
+            Some(r) if r == k => {}
+            Some(_) => return unsupported("results of different kinds"),
+        }
+        // A symbol result is a named outcome, as in the interpreter.
+        if k == Kind::Sym {
+            self.named = true;
+            self.ret(ST_NAMED, v);
+        } else {
+            self.ret(ST_VALUE, v);
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Result<(), Unsupported> {
+        match s {
+            Stmt::Let { slot, value } => {
+                let (v, k) = self.expr(value)?;
+                let var = self.slots[*slot as usize];
+                self.fb.def_var(var, v);
+                self.slot_kinds[*slot as usize] = Some(k);
+            }
+            Stmt::If { cond, then, otherwise } => {
+                let (c, k) = self.expr(cond)?;
+                if k != Kind::Bool {
+                    return unsupported("`if` on a non-boolean");
+                }
+                let tb = self.fb.create_block();
+                let eb = self.fb.create_block();
+                let join = self.fb.create_block();
+                self.fb.ins().brif(c, tb, &[], eb, &[]);
+                self.fb.switch_to_block(tb);
+                self.block(then)?;
+                self.fb.ins().jump(join, &[]);
+                self.fb.switch_to_block(eb);
+                self.block(otherwise)?;
+                self.fb.ins().jump(join, &[]);
+                self.fb.switch_to_block(join);
+            }
+            Stmt::Bands { scrutinee, arms } => self.bands(scrutinee, arms)?,
+            Stmt::Result(e) => {
+                let (v, k) = self.expr(e)?;
+                self.return_value(v, k)?;
+            }
+            Stmt::Outcome(o) => {
+                self.named = true;
+                let id = self.jp.intern(o);
+                let v = self.konst(id);
+                self.ret(ST_NAMED, v);
+            }
+            Stmt::Expr(e) => {
+                self.expr(e)?;
+            }
+            Stmt::Effect(_) => return unsupported("effects"),
+            Stmt::Choose { .. } => return unsupported("choice points"),
+            Stmt::For { .. } | Stmt::Repeat { .. } => return unsupported("loops"),
+            Stmt::Require(_) => return unsupported("`require`"),
+        }
+        Ok(())
+    }
+
+    fn pattern_test(&mut self, p: &KeyPattern, v: V, k: Kind) -> Result<V, Unsupported> {
+        Ok(match p {
+            KeyPattern::Any => self.konst(1),
+            KeyPattern::Range(lo, hi) => {
+                // The interpreter never matches a non-number against a numeric pattern.
+                if k != Kind::Int {
+                    return Ok(self.konst(0));
+                }
+                let mut acc = self.konst(1);
+                if let Some(l) = lo {
+                    let c = self.fb.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, v, *l);
+                    let c = self.bool_of(c);
+                    acc = self.fb.ins().band(acc, c);
+                }
+                if let Some(h) = hi {
+                    let c = self.fb.ins().icmp_imm_s(IntCC::SignedLessThanOrEqual, v, *h);
+                    let c = self.bool_of(c);
+                    acc = self.fb.ins().band(acc, c);
+                }
+                acc
+            }
+            KeyPattern::Symbol(s) => match k {
+                Kind::Sym => {
+                    let id = self.jp.intern(s);
+                    let c = self.fb.ins().icmp_imm_s(IntCC::Equal, v, id);
+                    self.bool_of(c)
+                }
+                Kind::Bool if s == "true" || s == "false" => {
+                    let c = self.fb.ins().icmp_imm_s(IntCC::Equal, v, i64::from(s == "true"));
+                    self.bool_of(c)
+                }
+                _ => self.konst(0),
+            },
+            KeyPattern::Unknown => self.konst(0),
+        })
+    }
+
+    fn bands(&mut self, scrutinee: &Expr, arms: &[ir::Arm]) -> Result<(), Unsupported> {
+        let (v, k) = self.expr(scrutinee)?;
+        if !matches!(k, Kind::Int | Kind::Bool | Kind::Sym) {
+            return unsupported("bands over pieces or sides");
+        }
+        let join = self.fb.create_block();
+        for arm in arms {
+            let mut hit = self.konst(0);
+            for p in &arm.patterns {
+                let t = self.pattern_test(p, v, k)?;
+                hit = self.fb.ins().bor(hit, t);
+            }
+            let body = self.fb.create_block();
+            let next = self.fb.create_block();
+            self.fb.ins().brif(hit, body, &[], next, &[]);
+            self.fb.switch_to_block(body);
+            self.block(&arm.body)?;
+            if let Some(o) = &arm.outcome {
+                self.named = true;
+                let id = self.jp.intern(o);
+                let c = self.konst(id);
+                self.ret(ST_NAMED, c);
+            } else if let Some(e) = &arm.value {
+                let (r, rk) = self.expr(e)?;
+                self.return_value(r, rk)?;
+            }
+            self.fb.ins().jump(join, &[]);
+            self.fb.switch_to_block(next);
+        }
+        // No band matched: the interpreter's error.
+        let one = self.konst(1);
+        self.fail_if(one, E_NO_BAND, v);
+        self.fb.ins().jump(join, &[]);
+        self.fb.switch_to_block(join);
+        Ok(())
+    }
+
+    fn constant(&mut self, v: &Value) -> Result<(V, Kind), Unsupported> {
+        let val = match v {
+            Value::Unknown(id) => match self.jp.assumptions.values.get(id) {
+                Some(a) => a.clone(),
+                None => {
+                    // Reaching it is an error, as in the interpreter.
+                    let d = self.konst(i64::from(*id));
+                    let one = self.konst(1);
+                    self.fail_if(one, E_UNKNOWN, d);
+                    return Ok((self.konst(0), Kind::Int));
+                }
+            },
+            other => Val::from_const(other).ok_or_else(|| Unsupported("constant".into()))?,
+        };
+        let (n, k) = self.jp.encode(&val).ok_or_else(|| Unsupported("a constant the JIT does not represent".into()))?;
+        Ok((self.konst(n), k))
+    }
+
+    fn int(&mut self, e: &Expr) -> Result<V, Unsupported> {
+        let (v, k) = self.expr(e)?;
+        match k {
+            Kind::Int | Kind::Bool => Ok(v),
+            _ => unsupported("arithmetic on a non-number"),
+        }
+    }
+
+    fn checked(&mut self, op: BinOp, a: V, b: V) -> V {
+        let (r, of) = match op {
+            BinOp::Add => self.fb.ins().sadd_overflow(a, b),
+            BinOp::Sub => self.fb.ins().ssub_overflow(a, b),
+            _ => self.fb.ins().smul_overflow(a, b),
+        };
+        let zero = self.konst(0);
+        self.fail_if(of, E_OVERFLOW, zero);
+        r
+    }
+
+    /// `x / y` and `x % y` as the interpreter computes them (floor division, Euclidean rest).
+    fn divide(&mut self, op: BinOp, x: V, y: V) -> V {
+        let zero = self.konst(0);
+        let yz = self.fb.ins().icmp_imm_s(IntCC::Equal, y, 0);
+        self.fail_if(yz, E_DIV_ZERO, zero);
+        let xmin = self.fb.ins().icmp_imm_s(IntCC::Equal, x, i64::MIN);
+        let ym1 = self.fb.ins().icmp_imm_s(IntCC::Equal, y, -1);
+        let of = self.fb.ins().band(xmin, ym1);
+        self.fail_if(of, E_OVERFLOW, zero);
+        let q = self.fb.ins().sdiv(x, y);
+        let r = self.fb.ins().srem(x, y);
+        match op {
+            BinOp::Div => {
+                let rnz = self.fb.ins().icmp_imm_s(IntCC::NotEqual, r, 0);
+                let xneg = self.fb.ins().icmp_imm_s(IntCC::SignedLessThan, x, 0);
+                let yneg = self.fb.ins().icmp_imm_s(IntCC::SignedLessThan, y, 0);
+                let diff = self.fb.ins().bxor(xneg, yneg);
+                let adj = self.fb.ins().band(rnz, diff);
+                let adj = self.bool_of(adj);
+                self.fb.ins().isub(q, adj)
+            }
+            _ => {
+                let neg = self.fb.ins().icmp_imm_s(IntCC::SignedLessThan, r, 0);
+                let ay = self.fb.ins().iabs(y);
+                let plus = self.fb.ins().iadd(r, ay);
+                self.fb.ins().select(neg, plus, r)
+            }
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) -> Result<(V, Kind), Unsupported> {
+        Ok(match e {
+            Expr::Const(v) => self.constant(v)?,
+            Expr::Local(s) => {
+                let k = self.slot_kinds.get(*s as usize).copied().flatten().ok_or_else(|| Unsupported("a slot read before it is set".into()))?;
+                (self.fb.use_var(self.slots[*s as usize]), k)
+            }
+            Expr::Roll(d) => {
+                let die = self.konst(i64::from(*d));
+                let v = self.callback(jit_roll as *const u8, &[die]);
+                self.check_failed();
+                (v, Kind::Int)
+            }
+            Expr::Dice { .. } => {
+                self.pool(e)?;
+                let op = self.konst(P_SUM);
+                let z = self.konst(0);
+                let v = self.callback(jit_pool_reduce as *const u8, &[op, z, z]);
+                (v, Kind::Int)
+            }
+            Expr::Unary { op, operand } => {
+                let (v, k) = self.expr(operand)?;
+                match op {
+                    UnOp::Neg => {
+                        if !matches!(k, Kind::Int | Kind::Bool) {
+                            return unsupported("negating a non-number");
+                        }
+                        let zero = self.konst(0);
+                        let r = self.checked(BinOp::Sub, zero, v);
+                        (r, Kind::Int)
+                    }
+                    UnOp::Not => {
+                        if k != Kind::Bool {
+                            return unsupported("`not` of a non-boolean");
+                        }
+                        let one = self.konst(1);
+                        (self.fb.ins().bxor(v, one), Kind::Bool)
+                    }
+                }
+            }
+            Expr::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs)?,
+            Expr::If { cond, then, otherwise } => {
+                let (c, ck) = self.expr(cond)?;
+                if ck != Kind::Bool {
+                    return unsupported("`if` on a non-boolean");
+                }
+                let var = self.fb.declare_var(I64);
+                let tb = self.fb.create_block();
+                let eb = self.fb.create_block();
+                let join = self.fb.create_block();
+                self.fb.ins().brif(c, tb, &[], eb, &[]);
+                self.fb.switch_to_block(tb);
+                let (a, ak) = self.expr(then)?;
+                self.fb.def_var(var, a);
+                self.fb.ins().jump(join, &[]);
+                self.fb.switch_to_block(eb);
+                let (b, bk) = self.expr(otherwise)?;
+                self.fb.def_var(var, b);
+                self.fb.ins().jump(join, &[]);
+                self.fb.switch_to_block(join);
+                if ak != bk {
+                    return unsupported("branches of different kinds");
+                }
+                (self.fb.use_var(var), ak)
+            }
+            Expr::Builtin { func, args } => self.builtin(*func, args)?,
+            Expr::Stack { stack, args } => (self.stack(*stack, args)?, Kind::Int),
+            Expr::Lookup { table, keys } => {
+                let t = &self.jp.program.tables[*table as usize];
+                let cell_kind = table_kind(t).ok_or_else(|| Unsupported("a table with mixed cells".into()))?;
+                if keys.len() > 2 {
+                    return unsupported("tables with more than two keys");
+                }
+                let mut raw = Vec::new();
+                for k in keys {
+                    let (v, kk) = self.expr(k)?;
+                    let kc = self.konst(kind_code(kk));
+                    raw.push((v, kc));
+                }
+                let tid = self.konst(i64::from(*table));
+                let n = self.konst(keys.len() as i64);
+                let zero = self.konst(0);
+                let (k0, c0) = raw.first().copied().unwrap_or((zero, zero));
+                let (k1, c1) = raw.get(1).copied().unwrap_or((zero, zero));
+                let v = self.callback(jit_lookup as *const u8, &[tid, n, k0, c0, k1, c1]);
+                self.check_failed();
+                (v, cell_kind)
+            }
+            Expr::Field { base, field } => self.field(base, field)?,
+            Expr::Call { proc, args } => {
+                let Some(Some(m)) = self.meta.get(*proc as usize).map(|m| m.as_ref()) else {
+                    return unsupported("a call of a procedure that is not compiled");
+                };
+                let (params, kind) = match (m.result, m.named) {
+                    (None, _) => (m.params.clone(), Kind::Sym),
+                    (Some(k), false) => (m.params.clone(), k),
+                    (Some(Kind::Sym), true) => (m.params.clone(), Kind::Sym),
+                    (Some(_), true) => return unsupported("a call of a procedure that gives both outcomes and values"),
+                };
+                let callee_id = self.ids[*proc as usize].ok_or_else(|| Unsupported("callee not compiled".into()))?;
+                let slot = self.fb.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, (8 * params.len() + 8) as u32, 3));
+                if args.len() != params.len() {
+                    return unsupported("a call with a different number of arguments");
+                }
+                for (i, (a, pk)) in args.iter().zip(&params).enumerate() {
+                    let (v, k) = self.expr(a)?;
+                    if k != *pk {
+                        return unsupported("an argument of another kind than the parameter");
+                    }
+                    self.fb.ins().stack_store(I64, v, slot, (8 * i) as i32);
+                }
+                let argp = self.fb.ins().stack_addr(I64, slot, 0);
+                let outp = self.fb.ins().stack_addr(I64, slot, (8 * params.len()) as i32);
+                let module = self.jp.module.as_mut().expect("module present");
+                let fref = module.declare_func_in_func(callee_id, self.fb.func);
+                let call = self.fb.ins().call(fref, &[self.jctx, argp, outp]);
+                let st = self.fb.inst_results(call)[0];
+                let err = self.fb.ins().icmp_imm_s(IntCC::Equal, st, ST_ERROR);
+                let bad = self.fb.create_block();
+                let ok = self.fb.create_block();
+                self.fb.ins().brif(err, bad, &[], ok, &[]);
+                self.fb.switch_to_block(bad);
+                let e = self.konst(ST_ERROR);
+                self.fb.ins().return_(&[e]);
+                self.fb.switch_to_block(ok);
+                let nothing = self.fb.ins().icmp_imm_s(IntCC::Equal, st, ST_NOTHING);
+                let zero = self.konst(0);
+                self.fail_if(nothing, E_NOTHING, zero);
+                let v = self.fb.ins().stack_load(I64, I64, slot, (8 * params.len()) as i32);
+                (v, kind)
+            }
+            Expr::Host { name, .. } => return unsupported(format!("engine function `{name}`")),
+            Expr::List(_) => return unsupported("lists"),
+        })
+    }
+
+    fn field(&mut self, base: &Expr, field: &str) -> Result<(V, Kind), Unsupported> {
+        if let Expr::Const(Value::Entity(e)) = base {
+            let ent = &self.jp.program.entities[*e as usize];
+            let v = ent.field(field).cloned().ok_or_else(|| Unsupported(format!("no field `{field}`")))?;
+            return self.constant(&v);
+        }
+        let (b, k) = self.expr(base)?;
+        if k != Kind::Entity {
+            return unsupported("a field of a non-piece");
+        }
+        // The field's kind comes from the stat line every piece of the parameter's kind shares.
+        let kind_id = match base {
+            Expr::Local(s) => match self.local_types.get(*s as usize) {
+                Some(Some(Type::Entity(Some(k)))) => Some(*k),
+                _ => None,
+            },
+            _ => None,
+        }
+        .ok_or_else(|| Unsupported("a field of a piece of unknown kind".into()))?;
+        let kd = &self.jp.program.kinds[kind_id as usize];
+        let fi = kd.fields.iter().position(|f| f.name == field).ok_or_else(|| Unsupported("unknown field".into()))?;
+        let fk = kind_of_type(&kd.fields[fi].ty).ok_or_else(|| Unsupported("a field of a type the JIT does not handle".into()))?;
+        let fid = self.jp.intern(field);
+        let fidv = self.konst(fid);
+        let v = self.callback(jit_field as *const u8, &[b, fidv]);
+        self.check_failed();
+        Ok((v, fk))
+    }
+
+    /// Roll a pool onto the callback's pool stack.
+    fn pool(&mut self, e: &Expr) -> Result<(), Unsupported> {
+        match e {
+            Expr::Dice { count, die } => {
+                let n = self.int(count)?;
+                let d = self.konst(i64::from(*die));
+                self.callback(jit_pool_roll as *const u8, &[n, d]);
+                self.check_failed();
+            }
+            other => {
+                // A plain number used as a pool is a pool of one die showing it.
+                let v = self.int(other)?;
+                let single = self.konst(-1);
+                self.callback(jit_pool_roll as *const u8, &[v, single]);
+            }
+        }
+        Ok(())
+    }
+
+    fn const_range(e: &Expr) -> Option<(i64, i64)> {
+        match e {
+            Expr::Const(Value::Range(lo, hi)) => Some((lo.unwrap_or(i64::MIN), hi.unwrap_or(i64::MAX))),
+            Expr::Const(Value::Int(n)) => Some((*n, *n)),
+            _ => None,
+        }
+    }
+
+    fn builtin(&mut self, func: Builtin, args: &[Expr]) -> Result<(V, Kind), Unsupported> {
+        Ok(match func {
+            Builtin::Min | Builtin::Max => {
+                let mut acc = self.int(&args[0])?;
+                for a in &args[1..] {
+                    let v = self.int(a)?;
+                    acc = if func == Builtin::Min { self.fb.ins().smin(acc, v) } else { self.fb.ins().smax(acc, v) };
+                }
+                (acc, Kind::Int)
+            }
+            Builtin::Clamp => {
+                let x = self.int(&args[0])?;
+                let lo = self.int(&args[1])?;
+                let hi = self.int(&args[2])?;
+                let a = self.fb.ins().smax(x, lo);
+                (self.fb.ins().smin(a, hi), Kind::Int)
+            }
+            Builtin::Abs => {
+                let x = self.int(&args[0])?;
+                let m = self.fb.ins().icmp_imm_s(IntCC::Equal, x, i64::MIN);
+                let zero = self.konst(0);
+                self.fail_if(m, E_OVERFLOW, zero);
+                (self.fb.ins().iabs(x), Kind::Int)
+            }
+            Builtin::DivUp => {
+                let a = self.int(&args[0])?;
+                let b = self.int(&args[1])?;
+                let q = self.divide_trunc(a, b);
+                let qb = self.fb.ins().imul(q, b);
+                let inexact = self.fb.ins().icmp(IntCC::NotEqual, qb, a);
+                let apos = self.fb.ins().icmp_imm_s(IntCC::SignedGreaterThan, a, 0);
+                let bpos = self.fb.ins().icmp_imm_s(IntCC::SignedGreaterThan, b, 0);
+                let same = self.fb.ins().icmp(IntCC::Equal, apos, bpos);
+                let up = self.fb.ins().band(inexact, same);
+                let up = self.bool_of(up);
+                (self.fb.ins().iadd(q, up), Kind::Int)
+            }
+            Builtin::Sum => {
+                self.pool(&args[0])?;
+                let op = self.konst(P_SUM);
+                let z = self.konst(0);
+                (self.callback(jit_pool_reduce as *const u8, &[op, z, z]), Kind::Int)
+            }
+            Builtin::Highest | Builtin::Lowest => {
+                let k = self.int(&args[0])?;
+                self.pool(&args[1])?;
+                let op = self.konst(if func == Builtin::Highest { P_HIGHEST } else { P_LOWEST });
+                let z = self.konst(0);
+                (self.callback(jit_pool_reduce as *const u8, &[op, k, z]), Kind::Int)
+            }
+            Builtin::Successes => {
+                self.pool(&args[0])?;
+                let t = self.int(&args[1])?;
+                let op = self.konst(P_SUCCESSES);
+                let z = self.konst(0);
+                (self.callback(jit_pool_reduce as *const u8, &[op, t, z]), Kind::Int)
+            }
+            Builtin::Count => {
+                self.pool(&args[0])?;
+                let (lo, hi) = Self::const_range(&args[1]).ok_or_else(|| Unsupported("`count` with a computed range".into()))?;
+                let op = self.konst(P_COUNT);
+                let lo = self.konst(lo);
+                let hi = self.konst(hi);
+                (self.callback(jit_pool_reduce as *const u8, &[op, lo, hi]), Kind::Int)
+            }
+            Builtin::Reroll => {
+                let Expr::Const(Value::Die(die)) = &args[0] else {
+                    return unsupported("`reroll` of a computed die");
+                };
+                let (lo, hi) = Self::const_range(&args[1]).ok_or_else(|| Unsupported("`reroll` with a computed range".into()))?;
+                let d = self.konst(i64::from(*die));
+                let lo = self.konst(lo);
+                let hi = self.konst(hi);
+                let v = self.callback(jit_reroll as *const u8, &[d, lo, hi]);
+                self.check_failed();
+                (v, Kind::Int)
+            }
+            Builtin::Pool => return unsupported("`pool` outside a pool function"),
+        })
+    }
+
+    /// Truncating division with the interpreter's errors (for `div_up`).
+    fn divide_trunc(&mut self, x: V, y: V) -> V {
+        let zero = self.konst(0);
+        let yz = self.fb.ins().icmp_imm_s(IntCC::Equal, y, 0);
+        self.fail_if(yz, E_DIV_ZERO, zero);
+        let xmin = self.fb.ins().icmp_imm_s(IntCC::Equal, x, i64::MIN);
+        let ym1 = self.fb.ins().icmp_imm_s(IntCC::Equal, y, -1);
+        let of = self.fb.ins().band(xmin, ym1);
+        self.fail_if(of, E_OVERFLOW, zero);
+        self.fb.ins().sdiv(x, y)
+    }
+
+    fn binary(&mut self, op: BinOp, lhs: &Expr, rhs: &Expr) -> Result<(V, Kind), Unsupported> {
+        match op {
+            BinOp::And | BinOp::Or => {
+                let (a, ak) = self.expr(lhs)?;
+                if ak != Kind::Bool {
+                    return unsupported("`and`/`or` of non-booleans");
+                }
+                let var = self.fb.declare_var(I64);
+                self.fb.def_var(var, a);
+                let rb = self.fb.create_block();
+                let join = self.fb.create_block();
+                // Short-circuit: the right side (and its dice) only when it decides.
+                if op == BinOp::And {
+                    self.fb.ins().brif(a, rb, &[], join, &[]);
+                } else {
+                    self.fb.ins().brif(a, join, &[], rb, &[]);
+                }
+                self.fb.switch_to_block(rb);
+                let (b, bk) = self.expr(rhs)?;
+                if bk != Kind::Bool {
+                    return unsupported("`and`/`or` of non-booleans");
+                }
+                self.fb.def_var(var, b);
+                self.fb.ins().jump(join, &[]);
+                self.fb.switch_to_block(join);
+                return Ok((self.fb.use_var(var), Kind::Bool));
+            }
+            BinOp::In => {
+                let (a, ak) = self.expr(lhs)?;
+                let Some((lo, hi)) = (match rhs {
+                    Expr::Const(Value::Range(lo, hi)) => Some((lo.unwrap_or(i64::MIN), hi.unwrap_or(i64::MAX))),
+                    _ => None,
+                }) else {
+                    return unsupported("`in` over a list");
+                };
+                if !matches!(ak, Kind::Int | Kind::Bool) {
+                    return Ok((self.konst(0), Kind::Bool));
+                }
+                let c1 = self.fb.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, a, lo);
+                let c2 = self.fb.ins().icmp_imm_s(IntCC::SignedLessThanOrEqual, a, hi);
+                let c = self.fb.ins().band(c1, c2);
+                return Ok((self.bool_of(c), Kind::Bool));
+            }
+            _ => {}
+        }
+        let (a, ak) = self.expr(lhs)?;
+        let (b, bk) = self.expr(rhs)?;
+        let num = |k: Kind| matches!(k, Kind::Int | Kind::Bool);
+        Ok(match op {
+            BinOp::Add | BinOp::Sub | BinOp::Mul => {
+                if !num(ak) || !num(bk) {
+                    return unsupported("arithmetic on a non-number");
+                }
+                (self.checked(op, a, b), Kind::Int)
+            }
+            BinOp::Div | BinOp::Rem => {
+                if !num(ak) || !num(bk) {
+                    return unsupported("arithmetic on a non-number");
+                }
+                (self.divide(op, a, b), Kind::Int)
+            }
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                if !num(ak) || !num(bk) {
+                    return unsupported("ordering of non-numbers");
+                }
+                let cc = match op {
+                    BinOp::Lt => IntCC::SignedLessThan,
+                    BinOp::Le => IntCC::SignedLessThanOrEqual,
+                    BinOp::Gt => IntCC::SignedGreaterThan,
+                    _ => IntCC::SignedGreaterThanOrEqual,
+                };
+                let c = self.fb.ins().icmp(cc, a, b);
+                (self.bool_of(c), Kind::Bool)
+            }
+            BinOp::Eq | BinOp::Ne => {
+                // Values of different kinds are never equal, as in the interpreter.
+                let c = if ak == bk {
+                    let c = self.fb.ins().icmp(IntCC::Equal, a, b);
+                    self.bool_of(c)
+                } else {
+                    self.konst(0)
+                };
+                if op == BinOp::Ne {
+                    let one = self.konst(1);
+                    (self.fb.ins().bxor(c, one), Kind::Bool)
+                } else {
+                    (c, Kind::Bool)
+                }
+            }
+            BinOp::And | BinOp::Or | BinOp::In => unreachable!("handled above"),
+        })
+    }
+
+    /// A modifier stack, inlined: arguments left to right, then each entry in order.
+    fn stack(&mut self, stack: u32, args: &[Expr]) -> Result<V, Unsupported> {
+        let st = self.jp.program.stacks[stack as usize].clone();
+        let mut vals = Vec::with_capacity(args.len());
+        for a in args {
+            vals.push(self.expr(a)?);
+        }
+        // The entries read the stack's parameters: evaluate them in a scope of their own.
+        let saved_slots = std::mem::take(&mut self.slots);
+        let saved_kinds = std::mem::take(&mut self.slot_kinds);
+        let saved_types = std::mem::replace(&mut self.local_types, st.params.iter().map(|p| Some(p.ty.clone())).collect());
+        for (v, k) in &vals {
+            let var = self.fb.declare_var(I64);
+            self.fb.def_var(var, *v);
+            self.slots.push(var);
+            self.slot_kinds.push(Some(*k));
+        }
+        while self.slots.len() < st.n_slots as usize {
+            let var = self.fb.declare_var(I64);
+            let zero = self.konst(0);
+            self.fb.def_var(var, zero);
+            self.slots.push(var);
+            self.slot_kinds.push(None);
+        }
+        let total = self.fb.declare_var(I64);
+        let zero = self.konst(0);
+        self.fb.def_var(total, zero);
+        let r = (|| -> Result<(), Unsupported> {
+            for en in &st.entries {
+                let join = self.fb.create_block();
+                if let Some(w) = &en.when {
+                    let (c, ck) = self.expr(w)?;
+                    if ck != Kind::Bool {
+                        return unsupported("a modifier condition that is not a boolean");
+                    }
+                    let yes = self.fb.create_block();
+                    self.fb.ins().brif(c, yes, &[], join, &[]);
+                    self.fb.switch_to_block(yes);
+                }
+                let v = self.int(&en.value)?;
+                let v = match &en.per {
+                    Some(p) => {
+                        let n = self.int(p)?;
+                        self.checked(BinOp::Mul, v, n)
+                    }
+                    None => v,
+                };
+                let t = self.fb.use_var(total);
+                let t2 = self.checked(BinOp::Add, t, v);
+                self.fb.def_var(total, t2);
+                self.fb.ins().jump(join, &[]);
+                self.fb.switch_to_block(join);
+            }
+            Ok(())
+        })();
+        self.slots = saved_slots;
+        self.slot_kinds = saved_kinds;
+        self.local_types = saved_types;
+        r?;
+        let mut t = self.fb.use_var(total);
+        if let Some(lo) = st.clamp.0 {
+            let l = self.konst(lo);
+            t = self.fb.ins().smax(t, l);
+        }
+        if let Some(hi) = st.clamp.1 {
+            let h = self.konst(hi);
+            t = self.fb.ins().smin(t, h);
+        }
+        Ok(t)
+    }
+}
+
+fn kind_code(k: Kind) -> i64 {
+    match k {
+        Kind::Int => 0,
+        Kind::Bool => 1,
+        Kind::Sym => 2,
+        Kind::Entity => 3,
+        Kind::Side => 4,
+    }
+}
+
+fn kind_from_code(c: i64) -> Kind {
+    match c {
+        1 => Kind::Bool,
+        2 => Kind::Sym,
+        3 => Kind::Entity,
+        4 => Kind::Side,
+        _ => Kind::Int,
+    }
+}
+
+/// The one kind of a table's known cells.
+fn table_kind(t: &ir::TableDef) -> Option<Kind> {
+    let mut kind = None;
+    for c in t.rows.iter().flat_map(|r| r.cells.iter()) {
+        let k = match c {
+            Value::Int(_) | Value::Length(_) => Kind::Int,
+            Value::Bool(_) => Kind::Bool,
+            Value::Symbol(_) => Kind::Sym,
+            Value::Entity(_) => Kind::Entity,
+            Value::Side(_) => Kind::Side,
+            Value::Unknown(_) => continue,
+            _ => return None,
+        };
+        match kind {
+            None => kind = Some(k),
+            Some(x) if x == k => {}
+            Some(_) => return None,
+        }
+    }
+    Some(kind.unwrap_or(Kind::Int))
+}
+
+// ------------------------------------------------------------------ callbacks
+
+/// Borrow the context behind the pointer compiled code passes back.
+///
+/// # Safety
+/// `ctx` must be the `JitCtx` that [`JitProgram::run`] created for this call; it outlives the
+/// call and nothing else borrows it meanwhile.
+unsafe fn cx<'a>(ctx: *mut JitCtx<'a>) -> &'a mut JitCtx<'a> {
+    // SAFETY: guaranteed by the caller (see above).
+    unsafe { &mut *ctx }
+}
+
+fn fail(c: &mut JitCtx, e: RunError) -> i64 {
+    c.failed = 1;
+    c.error = Some(e);
+    0
+}
+
+fn interp<'a>(c: &JitCtx<'a>) -> &'a Interp<'a> {
+    // SAFETY: `interp` points at the interpreter `JitProgram::run` keeps alive for the call.
+    unsafe { &*c.interp }
+}
+
+fn dice<'a>(c: &mut JitCtx<'a>) -> &'a mut Dice {
+    // SAFETY: `dice` points at the caller's `Dice`, exclusively borrowed for the call.
+    unsafe { &mut *c.dice }
+}
+
+extern "C" fn jit_roll(ctx: *mut JitCtx, die: i64) -> i64 {
+    // SAFETY: called only from compiled code with the context of the current call.
+    let c = unsafe { cx(ctx) };
+    let mut host = NoGame;
+    let mut rctx = Ctx::new(dice(c), &mut host);
+    match interp(c).roll(die as u32, &mut rctx) {
+        Ok(v) => v,
+        Err(e) => fail(c, e),
+    }
+}
+
+extern "C" fn jit_pool_roll(ctx: *mut JitCtx, n: i64, die: i64) -> i64 {
+    // SAFETY: called only from compiled code with the context of the current call.
+    let c = unsafe { cx(ctx) };
+    if die < 0 {
+        c.pools.push(vec![n]);
+        return 0;
+    }
+    if !(0..=crate::interp::MAX_POOL).contains(&n) {
+        return fail(c, RunError::Limit { what: "pool size".into(), size: n.unsigned_abs(), limit: crate::interp::MAX_POOL as u64 });
+    }
+    let mut pool = Vec::with_capacity(n as usize);
+    let mut host = NoGame;
+    for _ in 0..n {
+        let mut rctx = Ctx::new(dice(c), &mut host);
+        match interp(c).roll(die as u32, &mut rctx) {
+            Ok(v) => pool.push(v),
+            Err(e) => return fail(c, e),
+        }
+    }
+    c.pools.push(pool);
+    0
+}
+
+extern "C" fn jit_pool_reduce(ctx: *mut JitCtx, op: i64, a: i64, b: i64) -> i64 {
+    // SAFETY: called only from compiled code with the context of the current call.
+    let c = unsafe { cx(ctx) };
+    let mut p = c.pools.pop().unwrap_or_default();
+    match op {
+        P_SUM => p.iter().sum(),
+        P_SUCCESSES => p.iter().filter(|x| **x >= a).count() as i64,
+        P_COUNT => p.iter().filter(|x| **x >= a && **x <= b).count() as i64,
+        _ => {
+            p.sort_unstable();
+            if op == P_HIGHEST {
+                p.reverse();
+            }
+            p.iter().take(a.max(0) as usize).sum()
+        }
+    }
+}
+
+extern "C" fn jit_reroll(ctx: *mut JitCtx, die: i64, lo: i64, hi: i64) -> i64 {
+    // SAFETY: called only from compiled code with the context of the current call.
+    let c = unsafe { cx(ctx) };
+    let mut host = NoGame;
+    let first = {
+        let mut rctx = Ctx::new(dice(c), &mut host);
+        match interp(c).roll(die as u32, &mut rctx) {
+            Ok(v) => v,
+            Err(e) => return fail(c, e),
+        }
+    };
+    if first < lo || first > hi {
+        return first;
+    }
+    let mut rctx = Ctx::new(dice(c), &mut host);
+    match interp(c).roll(die as u32, &mut rctx) {
+        Ok(v) => v,
+        Err(e) => fail(c, e),
+    }
+}
+
+fn symbol<'a>(c: &JitCtx<'a>, id: i64) -> String {
+    // SAFETY: `symbols` points at the program's symbol table, alive for the call.
+    let s = unsafe { &*c.symbols };
+    s.get(id as usize).cloned().unwrap_or_default()
+}
+
+fn encode_cell(c: &mut JitCtx, v: Val) -> i64 {
+    match v {
+        Val::Int(n) => n,
+        Val::Bool(b) => i64::from(b),
+        Val::Entity(e) => i64::from(e),
+        Val::Side(s) => i64::from(s),
+        Val::Sym(s) => {
+            // SAFETY: `symbols` points at the program's symbol table, alive for the call.
+            let table = unsafe { &*c.symbols };
+            match table.iter().position(|x| *x == s) {
+                Some(i) => i as i64,
+                None => fail(c, RunError::Type(format!("`{s}` is not a symbol the compiled code knows"))),
+            }
+        }
+        other => fail(c, RunError::Type(format!("a value the compiled code cannot hold: {other:?}"))),
+    }
+}
+
+extern "C" fn jit_lookup(ctx: *mut JitCtx, table: i64, n: i64, k0: i64, c0: i64, k1: i64, c1: i64) -> i64 {
+    // SAFETY: called only from compiled code with the context of the current call.
+    let c = unsafe { cx(ctx) };
+    let dec = |c: &JitCtx, v: i64, code: i64| match kind_from_code(code) {
+        Kind::Sym => Val::Sym(symbol(c, v)),
+        k => decode(v, k, &[]),
+    };
+    let mut keys = vec![dec(c, k0, c0)];
+    if n > 1 {
+        keys.push(dec(c, k1, c1));
+    }
+    match interp(c).lookup(table as u32, &keys) {
+        Ok(v) => encode_cell(c, v),
+        Err(e) => fail(c, e),
+    }
+}
+
+extern "C" fn jit_field(ctx: *mut JitCtx, entity: i64, field: i64) -> i64 {
+    // SAFETY: called only from compiled code with the context of the current call.
+    let c = unsafe { cx(ctx) };
+    let name = symbol(c, field);
+    match interp(c).field(&Val::Entity(entity as u32), &name) {
+        Ok(v) => encode_cell(c, v),
+        Err(e) => fail(c, e),
+    }
+}
+
+extern "C" fn jit_fail(ctx: *mut JitCtx, code: i64, detail: i64) -> i64 {
+    // SAFETY: called only from compiled code with the context of the current call.
+    let c = unsafe { cx(ctx) };
+    let program = interp(c).program;
+    let e = match code {
+        E_OVERFLOW => RunError::Overflow,
+        E_DIV_ZERO => RunError::DivZero,
+        E_NO_BAND => RunError::NoBand { value: detail.to_string(), proc: program.procs.get(c.proc as usize).map(|p| p.name.clone()).unwrap_or_default() },
+        E_UNKNOWN => match interp(c).constant(&Value::Unknown(detail as u32)) {
+            Err(e) => e,
+            Ok(_) => RunError::Type("assumption missing at compile time".into()),
+        },
+        _ => RunError::Type("a called procedure gave no result".into()),
+    };
+    fail(c, e)
+}
+
+// ------------------------------------------------------------------ backends
+
+/// Which engine runs rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BackendKind {
+    Interp,
+    Jit,
+}
+
+/// One interface over both engines: the JIT where a procedure compiled, the interpreter
+/// everywhere else (and everywhere when the JIT is not available on this machine).
+pub struct Backend<'p> {
+    pub program: &'p Program,
+    pub assumptions: &'p Assumptions,
+    pub jit: Option<JitProgram<'p>>,
+}
+
+impl<'p> Backend<'p> {
+    pub fn new(program: &'p Program, assumptions: &'p Assumptions, kind: BackendKind) -> Result<Self, String> {
+        let jit = match kind {
+            BackendKind::Interp => None,
+            BackendKind::Jit => Some(JitProgram::compile(program, assumptions)?),
+        };
+        Ok(Backend { program, assumptions, jit })
+    }
+
+    pub fn run(&self, proc: u32, args: &[Val], dice: &mut Dice, host: &mut dyn Host) -> Result<Outcome, RunError> {
+        if let Some(j) = &self.jit
+            && let Some(r) = j.run(proc, args, dice)
+        {
+            return r;
+        }
+        let interp = Interp::new(self.program, self.assumptions);
+        let mut ctx = Ctx::new(dice, host);
+        interp.run(proc, args.to_vec(), &mut ctx)
+    }
+}
