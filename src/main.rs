@@ -31,6 +31,8 @@ enum Command {
     Explain(cmd::explain::Args),
     /// Print the checked IR as JSON
     Ir(cmd::ir::Args),
+    /// Resolutions per second: interpreter, JIT and a hand-written reference
+    Bench(cmd::bench::Args),
     /// Audit plain-text rulebooks: numbering, references, empty tables, illegible marks
     Audit(cmd::audit::Args),
 }
@@ -50,6 +52,7 @@ fn main() -> ExitCode {
         Command::Prob(a) => cmd::prob::run(a),
         Command::Explain(a) => cmd::explain::run(a),
         Command::Ir(a) => cmd::ir::run(a),
+        Command::Bench(a) => cmd::bench::run(a),
         Command::Audit(a) => cmd::audit::run(a),
     };
     ExitCode::from(code)

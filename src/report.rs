@@ -85,3 +85,35 @@ pub fn pairs(items: &[String], flag: &str) -> Result<Vec<(String, String)>, u8> 
         })
         .collect()
 }
+
+/// `--backend interp|jit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BackendArg {
+    Interp,
+    Jit,
+}
+
+/// The requested backend; when the JIT cannot start on this machine, the interpreter, with a
+/// note on stderr.
+pub fn backend<'p>(
+    program: &'p sandtable_compiler::ir::Program,
+    assumptions: &'p sandtable_runtime::interp::Assumptions,
+    which: BackendArg,
+) -> sandtable_runtime::jit::Backend<'p> {
+    use sandtable_runtime::jit::{Backend, BackendKind};
+    let kind = match which {
+        BackendArg::Interp => BackendKind::Interp,
+        BackendArg::Jit => BackendKind::Jit,
+    };
+    match Backend::new(program, assumptions, kind) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("note: the JIT is not available ({e}); using the interpreter");
+            Backend {
+                program,
+                assumptions,
+                jit: None,
+            }
+        }
+    }
+}

@@ -15,12 +15,17 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{AbiParam, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind, UserFuncName, types};
+use cranelift_codegen::ir::{
+    AbiParam, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind, UserFuncName,
+    types,
+};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
-use sandtable_compiler::ir::{self, BinOp, Builtin, Expr, KeyPattern, ProcKind, Program, Stmt, Type, UnOp, Value};
+use sandtable_compiler::ir::{
+    self, BinOp, Builtin, Expr, KeyPattern, ProcKind, Program, Stmt, Type, UnOp, Value,
+};
 
 use crate::error::RunError;
 use crate::interp::{Assumptions, Ctx, Host, Interp, NoGame};
@@ -71,6 +76,8 @@ pub struct JitCtx<'a> {
     dice: *mut Dice,
     interp: *const Interp<'a>,
     symbols: *const Vec<String>,
+    /// Faces of every die, by die id, for rolls without going through the interpreter.
+    faces: *const Vec<Vec<i64>>,
     pools: Vec<Vec<i64>>,
     error: Option<RunError>,
     /// The procedure running, for error messages.
@@ -105,7 +112,15 @@ pub struct JitProgram<'p> {
     pub skipped: Vec<(String, String)>,
     symbols: Vec<String>,
     symbol_ids: HashMap<String, i64>,
+    faces: Vec<Vec<i64>>,
     pub compile_time: Duration,
+}
+
+/// A compiled procedure's raw result: a status and a 64-bit value of the procedure's kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RawOutcome {
+    pub status: i64,
+    pub value: i64,
 }
 
 impl Drop for JitProgram<'_> {
@@ -148,6 +163,7 @@ impl<'p> JitProgram<'p> {
             skipped: Vec::new(),
             symbols: Vec::new(),
             symbol_ids: HashMap::new(),
+            faces: program.dice.iter().map(|d| d.faces.clone()).collect(),
             compile_time: Duration::ZERO,
         };
         // Every symbol the program can hold gets its id before any code is generated, so
@@ -158,7 +174,11 @@ impl<'p> JitProgram<'p> {
             }
         }
         for t in &program.tables {
-            for v in t.columns.iter().chain(t.rows.iter().flat_map(|r| r.cells.iter())) {
+            for v in t
+                .columns
+                .iter()
+                .chain(t.rows.iter().flat_map(|r| r.cells.iter()))
+            {
                 if let Value::Symbol(s) = v {
                     jp.intern(s);
                 }
@@ -203,7 +223,11 @@ impl<'p> JitProgram<'p> {
                 // signature `(i64, i64, i64) -> i64` that `CompiledFn` describes, using the
                 // host's default calling convention, and it lives until `module` is freed.
                 let func = unsafe { std::mem::transmute::<*const u8, CompiledFn>(ptr) };
-                jp.compiled[p] = Some(Compiled { func, params, result });
+                jp.compiled[p] = Some(Compiled {
+                    func,
+                    params,
+                    result,
+                });
             }
         }
         jp.compile_time = started.elapsed();
@@ -211,7 +235,9 @@ impl<'p> JitProgram<'p> {
     }
 
     pub fn is_compiled(&self, proc: u32) -> bool {
-        self.compiled.get(proc as usize).is_some_and(Option::is_some)
+        self.compiled
+            .get(proc as usize)
+            .is_some_and(Option::is_some)
     }
 
     fn intern(&mut self, s: &str) -> i64 {
@@ -246,11 +272,19 @@ impl<'p> JitProgram<'p> {
         let params: Vec<Kind> = def
             .params
             .iter()
-            .map(|p| kind_of_type(&p.ty).ok_or_else(|| Unsupported(format!("parameter `{}` has a type the JIT does not handle", p.name))))
+            .map(|p| {
+                kind_of_type(&p.ty).ok_or_else(|| {
+                    Unsupported(format!(
+                        "parameter `{}` has a type the JIT does not handle",
+                        p.name
+                    ))
+                })
+            })
             .collect::<Result<_, _>>()?;
         let module = self.module.take().expect("module present");
         let mut sig = module.make_signature();
-        sig.params.extend([AbiParam::new(I64), AbiParam::new(I64), AbiParam::new(I64)]);
+        sig.params
+            .extend([AbiParam::new(I64), AbiParam::new(I64), AbiParam::new(I64)]);
         sig.returns.push(AbiParam::new(I64));
         let mut ctx = module.make_context();
         ctx.func.signature = sig.clone();
@@ -272,7 +306,9 @@ impl<'p> JitProgram<'p> {
             slots.push(v);
         }
         for (i, _) in def.params.iter().enumerate() {
-            let v = fb.ins().load(I64, MemFlagsData::new(), args, (i * 8) as i32);
+            let v = fb
+                .ins()
+                .load(I64, MemFlagsData::new(), args, (i * 8) as i32);
             fb.def_var(slots[i], v);
         }
         let mut slot_kinds: Vec<Option<Kind>> = vec![None; slots.len()];
@@ -318,14 +354,21 @@ impl<'p> JitProgram<'p> {
             .declare_function(&format!("p{proc}"), Linkage::Local, &sig)
             .map_err(|e| Unsupported(e.to_string()))?;
         ctx.func.name = UserFuncName::user(0, id.as_u32());
-        module.define_function(id, &mut ctx).map_err(|e| Unsupported(format!("code generation failed: {e:?}")))?;
+        module
+            .define_function(id, &mut ctx)
+            .map_err(|e| Unsupported(format!("code generation failed: {e:?}")))?;
         module.clear_context(&mut ctx);
         ids[proc as usize] = Some(id);
-        Ok(Meta { params, result, named })
+        Ok(Meta {
+            params,
+            result,
+            named,
+        })
     }
 
-    /// Run a compiled procedure. `None` when it was not compiled.
-    pub fn run(&self, proc: u32, args: &[Val], dice: &mut Dice) -> Option<Result<Outcome, RunError>> {
+    /// Encode arguments for [`JitProgram::run_raw`]; `None` when the procedure was not
+    /// compiled, an error when an argument does not fit its parameter.
+    pub fn encode_args(&self, proc: u32, args: &[Val]) -> Option<Result<Vec<i64>, RunError>> {
         let c = self.compiled.get(proc as usize)?.as_ref()?;
         let mut raw = Vec::with_capacity(args.len());
         for (a, k) in args.iter().zip(&c.params) {
@@ -335,9 +378,28 @@ impl<'p> JitProgram<'p> {
                 (Val::Sym(s), Kind::Sym) => self.symbol_ids.get(s).copied().unwrap_or(-1),
                 (Val::Entity(e), Kind::Entity) => i64::from(*e),
                 (Val::Side(s), Kind::Side) => i64::from(*s),
-                _ => return Some(Err(RunError::Type(format!("argument {} does not fit the compiled parameter", a.show(self.program))))),
+                _ => {
+                    return Some(Err(RunError::Type(format!(
+                        "argument {} does not fit the compiled parameter",
+                        a.show(self.program)
+                    ))));
+                }
             };
             raw.push(v);
+        }
+        Some(Ok(raw))
+    }
+
+    /// Run a compiled procedure on encoded arguments: no allocation on the way in or out.
+    ///
+    /// # Panics
+    /// Never for arguments from [`JitProgram::encode_args`]; `proc` must be compiled.
+    pub fn run_raw(&self, proc: u32, raw: &[i64], dice: &mut Dice) -> Result<RawOutcome, RunError> {
+        let Some(Some(c)) = self.compiled.get(proc as usize) else {
+            return Err(RunError::Type("procedure not compiled".into()));
+        };
+        if raw.len() < c.params.len() {
+            return Err(RunError::Type("too few arguments".into()));
         }
         let interp = Interp::new(self.program, self.assumptions);
         let mut ctx = JitCtx {
@@ -345,21 +407,57 @@ impl<'p> JitProgram<'p> {
             dice,
             interp: &interp,
             symbols: &self.symbols,
+            faces: &self.faces,
             pools: Vec::new(),
             error: None,
             proc,
         };
         let mut out: i64 = 0;
         let status = (c.func)(&mut ctx, raw.as_ptr(), &mut out);
-        Some(match status {
-            ST_NAMED => Ok(Outcome { key: OutcomeKey::Named(self.symbols.get(out as usize).cloned().unwrap_or_default()), effects: Vec::new() }),
-            ST_VALUE => {
-                let v = decode(out, c.result.unwrap_or(Kind::Int), &self.symbols);
-                Ok(Outcome { key: OutcomeKey::of_value(v), effects: Vec::new() })
-            }
-            ST_NOTHING => Ok(Outcome { key: OutcomeKey::Nothing, effects: Vec::new() }),
-            _ => Err(ctx.error.take().unwrap_or(RunError::Type("compiled code failed".into()))),
-        })
+        if status == ST_ERROR {
+            return Err(ctx
+                .error
+                .take()
+                .unwrap_or(RunError::Type("compiled code failed".into())));
+        }
+        Ok(RawOutcome { status, value: out })
+    }
+
+    /// Decode a raw result into the interpreter's outcome.
+    pub fn decode_outcome(&self, proc: u32, r: RawOutcome) -> OutcomeKey {
+        let kind = self
+            .compiled
+            .get(proc as usize)
+            .and_then(|c| c.as_ref())
+            .and_then(|c| c.result)
+            .unwrap_or(Kind::Int);
+        match r.status {
+            ST_NAMED => OutcomeKey::Named(
+                self.symbols
+                    .get(r.value as usize)
+                    .cloned()
+                    .unwrap_or_default(),
+            ),
+            ST_VALUE => OutcomeKey::of_value(decode(r.value, kind, &self.symbols)),
+            _ => OutcomeKey::Nothing,
+        }
+    }
+
+    /// Run a compiled procedure. `None` when it was not compiled.
+    pub fn run(
+        &self,
+        proc: u32,
+        args: &[Val],
+        dice: &mut Dice,
+    ) -> Option<Result<Outcome, RunError>> {
+        let raw = match self.encode_args(proc, args)? {
+            Ok(r) => r,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(self.run_raw(proc, &raw, dice).map(|r| Outcome {
+            key: self.decode_outcome(proc, r),
+            effects: Vec::new(),
+        }))
     }
 }
 
@@ -388,12 +486,19 @@ fn call_order(program: &Program) -> Vec<u32> {
                 calls(lhs, out);
                 calls(rhs, out);
             }
-            Expr::If { cond, then, otherwise } => {
+            Expr::If {
+                cond,
+                then,
+                otherwise,
+            } => {
                 calls(cond, out);
                 calls(then, out);
                 calls(otherwise, out);
             }
-            Expr::Builtin { args, .. } | Expr::Host { args, .. } | Expr::Stack { args, .. } | Expr::List(args) => args.iter().for_each(|a| calls(a, out)),
+            Expr::Builtin { args, .. }
+            | Expr::Host { args, .. }
+            | Expr::Stack { args, .. }
+            | Expr::List(args) => args.iter().for_each(|a| calls(a, out)),
             Expr::Lookup { keys, .. } => keys.iter().for_each(|a| calls(a, out)),
             Expr::Field { base, .. } => calls(base, out),
             Expr::Const(_) | Expr::Local(_) | Expr::Roll(_) => {}
@@ -402,8 +507,14 @@ fn call_order(program: &Program) -> Vec<u32> {
     fn stmts(b: &[Stmt], out: &mut Vec<u32>) {
         for s in b {
             match s {
-                Stmt::Let { value: e, .. } | Stmt::Result(e) | Stmt::Require(e) | Stmt::Expr(e) => calls(e, out),
-                Stmt::If { cond, then, otherwise } => {
+                Stmt::Let { value: e, .. } | Stmt::Result(e) | Stmt::Require(e) | Stmt::Expr(e) => {
+                    calls(e, out)
+                }
+                Stmt::If {
+                    cond,
+                    then,
+                    otherwise,
+                } => {
                     calls(cond, out);
                     stmts(then, out);
                     stmts(otherwise, out);
@@ -417,7 +528,11 @@ fn call_order(program: &Program) -> Vec<u32> {
                         stmts(&a.body, out);
                     }
                 }
-                Stmt::Choose { from, body, .. } | Stmt::For { iter: from, body, .. } | Stmt::Repeat { count: from, body } => {
+                Stmt::Choose { from, body, .. }
+                | Stmt::For {
+                    iter: from, body, ..
+                }
+                | Stmt::Repeat { count: from, body } => {
                     calls(from, out);
                     stmts(body, out);
                 }
@@ -574,7 +689,11 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                 self.fb.def_var(var, v);
                 self.slot_kinds[*slot as usize] = Some(k);
             }
-            Stmt::If { cond, then, otherwise } => {
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
                 let (c, k) = self.expr(cond)?;
                 if k != Kind::Bool {
                     return unsupported("`if` on a non-boolean");
@@ -623,12 +742,18 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                 }
                 let mut acc = self.konst(1);
                 if let Some(l) = lo {
-                    let c = self.fb.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, v, *l);
+                    let c = self
+                        .fb
+                        .ins()
+                        .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, v, *l);
                     let c = self.bool_of(c);
                     acc = self.fb.ins().band(acc, c);
                 }
                 if let Some(h) = hi {
-                    let c = self.fb.ins().icmp_imm_s(IntCC::SignedLessThanOrEqual, v, *h);
+                    let c = self
+                        .fb
+                        .ins()
+                        .icmp_imm_s(IntCC::SignedLessThanOrEqual, v, *h);
                     let c = self.bool_of(c);
                     acc = self.fb.ins().band(acc, c);
                 }
@@ -641,7 +766,10 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                     self.bool_of(c)
                 }
                 Kind::Bool if s == "true" || s == "false" => {
-                    let c = self.fb.ins().icmp_imm_s(IntCC::Equal, v, i64::from(s == "true"));
+                    let c = self
+                        .fb
+                        .ins()
+                        .icmp_imm_s(IntCC::Equal, v, i64::from(s == "true"));
                     self.bool_of(c)
                 }
                 _ => self.konst(0),
@@ -701,7 +829,10 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
             },
             other => Val::from_const(other).ok_or_else(|| Unsupported("constant".into()))?,
         };
-        let (n, k) = self.jp.encode(&val).ok_or_else(|| Unsupported("a constant the JIT does not represent".into()))?;
+        let (n, k) = self
+            .jp
+            .encode(&val)
+            .ok_or_else(|| Unsupported("a constant the JIT does not represent".into()))?;
         Ok((self.konst(n), k))
     }
 
@@ -758,20 +889,48 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         Ok(match e {
             Expr::Const(v) => self.constant(v)?,
             Expr::Local(s) => {
-                let k = self.slot_kinds.get(*s as usize).copied().flatten().ok_or_else(|| Unsupported("a slot read before it is set".into()))?;
+                let k = self
+                    .slot_kinds
+                    .get(*s as usize)
+                    .copied()
+                    .flatten()
+                    .ok_or_else(|| Unsupported("a slot read before it is set".into()))?;
                 (self.fb.use_var(self.slots[*s as usize]), k)
             }
             Expr::Roll(d) => {
-                let die = self.konst(i64::from(*d));
-                let v = self.callback(jit_roll as *const u8, &[die]);
-                self.check_failed();
-                (v, Kind::Int)
+                let faces = &self.jp.faces[*d as usize];
+                let (len, ptr) = (faces.len(), faces.as_ptr());
+                let standard = faces.iter().enumerate().all(|(i, f)| *f == i as i64 + 1);
+                if len == 0 {
+                    // A die the book never describes: the interpreter's error, via the callback.
+                    let die = self.konst(i64::from(*d));
+                    let v = self.callback(jit_roll as *const u8, &[die]);
+                    self.check_failed();
+                    return Ok((v, Kind::Int));
+                }
+                let n = self.konst(len as i64);
+                let idx = self.callback(jit_index as *const u8, &[n]);
+                if standard {
+                    (self.fb.ins().iadd_imm_s(idx, 1), Kind::Int)
+                } else {
+                    // The face table outlives the code: both belong to this `JitProgram`.
+                    let base = self.konst(ptr as i64);
+                    let off = self.fb.ins().imul_imm_s(idx, 8);
+                    let addr = self.fb.ins().iadd(base, off);
+                    (
+                        self.fb.ins().load(I64, MemFlagsData::new(), addr, 0),
+                        Kind::Int,
+                    )
+                }
             }
-            Expr::Dice { .. } => {
-                self.pool(e)?;
-                let op = self.konst(P_SUM);
-                let z = self.konst(0);
-                let v = self.callback(jit_pool_reduce as *const u8, &[op, z, z]);
+            Expr::Dice { count, die } => {
+                let n = self.int(count)?;
+                let d = self.konst(i64::from(*die));
+                let lo = self.konst(i64::MIN);
+                let hi = self.konst(i64::MAX);
+                let sum = self.konst(1);
+                let v = self.callback(jit_pool_fold as *const u8, &[n, d, lo, hi, sum]);
+                self.check_failed();
                 (v, Kind::Int)
             }
             Expr::Unary { op, operand } => {
@@ -795,7 +954,11 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                 }
             }
             Expr::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs)?,
-            Expr::If { cond, then, otherwise } => {
+            Expr::If {
+                cond,
+                then,
+                otherwise,
+            } => {
                 let (c, ck) = self.expr(cond)?;
                 if ck != Kind::Bool {
                     return unsupported("`if` on a non-boolean");
@@ -823,7 +986,8 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
             Expr::Stack { stack, args } => (self.stack(*stack, args)?, Kind::Int),
             Expr::Lookup { table, keys } => {
                 let t = &self.jp.program.tables[*table as usize];
-                let cell_kind = table_kind(t).ok_or_else(|| Unsupported("a table with mixed cells".into()))?;
+                let cell_kind =
+                    table_kind(t).ok_or_else(|| Unsupported("a table with mixed cells".into()))?;
                 if keys.len() > 2 {
                     return unsupported("tables with more than two keys");
                 }
@@ -851,10 +1015,19 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                     (None, _) => (m.params.clone(), Kind::Sym),
                     (Some(k), false) => (m.params.clone(), k),
                     (Some(Kind::Sym), true) => (m.params.clone(), Kind::Sym),
-                    (Some(_), true) => return unsupported("a call of a procedure that gives both outcomes and values"),
+                    (Some(_), true) => {
+                        return unsupported(
+                            "a call of a procedure that gives both outcomes and values",
+                        );
+                    }
                 };
-                let callee_id = self.ids[*proc as usize].ok_or_else(|| Unsupported("callee not compiled".into()))?;
-                let slot = self.fb.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, (8 * params.len() + 8) as u32, 3));
+                let callee_id = self.ids[*proc as usize]
+                    .ok_or_else(|| Unsupported("callee not compiled".into()))?;
+                let slot = self.fb.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    (8 * params.len() + 8) as u32,
+                    3,
+                ));
                 if args.len() != params.len() {
                     return unsupported("a call with a different number of arguments");
                 }
@@ -866,7 +1039,10 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                     self.fb.ins().stack_store(I64, v, slot, (8 * i) as i32);
                 }
                 let argp = self.fb.ins().stack_addr(I64, slot, 0);
-                let outp = self.fb.ins().stack_addr(I64, slot, (8 * params.len()) as i32);
+                let outp = self
+                    .fb
+                    .ins()
+                    .stack_addr(I64, slot, (8 * params.len()) as i32);
                 let module = self.jp.module.as_mut().expect("module present");
                 let fref = module.declare_func_in_func(callee_id, self.fb.func);
                 let call = self.fb.ins().call(fref, &[self.jctx, argp, outp]);
@@ -882,7 +1058,10 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                 let nothing = self.fb.ins().icmp_imm_s(IntCC::Equal, st, ST_NOTHING);
                 let zero = self.konst(0);
                 self.fail_if(nothing, E_NOTHING, zero);
-                let v = self.fb.ins().stack_load(I64, I64, slot, (8 * params.len()) as i32);
+                let v = self
+                    .fb
+                    .ins()
+                    .stack_load(I64, I64, slot, (8 * params.len()) as i32);
                 (v, kind)
             }
             Expr::Host { name, .. } => return unsupported(format!("engine function `{name}`")),
@@ -893,7 +1072,10 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
     fn field(&mut self, base: &Expr, field: &str) -> Result<(V, Kind), Unsupported> {
         if let Expr::Const(Value::Entity(e)) = base {
             let ent = &self.jp.program.entities[*e as usize];
-            let v = ent.field(field).cloned().ok_or_else(|| Unsupported(format!("no field `{field}`")))?;
+            let v = ent
+                .field(field)
+                .cloned()
+                .ok_or_else(|| Unsupported(format!("no field `{field}`")))?;
             return self.constant(&v);
         }
         let (b, k) = self.expr(base)?;
@@ -910,8 +1092,13 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         }
         .ok_or_else(|| Unsupported("a field of a piece of unknown kind".into()))?;
         let kd = &self.jp.program.kinds[kind_id as usize];
-        let fi = kd.fields.iter().position(|f| f.name == field).ok_or_else(|| Unsupported("unknown field".into()))?;
-        let fk = kind_of_type(&kd.fields[fi].ty).ok_or_else(|| Unsupported("a field of a type the JIT does not handle".into()))?;
+        let fi = kd
+            .fields
+            .iter()
+            .position(|f| f.name == field)
+            .ok_or_else(|| Unsupported("unknown field".into()))?;
+        let fk = kind_of_type(&kd.fields[fi].ty)
+            .ok_or_else(|| Unsupported("a field of a type the JIT does not handle".into()))?;
         let fid = self.jp.intern(field);
         let fidv = self.konst(fid);
         let v = self.callback(jit_field as *const u8, &[b, fidv]);
@@ -940,7 +1127,9 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
 
     fn const_range(e: &Expr) -> Option<(i64, i64)> {
         match e {
-            Expr::Const(Value::Range(lo, hi)) => Some((lo.unwrap_or(i64::MIN), hi.unwrap_or(i64::MAX))),
+            Expr::Const(Value::Range(lo, hi)) => {
+                Some((lo.unwrap_or(i64::MIN), hi.unwrap_or(i64::MAX)))
+            }
             Expr::Const(Value::Int(n)) => Some((*n, *n)),
             _ => None,
         }
@@ -952,7 +1141,11 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                 let mut acc = self.int(&args[0])?;
                 for a in &args[1..] {
                     let v = self.int(a)?;
-                    acc = if func == Builtin::Min { self.fb.ins().smin(acc, v) } else { self.fb.ins().smax(acc, v) };
+                    acc = if func == Builtin::Min {
+                        self.fb.ins().smin(acc, v)
+                    } else {
+                        self.fb.ins().smax(acc, v)
+                    };
                 }
                 (acc, Kind::Int)
             }
@@ -983,39 +1176,80 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                 let up = self.bool_of(up);
                 (self.fb.ins().iadd(q, up), Kind::Int)
             }
+            Builtin::Sum if matches!(args[0], Expr::Dice { .. }) => return self.expr(&args[0]),
+            Builtin::Successes | Builtin::Count
+                if matches!(args[0], Expr::Dice { .. }) && pure(&args[1]) =>
+            {
+                // Nothing in the target draws dice, so it may be read before the pool is
+                // rolled: one fused pass, no pool kept.
+                let Expr::Dice { count, die } = &args[0] else {
+                    unreachable!("matched above")
+                };
+                let (lo, hi) = if func == Builtin::Successes {
+                    (self.int(&args[1])?, self.konst(i64::MAX))
+                } else {
+                    let (lo, hi) = Self::const_range(&args[1])
+                        .ok_or_else(|| Unsupported("`count` with a computed range".into()))?;
+                    (self.konst(lo), self.konst(hi))
+                };
+                let n = self.int(count)?;
+                let d = self.konst(i64::from(*die));
+                let sum = self.konst(0);
+                let v = self.callback(jit_pool_fold as *const u8, &[n, d, lo, hi, sum]);
+                self.check_failed();
+                (v, Kind::Int)
+            }
             Builtin::Sum => {
                 self.pool(&args[0])?;
                 let op = self.konst(P_SUM);
                 let z = self.konst(0);
-                (self.callback(jit_pool_reduce as *const u8, &[op, z, z]), Kind::Int)
+                (
+                    self.callback(jit_pool_reduce as *const u8, &[op, z, z]),
+                    Kind::Int,
+                )
             }
             Builtin::Highest | Builtin::Lowest => {
                 let k = self.int(&args[0])?;
                 self.pool(&args[1])?;
-                let op = self.konst(if func == Builtin::Highest { P_HIGHEST } else { P_LOWEST });
+                let op = self.konst(if func == Builtin::Highest {
+                    P_HIGHEST
+                } else {
+                    P_LOWEST
+                });
                 let z = self.konst(0);
-                (self.callback(jit_pool_reduce as *const u8, &[op, k, z]), Kind::Int)
+                (
+                    self.callback(jit_pool_reduce as *const u8, &[op, k, z]),
+                    Kind::Int,
+                )
             }
             Builtin::Successes => {
                 self.pool(&args[0])?;
                 let t = self.int(&args[1])?;
                 let op = self.konst(P_SUCCESSES);
                 let z = self.konst(0);
-                (self.callback(jit_pool_reduce as *const u8, &[op, t, z]), Kind::Int)
+                (
+                    self.callback(jit_pool_reduce as *const u8, &[op, t, z]),
+                    Kind::Int,
+                )
             }
             Builtin::Count => {
                 self.pool(&args[0])?;
-                let (lo, hi) = Self::const_range(&args[1]).ok_or_else(|| Unsupported("`count` with a computed range".into()))?;
+                let (lo, hi) = Self::const_range(&args[1])
+                    .ok_or_else(|| Unsupported("`count` with a computed range".into()))?;
                 let op = self.konst(P_COUNT);
                 let lo = self.konst(lo);
                 let hi = self.konst(hi);
-                (self.callback(jit_pool_reduce as *const u8, &[op, lo, hi]), Kind::Int)
+                (
+                    self.callback(jit_pool_reduce as *const u8, &[op, lo, hi]),
+                    Kind::Int,
+                )
             }
             Builtin::Reroll => {
                 let Expr::Const(Value::Die(die)) = &args[0] else {
                     return unsupported("`reroll` of a computed die");
                 };
-                let (lo, hi) = Self::const_range(&args[1]).ok_or_else(|| Unsupported("`reroll` with a computed range".into()))?;
+                let (lo, hi) = Self::const_range(&args[1])
+                    .ok_or_else(|| Unsupported("`reroll` with a computed range".into()))?;
                 let d = self.konst(i64::from(*die));
                 let lo = self.konst(lo);
                 let hi = self.konst(hi);
@@ -1069,7 +1303,9 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
             BinOp::In => {
                 let (a, ak) = self.expr(lhs)?;
                 let Some((lo, hi)) = (match rhs {
-                    Expr::Const(Value::Range(lo, hi)) => Some((lo.unwrap_or(i64::MIN), hi.unwrap_or(i64::MAX))),
+                    Expr::Const(Value::Range(lo, hi)) => {
+                        Some((lo.unwrap_or(i64::MIN), hi.unwrap_or(i64::MAX)))
+                    }
                     _ => None,
                 }) else {
                     return unsupported("`in` over a list");
@@ -1077,8 +1313,14 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                 if !matches!(ak, Kind::Int | Kind::Bool) {
                     return Ok((self.konst(0), Kind::Bool));
                 }
-                let c1 = self.fb.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, a, lo);
-                let c2 = self.fb.ins().icmp_imm_s(IntCC::SignedLessThanOrEqual, a, hi);
+                let c1 = self
+                    .fb
+                    .ins()
+                    .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, a, lo);
+                let c2 = self
+                    .fb
+                    .ins()
+                    .icmp_imm_s(IntCC::SignedLessThanOrEqual, a, hi);
                 let c = self.fb.ins().band(c1, c2);
                 return Ok((self.bool_of(c), Kind::Bool));
             }
@@ -1142,7 +1384,10 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         // The entries read the stack's parameters: evaluate them in a scope of their own.
         let saved_slots = std::mem::take(&mut self.slots);
         let saved_kinds = std::mem::take(&mut self.slot_kinds);
-        let saved_types = std::mem::replace(&mut self.local_types, st.params.iter().map(|p| Some(p.ty.clone())).collect());
+        let saved_types = std::mem::replace(
+            &mut self.local_types,
+            st.params.iter().map(|p| Some(p.ty.clone())).collect(),
+        );
         for (v, k) in &vals {
             let var = self.fb.declare_var(I64);
             self.fb.def_var(var, *v);
@@ -1201,6 +1446,24 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
             t = self.fb.ins().smin(t, h);
         }
         Ok(t)
+    }
+}
+
+/// Whether evaluating `e` can draw dice (or fail): reading it earlier changes nothing.
+fn pure(e: &Expr) -> bool {
+    match e {
+        Expr::Const(Value::Unknown(_)) => false,
+        Expr::Const(_) | Expr::Local(_) => true,
+        Expr::Unary { operand, .. } => pure(operand),
+        Expr::Binary { op, lhs, rhs } => {
+            !matches!(op, BinOp::Div | BinOp::Rem) && pure(lhs) && pure(rhs)
+        }
+        Expr::Lookup { keys, .. } => keys.iter().all(pure),
+        Expr::Builtin {
+            func: Builtin::Min | Builtin::Max | Builtin::Clamp,
+            args,
+        } => args.iter().all(pure),
+        _ => false,
     }
 }
 
@@ -1274,15 +1537,78 @@ fn dice<'a>(c: &mut JitCtx<'a>) -> &'a mut Dice {
     unsafe { &mut *c.dice }
 }
 
+/// One roll of `die`, straight from the face table; the interpreter's error for a die the
+/// book never describes.
+fn roll_fast(c: &mut JitCtx, die: i64) -> Result<i64, RunError> {
+    // SAFETY: `faces` points at the face table of the `JitProgram` running this call.
+    let faces = unsafe { &*c.faces };
+    match faces.get(die as usize) {
+        Some(f) if !f.is_empty() => Ok(f[dice(c).index(f.len() as u32) as usize]),
+        _ => {
+            let mut host = NoGame;
+            let mut rctx = Ctx::new(dice(c), &mut host);
+            interp(c).roll(die as u32, &mut rctx)
+        }
+    }
+}
+
+/// A face index in `0..n` from the one dice stream: the whole of a roll of a known die.
+extern "C" fn jit_index(ctx: *mut JitCtx, n: i64) -> i64 {
+    // SAFETY: called only from compiled code with the context of the current call.
+    let c = unsafe { cx(ctx) };
+    i64::from(dice(c).index(n as u32))
+}
+
 extern "C" fn jit_roll(ctx: *mut JitCtx, die: i64) -> i64 {
     // SAFETY: called only from compiled code with the context of the current call.
     let c = unsafe { cx(ctx) };
-    let mut host = NoGame;
-    let mut rctx = Ctx::new(dice(c), &mut host);
-    match interp(c).roll(die as u32, &mut rctx) {
+    match roll_fast(c, die) {
         Ok(v) => v,
         Err(e) => fail(c, e),
     }
+}
+
+/// Roll `n` dice and fold them on the way: their sum (`sum != 0`) or how many land in
+/// `[lo, hi]`. No pool is kept.
+extern "C" fn jit_pool_fold(ctx: *mut JitCtx, n: i64, die: i64, lo: i64, hi: i64, sum: i64) -> i64 {
+    // SAFETY: called only from compiled code with the context of the current call.
+    let c = unsafe { cx(ctx) };
+    if !(0..=crate::interp::MAX_POOL).contains(&n) {
+        return fail(
+            c,
+            RunError::Limit {
+                what: "pool size".into(),
+                size: n.unsigned_abs(),
+                limit: crate::interp::MAX_POOL as u64,
+            },
+        );
+    }
+    // SAFETY: `faces` points at the face table of the `JitProgram` running this call.
+    let table = unsafe { &*c.faces };
+    let faces = match table.get(die as usize) {
+        Some(f) if !f.is_empty() => f,
+        _ => {
+            return match roll_fast(c, die) {
+                Ok(_) => fail(c, RunError::Type("die without faces".into())),
+                Err(e) => fail(c, e),
+            };
+        }
+    };
+    let len = faces.len() as u32;
+    let d = dice(c);
+    let mut acc: i64 = 0;
+    for _ in 0..n {
+        let v = faces[d.index(len) as usize];
+        if sum != 0 {
+            acc = match acc.checked_add(v) {
+                Some(a) => a,
+                None => return fail(c, RunError::Overflow),
+            };
+        } else if v >= lo && v <= hi {
+            acc += 1;
+        }
+    }
+    acc
 }
 
 extern "C" fn jit_pool_roll(ctx: *mut JitCtx, n: i64, die: i64) -> i64 {
@@ -1293,13 +1619,18 @@ extern "C" fn jit_pool_roll(ctx: *mut JitCtx, n: i64, die: i64) -> i64 {
         return 0;
     }
     if !(0..=crate::interp::MAX_POOL).contains(&n) {
-        return fail(c, RunError::Limit { what: "pool size".into(), size: n.unsigned_abs(), limit: crate::interp::MAX_POOL as u64 });
+        return fail(
+            c,
+            RunError::Limit {
+                what: "pool size".into(),
+                size: n.unsigned_abs(),
+                limit: crate::interp::MAX_POOL as u64,
+            },
+        );
     }
     let mut pool = Vec::with_capacity(n as usize);
-    let mut host = NoGame;
     for _ in 0..n {
-        let mut rctx = Ctx::new(dice(c), &mut host);
-        match interp(c).roll(die as u32, &mut rctx) {
+        match roll_fast(c, die) {
             Ok(v) => pool.push(v),
             Err(e) => return fail(c, e),
         }
@@ -1329,19 +1660,14 @@ extern "C" fn jit_pool_reduce(ctx: *mut JitCtx, op: i64, a: i64, b: i64) -> i64 
 extern "C" fn jit_reroll(ctx: *mut JitCtx, die: i64, lo: i64, hi: i64) -> i64 {
     // SAFETY: called only from compiled code with the context of the current call.
     let c = unsafe { cx(ctx) };
-    let mut host = NoGame;
-    let first = {
-        let mut rctx = Ctx::new(dice(c), &mut host);
-        match interp(c).roll(die as u32, &mut rctx) {
-            Ok(v) => v,
-            Err(e) => return fail(c, e),
-        }
+    let first = match roll_fast(c, die) {
+        Ok(v) => v,
+        Err(e) => return fail(c, e),
     };
     if first < lo || first > hi {
         return first;
     }
-    let mut rctx = Ctx::new(dice(c), &mut host);
-    match interp(c).roll(die as u32, &mut rctx) {
+    match roll_fast(c, die) {
         Ok(v) => v,
         Err(e) => fail(c, e),
     }
@@ -1364,14 +1690,28 @@ fn encode_cell(c: &mut JitCtx, v: Val) -> i64 {
             let table = unsafe { &*c.symbols };
             match table.iter().position(|x| *x == s) {
                 Some(i) => i as i64,
-                None => fail(c, RunError::Type(format!("`{s}` is not a symbol the compiled code knows"))),
+                None => fail(
+                    c,
+                    RunError::Type(format!("`{s}` is not a symbol the compiled code knows")),
+                ),
             }
         }
-        other => fail(c, RunError::Type(format!("a value the compiled code cannot hold: {other:?}"))),
+        other => fail(
+            c,
+            RunError::Type(format!("a value the compiled code cannot hold: {other:?}")),
+        ),
     }
 }
 
-extern "C" fn jit_lookup(ctx: *mut JitCtx, table: i64, n: i64, k0: i64, c0: i64, k1: i64, c1: i64) -> i64 {
+extern "C" fn jit_lookup(
+    ctx: *mut JitCtx,
+    table: i64,
+    n: i64,
+    k0: i64,
+    c0: i64,
+    k1: i64,
+    c1: i64,
+) -> i64 {
     // SAFETY: called only from compiled code with the context of the current call.
     let c = unsafe { cx(ctx) };
     let dec = |c: &JitCtx, v: i64, code: i64| match kind_from_code(code) {
@@ -1405,7 +1745,14 @@ extern "C" fn jit_fail(ctx: *mut JitCtx, code: i64, detail: i64) -> i64 {
     let e = match code {
         E_OVERFLOW => RunError::Overflow,
         E_DIV_ZERO => RunError::DivZero,
-        E_NO_BAND => RunError::NoBand { value: detail.to_string(), proc: program.procs.get(c.proc as usize).map(|p| p.name.clone()).unwrap_or_default() },
+        E_NO_BAND => RunError::NoBand {
+            value: detail.to_string(),
+            proc: program
+                .procs
+                .get(c.proc as usize)
+                .map(|p| p.name.clone())
+                .unwrap_or_default(),
+        },
         E_UNKNOWN => match interp(c).constant(&Value::Unknown(detail as u32)) {
             Err(e) => e,
             Ok(_) => RunError::Type("assumption missing at compile time".into()),
@@ -1433,15 +1780,29 @@ pub struct Backend<'p> {
 }
 
 impl<'p> Backend<'p> {
-    pub fn new(program: &'p Program, assumptions: &'p Assumptions, kind: BackendKind) -> Result<Self, String> {
+    pub fn new(
+        program: &'p Program,
+        assumptions: &'p Assumptions,
+        kind: BackendKind,
+    ) -> Result<Self, String> {
         let jit = match kind {
             BackendKind::Interp => None,
             BackendKind::Jit => Some(JitProgram::compile(program, assumptions)?),
         };
-        Ok(Backend { program, assumptions, jit })
+        Ok(Backend {
+            program,
+            assumptions,
+            jit,
+        })
     }
 
-    pub fn run(&self, proc: u32, args: &[Val], dice: &mut Dice, host: &mut dyn Host) -> Result<Outcome, RunError> {
+    pub fn run(
+        &self,
+        proc: u32,
+        args: &[Val],
+        dice: &mut Dice,
+        host: &mut dyn Host,
+    ) -> Result<Outcome, RunError> {
         if let Some(j) = &self.jit
             && let Some(r) = j.run(proc, args, dice)
         {

@@ -12,6 +12,7 @@ pub mod interp;
 pub mod jit;
 pub mod montecarlo;
 pub mod query;
+pub mod reference;
 pub mod rng;
 pub mod value;
 

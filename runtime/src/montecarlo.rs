@@ -7,6 +7,7 @@ use sandtable_compiler::ir::Program;
 
 use crate::error::RunError;
 use crate::interp::{Assumptions, Ctx, Interp, NoGame};
+use crate::jit::Backend;
 use crate::rng::Dice;
 use crate::value::{OutcomeKey, Val};
 
@@ -41,6 +42,39 @@ pub fn sample(
     for _ in 0..samples {
         let mut ctx = Ctx::new(&mut dice, &mut host);
         let out = interp.run(proc, args.to_vec(), &mut ctx)?;
+        *counts.entry(out.key).or_insert(0u64) += 1;
+    }
+    Ok(Estimate { samples, counts })
+}
+
+/// The same estimate on a chosen backend: identical counts for the same seed, since both
+/// backends draw the same dice.
+pub fn sample_with(
+    backend: &Backend,
+    proc: u32,
+    args: &[Val],
+    samples: u64,
+    seed: u64,
+) -> Result<Estimate, RunError> {
+    let mut dice = Dice::new(seed);
+    let mut counts = BTreeMap::new();
+    if let Some(jit) = backend.jit.as_ref().filter(|j| j.is_compiled(proc)) {
+        // Count raw results and decode each distinct one once.
+        let raw = jit.encode_args(proc, args).unwrap_or(Ok(Vec::new()))?;
+        let mut raw_counts: BTreeMap<(i64, i64), u64> = BTreeMap::new();
+        for _ in 0..samples {
+            let r = jit.run_raw(proc, &raw, &mut dice)?;
+            *raw_counts.entry((r.status, r.value)).or_insert(0) += 1;
+        }
+        for ((status, value), n) in raw_counts {
+            let key = jit.decode_outcome(proc, crate::jit::RawOutcome { status, value });
+            *counts.entry(key).or_insert(0u64) += n;
+        }
+        return Ok(Estimate { samples, counts });
+    }
+    let mut host = NoGame;
+    for _ in 0..samples {
+        let out = backend.run(proc, args, &mut dice, &mut host)?;
         *counts.entry(out.key).or_insert(0u64) += 1;
     }
     Ok(Estimate { samples, counts })

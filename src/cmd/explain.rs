@@ -31,6 +31,10 @@ pub struct Args {
     /// Print the steps as JSON
     #[arg(long)]
     json: bool,
+    /// The story is always told by the interpreter (the JIT keeps no trace); with `jit` the
+    /// same seed is also run compiled and the two results are checked to agree
+    #[arg(long, value_enum, default_value_t = crate::report::BackendArg::Interp)]
+    backend: crate::report::BackendArg,
 }
 
 pub fn run(args: Args) -> u8 {

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod audit;
+pub mod bench;
 pub mod check;
 pub mod explain;
 pub mod ir;

@@ -46,6 +46,10 @@ pub struct Args {
     /// Bound on exact enumeration work before giving up with the estimated size
     #[arg(long, default_value_t = DEFAULT_LIMIT)]
     limit: u64,
+    /// Engine for --samples: the JIT (default; procedures it cannot compile fall back to the
+    /// interpreter) or the interpreter. Both give the same counts for the same seed.
+    #[arg(long, value_enum, default_value_t = crate::report::BackendArg::Jit)]
+    backend: crate::report::BackendArg,
     /// Compute N times and report the mean wall time of one computation (on stderr)
     #[arg(long, value_name = "N")]
     repeat: Option<u32>,
@@ -76,7 +80,8 @@ fn run_inner(args: Args) -> Result<(), u8> {
         .collect();
 
     if let Some(n) = args.samples {
-        let est = montecarlo::sample(program, &assumptions, proc, &call_args, n, args.seed)
+        let backend = crate::report::backend(program, &assumptions, args.backend);
+        let est = montecarlo::sample_with(&backend, proc, &call_args, n, args.seed)
             .map_err(|e| fail(e.to_string()))?;
         let rows: Vec<(OutcomeKey, u64)> =
             order(program, proc, est.counts.keys().cloned().collect())

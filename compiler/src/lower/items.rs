@@ -12,6 +12,8 @@ use crate::source::FileId;
 
 /// Largest number of faces a die may have.
 pub(crate) const MAX_FACES: u32 = 1000;
+/// Largest face value (either sign).
+pub(crate) const MAX_FACE_VALUE: i64 = 1_000_000_000;
 
 impl<'a> Lowerer<'a> {
     /// Pass 2: give every definition an index, then fill in what declarations need.
@@ -344,6 +346,19 @@ impl<'a> Lowerer<'a> {
             }
             _ => Vec::new(),
         };
+        // Bounded faces keep every sum of a bounded pool inside 64 bits.
+        if let Some(f) = faces
+            .iter()
+            .find(|f| f.unsigned_abs() > MAX_FACE_VALUE as u64)
+        {
+            self.diags.push(
+                Diagnostic::error("sand::limit::too-large", file, d.faces.span, format!("a die face is at most {MAX_FACE_VALUE} in size; this one is {f}"))
+                    .label("face too large")
+                    .help("dice faces are small numbers; scale the value elsewhere (a modifier or a multiplier)"),
+            );
+            self.program.dice[id as usize].faces = Vec::new();
+            return;
+        }
         if faces.is_empty() || faces.len() > MAX_FACES as usize {
             self.diags.push(
                 Diagnostic::error(

@@ -1,0 +1,325 @@
+//! `sandtable bench`: resolutions per second on the interpreter, the JIT and (for two
+//! procedures) a hand-written Rust reference, from one seeded stream each; plus the JIT's
+//! compile time for the whole ruleset.
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::ValueEnum;
+use sandtable_runtime::interp::{Assumptions, Ctx, Interp, NoGame};
+use sandtable_runtime::jit::JitProgram;
+use sandtable_runtime::reference::{self, Shooting};
+use sandtable_runtime::rng::Dice;
+use sandtable_runtime::{OutcomeKey, Val, query};
+
+use crate::report::{self, EXIT_FINDINGS, EXIT_OK};
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Reference {
+    /// Platoon 7.a fire (parameters fire_modifier, target_modifier, fortification)
+    PlatoonFire,
+    /// Dinky Dau 5.1 shooting (parameters dice, cover, firer_pinned, point_blank, save_cover, …)
+    DinkyDauShooting,
+}
+
+#[derive(clap::Args)]
+#[command(
+    after_help = "Examples:\n  sandtable bench rules/platoon fire --set fire_modifier=4 --set target_modifier=0 --reference platoon-fire\n  \
+sandtable bench rules/dinky_dau shooting --set dice=12 --set cover=medium_cover --set firer_pinned=false --set point_blank=false \\\n    --set save_cover=light_medium --reference dinky-dau-shooting -n 200000"
+)]
+pub struct Args {
+    /// Ruleset folder or .sand file
+    ruleset: PathBuf,
+    /// Name of the resolution
+    resolution: String,
+    /// Set a parameter: NAME=VALUE (repeatable)
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    sets: Vec<String>,
+    /// Supply a value for one of the book's unknowns: NAME=VALUE (repeatable)
+    #[arg(long = "assume", value_name = "NAME=VALUE")]
+    assumes: Vec<String>,
+    /// Resolutions per measurement
+    #[arg(short = 'n', default_value_t = 1_000_000)]
+    n: u64,
+    /// Seed of the dice
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Also time a hand-written Rust version of the same procedure
+    #[arg(long, value_enum)]
+    reference: Option<Reference>,
+    /// Print the figures as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> u8 {
+    let compiled = match report::load_ruleset(&args.ruleset) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let program = &compiled.program;
+    let prepared = (|| -> Result<_, String> {
+        let proc = query::find_proc(program, &args.resolution)?;
+        let sets = report::pairs(&args.sets, "--set").map_err(|_| String::from("bad --set"))?;
+        let assumes =
+            report::pairs(&args.assumes, "--assume").map_err(|_| String::from("bad --assume"))?;
+        let call_args = query::bind_args(program, proc, &sets)?;
+        let assumptions = query::assumptions(program, &assumes, &[])?;
+        Ok((proc, call_args, assumptions))
+    })();
+    let (proc, call_args, assumptions) = match prepared {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_FINDINGS;
+        }
+    };
+    match measure(&args, program, proc, &call_args, &assumptions) {
+        Ok(()) => EXIT_OK,
+        Err(e) => {
+            eprintln!("error: {e}");
+            EXIT_FINDINGS
+        }
+    }
+}
+
+fn param<'a>(
+    program: &sandtable_compiler::ir::Program,
+    proc: u32,
+    args: &'a [Val],
+    name: &str,
+) -> Result<&'a Val, String> {
+    let p = &program.procs[proc as usize];
+    p.params
+        .iter()
+        .position(|x| x.name == name)
+        .map(|i| &args[i])
+        .ok_or_else(|| {
+            format!(
+                "the reference needs a parameter `{name}`, which `{}` does not have",
+                p.name
+            )
+        })
+}
+
+fn int(v: &Val) -> i64 {
+    v.as_int().unwrap_or(0)
+}
+
+fn measure(
+    args: &Args,
+    program: &sandtable_compiler::ir::Program,
+    proc: u32,
+    call_args: &[Val],
+    assumptions: &Assumptions,
+) -> Result<(), String> {
+    let n = args.n.max(1);
+    // JIT compile time: the whole ruleset, as a game would compile it.
+    let t = Instant::now();
+    let jit = JitProgram::compile(program, assumptions)?;
+    let compile_ms = t.elapsed().as_secs_f64() * 1e3;
+    if !jit.is_compiled(proc) {
+        let why = jit
+            .skipped
+            .iter()
+            .find(|(name, _)| *name == program.procs[proc as usize].name)
+            .map(|(_, w)| w.clone())
+            .unwrap_or_default();
+        return Err(format!(
+            "`{}` is not compiled by the JIT ({why}); it runs on the interpreter",
+            args.resolution
+        ));
+    }
+
+    // Interpreter.
+    let interp = Interp::new(program, assumptions);
+    let mut dice = Dice::new(args.seed);
+    let mut host = NoGame;
+    let t = Instant::now();
+    for _ in 0..n {
+        let mut ctx = Ctx::new(&mut dice, &mut host);
+        black_box(
+            interp
+                .run(proc, call_args.to_vec(), &mut ctx)
+                .map_err(|e| e.to_string())?,
+        );
+    }
+    let interp_s = t.elapsed().as_secs_f64();
+    let interp_draws = dice.draws();
+
+    // JIT.
+    let raw = jit
+        .encode_args(proc, call_args)
+        .expect("compiled")
+        .map_err(|e| e.to_string())?;
+    let mut dice = Dice::new(args.seed);
+    let t = Instant::now();
+    for _ in 0..n {
+        black_box(
+            jit.run_raw(proc, black_box(&raw), &mut dice)
+                .map_err(|e| e.to_string())?,
+        );
+    }
+    let jit_s = t.elapsed().as_secs_f64();
+    if dice.draws() != interp_draws {
+        return Err(format!(
+            "backends disagree: interpreter drew {interp_draws} dice, JIT {}",
+            dice.draws()
+        ));
+    }
+
+    // Reference, checked against the interpreter on the same stream first.
+    let reference_s = match args.reference {
+        None => None,
+        Some(r) => Some(time_reference(
+            r, program, proc, call_args, &interp, n, args.seed,
+        )?),
+    };
+
+    let rate = |s: f64| n as f64 / s;
+    let name = format!("{} — {}", program.name, program.procs[proc as usize].name);
+    if args.json {
+        let mut v = serde_json::json!({
+            "resolution": program.procs[proc as usize].name,
+            "ruleset": program.name,
+            "n": n,
+            "seed": args.seed,
+            "interp_per_sec": rate(interp_s),
+            "jit_per_sec": rate(jit_s),
+            "jit_over_interp": interp_s / jit_s,
+            "jit_compile_ms": compile_ms,
+            "jit_compiled": jit_compiled_count(&jit, program),
+        });
+        if let Some(rs) = reference_s {
+            v["reference_per_sec"] = serde_json::json!(rate(rs));
+            v["jit_over_reference"] = serde_json::json!(rs / jit_s);
+        }
+        report::print_json(&v);
+    } else {
+        println!("{name}, {n} resolutions per backend, seed {}", args.seed);
+        println!("  interpreter   {:>12.0} /s", rate(interp_s));
+        println!(
+            "  jit           {:>12.0} /s   {:.1}× the interpreter",
+            rate(jit_s),
+            interp_s / jit_s
+        );
+        if let Some(rs) = reference_s {
+            println!(
+                "  hand-written  {:>12.0} /s   jit is {:.2}× the reference",
+                rate(rs),
+                rs / jit_s
+            );
+        }
+        let (c, total) = jit_compiled_count(&jit, program);
+        println!(
+            "  jit compile   {compile_ms:.2} ms for the ruleset ({c} of {total} procedures compiled)"
+        );
+    }
+    Ok(())
+}
+
+fn jit_compiled_count(
+    jit: &JitProgram,
+    program: &sandtable_compiler::ir::Program,
+) -> (usize, usize) {
+    let total = program
+        .procs
+        .iter()
+        .filter(|p| p.kind != sandtable_compiler::ir::ProcKind::Hook)
+        .count();
+    (total - jit.skipped.len(), total)
+}
+
+fn time_reference(
+    r: Reference,
+    program: &sandtable_compiler::ir::Program,
+    proc: u32,
+    call_args: &[Val],
+    interp: &Interp,
+    n: u64,
+    seed: u64,
+) -> Result<f64, String> {
+    let outcome_of = |k: u8| ["miss", "pinned_down", "eliminated"][k as usize];
+    let mut host = NoGame;
+    match r {
+        Reference::PlatoonFire => {
+            let fm = int(param(program, proc, call_args, "fire_modifier")?);
+            let tm = int(param(program, proc, call_args, "target_modifier")?);
+            let fo = int(param(program, proc, call_args, "fortification")?);
+            let (mut a, mut b) = (Dice::new(seed), Dice::new(seed));
+            for _ in 0..1000 {
+                let mut ctx = Ctx::new(&mut a, &mut host);
+                let want = interp
+                    .run(proc, call_args.to_vec(), &mut ctx)
+                    .map_err(|e| e.to_string())?
+                    .key;
+                let got = OutcomeKey::Named(
+                    outcome_of(reference::platoon_fire(&mut b, fm, tm, fo)).into(),
+                );
+                if want != got {
+                    return Err(format!(
+                        "the reference disagrees with the rules: {got:?} against {want:?}"
+                    ));
+                }
+            }
+            let mut dice = Dice::new(seed);
+            let t = Instant::now();
+            for _ in 0..n {
+                black_box(reference::platoon_fire(&mut dice, black_box(fm), tm, fo));
+            }
+            Ok(t.elapsed().as_secs_f64())
+        }
+        Reference::DinkyDauShooting => {
+            let sym = |v: &Val| match v {
+                Val::Sym(s) => s.clone(),
+                _ => String::new(),
+            };
+            let flag = |name: &str| -> Result<bool, String> {
+                Ok(param(program, proc, call_args, name)?
+                    .as_bool()
+                    .unwrap_or(false))
+            };
+            let save_grade = sym(param(program, proc, call_args, "save_cover")?);
+            let save = match save_grade.as_str() {
+                "prepared_position" => 4,
+                "light_medium" => 5,
+                _ => 6,
+            };
+            let s = Shooting {
+                dice: int(param(program, proc, call_args, "dice")?),
+                cover: match sym(param(program, proc, call_args, "cover")?).as_str() {
+                    "medium_cover" => 1,
+                    "heavy_cover" => 2,
+                    _ => 0,
+                },
+                firer_pinned: flag("firer_pinned")?,
+                point_blank: flag("point_blank")?,
+                save,
+                fleeting: flag("fleeting")?,
+                trail_column: flag("trail_column")?,
+                desperate_return_fire: flag("desperate_return_fire")?,
+            };
+            let (mut a, mut b) = (Dice::new(seed), Dice::new(seed));
+            for _ in 0..1000 {
+                let mut ctx = Ctx::new(&mut a, &mut host);
+                let want = interp
+                    .run(proc, call_args.to_vec(), &mut ctx)
+                    .map_err(|e| e.to_string())?
+                    .key;
+                let got = OutcomeKey::Value(Val::Int(reference::dinky_dau_shooting(&mut b, &s)));
+                if want != got {
+                    return Err(format!(
+                        "the reference disagrees with the rules: {got:?} against {want:?}"
+                    ));
+                }
+            }
+            let mut dice = Dice::new(seed);
+            let t = Instant::now();
+            for _ in 0..n {
+                black_box(reference::dinky_dau_shooting(&mut dice, black_box(&s)));
+            }
+            Ok(t.elapsed().as_secs_f64())
+        }
+    }
+}
