@@ -1354,3 +1354,135 @@ fn parse_length(s: &str) -> i64 {
     };
     n.saturating_mul(per)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(src: &str) -> File {
+        let p = parse(src);
+        assert!(p.errors.is_empty(), "{src}\n{:?}", p.errors);
+        p.file
+    }
+
+    #[test]
+    fn sections_keep_their_printed_numbers_and_spans() {
+        let src = "section 7 \"How to Fire\" {\n  rule a \"General\"\n}\n";
+        let f = ok(src);
+        let ItemKind::Section(s) = &f.items[0].kind else {
+            panic!("a section")
+        };
+        assert_eq!(s.number.as_ref().unwrap().name, "7");
+        assert_eq!(&src[s.head.start..s.head.end], "section 7 \"How to Fire\"");
+        let ItemKind::Section(r) = &s.body.as_ref().unwrap()[0].kind else {
+            panic!("a rule")
+        };
+        assert_eq!(r.keyword, SectionKeyword::Rule);
+    }
+
+    #[test]
+    fn modifier_entries_starting_with_a_sign_do_not_run_together() {
+        let f = ok("stack m(c: bool) {\n  -1 \"a\" when c\n  +1 \"b\" when c\n}\n");
+        let ItemKind::Stack(s) = &f.items[0].kind else {
+            panic!("a stack")
+        };
+        assert_eq!(s.entries.len(), 2);
+        assert_eq!(s.entries[1].label.value, "b");
+    }
+
+    #[test]
+    fn negative_range_bounds_belong_to_the_range() {
+        let f = ok("stack m() clamp -2..=1 {\n  +1 \"x\"\n}\nresolve r() { result 3 in -2..=1 }\n");
+        let ItemKind::Stack(s) = &f.items[0].kind else {
+            panic!("a stack")
+        };
+        let ExprKind::Range { lo: Some(lo), .. } = &s.clamp.as_ref().unwrap().kind else {
+            panic!("a range")
+        };
+        assert_eq!(lo.kind, ExprKind::Int(-2));
+    }
+
+    #[test]
+    fn references_and_dice_literals() {
+        let f = ok("see 6e, 7.a.2, \"Riverine Craft\"\nresolve r() { result 3d6 + d10 }\n");
+        let ItemKind::See(refs) = &f.items[0].kind else {
+            panic!("a see")
+        };
+        assert_eq!(
+            refs.iter().map(|r| r.text.as_str()).collect::<Vec<_>>(),
+            ["6e", "7.a.2", "Riverine Craft"]
+        );
+        assert!(refs[2].quoted);
+    }
+
+    #[test]
+    fn item_keywords_are_not_reserved_in_expressions() {
+        ok("resolve r(weapon: int, turn: int) { result weapon + turn }\n");
+    }
+
+    #[test]
+    fn an_error_is_reported_and_the_following_items_are_still_read() {
+        let p = parse("kind soldier {\n  fire int\n}\nside us \"US\"\nside nva \"NVA\"\n");
+        assert_eq!(p.errors.len(), 1);
+        assert!(
+            p.file
+                .items
+                .iter()
+                .any(|i| matches!(&i.kind, ItemKind::Side(s) if s.name.name == "nva"))
+        );
+    }
+
+    #[test]
+    fn deep_nesting_fails_cleanly_with_the_figure() {
+        let src = format!(
+            "resolve r() {{ result {}1{} }}",
+            "(".repeat(300),
+            ")".repeat(300)
+        );
+        let p = parse(&src);
+        assert!(p.errors[0].message.contains("256"), "{:?}", p.errors);
+    }
+
+    #[test]
+    fn odd_inputs_never_panic() {
+        for s in [
+            "",
+            "{",
+            "}",
+            "\"",
+            "section",
+            "?",
+            "resolve r(",
+            "bands",
+            "1..",
+            "/*",
+            "\u{FEFF}",
+            "table t(",
+            "a\0b",
+        ] {
+            let _ = parse(s);
+        }
+    }
+
+    #[test]
+    fn lengths_are_exact_in_tenths_of_a_millimetre() {
+        let f = ok("resolve r() { result 3in + 10cm + 5mm }\n");
+        let ItemKind::Proc(p) = &f.items[0].kind else {
+            panic!("a proc")
+        };
+        let StmtKind::Result(e) = &p.body.stmts[0].kind else {
+            panic!("a result")
+        };
+        let ExprKind::Binary { lhs, rhs, .. } = &e.kind else {
+            panic!("a sum")
+        };
+        assert_eq!(rhs.kind, ExprKind::Length(50));
+        let ExprKind::Binary { lhs: a, rhs: b, .. } = &lhs.kind else {
+            panic!("a sum")
+        };
+        assert_eq!(
+            (a.kind.clone(), b.kind.clone()),
+            (ExprKind::Length(762), ExprKind::Length(1000))
+        );
+    }
+}
