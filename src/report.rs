@@ -117,3 +117,75 @@ pub fn backend<'p>(
         }
     }
 }
+
+/// What every command that runs one resolution takes: the ruleset, the resolution, its
+/// parameters and the book's unknowns.
+#[derive(clap::Args)]
+pub struct QueryArgs {
+    /// Ruleset folder or .sand file
+    pub ruleset: std::path::PathBuf,
+    /// Name of the resolution
+    pub resolution: String,
+    /// Set a parameter: NAME=VALUE (repeatable)
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub sets: Vec<String>,
+    /// Supply a value for one of the book's unknowns: NAME=VALUE (repeatable)
+    #[arg(long = "assume", value_name = "NAME=VALUE")]
+    pub assumes: Vec<String>,
+    /// Assumptions file (`assume NAME = value "why"` lines; repeatable)
+    #[arg(long = "assumptions", value_name = "FILE")]
+    pub assumption_files: Vec<std::path::PathBuf>,
+}
+
+/// A resolution ready to run: its compiled ruleset, id, arguments and assumptions.
+pub struct Prepared {
+    pub compiled: sandtable_compiler::Compiled,
+    pub proc: u32,
+    pub args: Vec<sandtable_runtime::Val>,
+    pub assumptions: sandtable_runtime::interp::Assumptions,
+}
+
+impl Prepared {
+    /// `name = value` for each parameter, for headers.
+    pub fn inputs(&self) -> Vec<(String, String)> {
+        let p = &self.compiled.program;
+        p.procs[self.proc as usize]
+            .params
+            .iter()
+            .zip(&self.args)
+            .map(|(pa, v)| (pa.name.clone(), v.show(p)))
+            .collect()
+    }
+}
+
+/// Compile the ruleset and bind the query; every refusal is printed and becomes an exit code.
+pub fn prepare(q: &QueryArgs) -> Result<Prepared, u8> {
+    use sandtable_runtime::query;
+    let compiled = load_ruleset(&q.ruleset)?;
+    let sets = pairs(&q.sets, "--set")?;
+    let assumes = pairs(&q.assumes, "--assume")?;
+    let program = &compiled.program;
+    let bound = (|| -> Result<_, String> {
+        let proc = query::find_proc(program, &q.resolution)?;
+        let args = query::bind_args(program, proc, &sets)?;
+        let files: Vec<&std::path::Path> = q
+            .assumption_files
+            .iter()
+            .map(std::path::PathBuf::as_path)
+            .collect();
+        let assumptions = query::assumptions(program, &assumes, &files)?;
+        Ok((proc, args, assumptions))
+    })();
+    match bound {
+        Ok((proc, args, assumptions)) => Ok(Prepared {
+            compiled,
+            proc,
+            args,
+            assumptions,
+        }),
+        Err(e) => {
+            eprintln!("error: {e}");
+            Err(EXIT_FINDINGS)
+        }
+    }
+}

@@ -3,7 +3,6 @@
 //! compile time for the whole ruleset.
 
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::ValueEnum;
@@ -11,7 +10,7 @@ use sandtable_runtime::interp::{Assumptions, Ctx, Interp, NoGame};
 use sandtable_runtime::jit::JitProgram;
 use sandtable_runtime::reference::{self, Shooting};
 use sandtable_runtime::rng::Dice;
-use sandtable_runtime::{OutcomeKey, Val, query};
+use sandtable_runtime::{OutcomeKey, Val};
 
 use crate::report::{self, EXIT_FINDINGS, EXIT_OK};
 
@@ -29,16 +28,8 @@ pub enum Reference {
 sandtable bench rules/dinky_dau shooting --set dice=12 --set cover=medium_cover --set firer_pinned=false --set point_blank=false \\\n    --set save_cover=light_medium --reference dinky-dau-shooting -n 200000"
 )]
 pub struct Args {
-    /// Ruleset folder or .sand file
-    ruleset: PathBuf,
-    /// Name of the resolution
-    resolution: String,
-    /// Set a parameter: NAME=VALUE (repeatable)
-    #[arg(long = "set", value_name = "NAME=VALUE")]
-    sets: Vec<String>,
-    /// Supply a value for one of the book's unknowns: NAME=VALUE (repeatable)
-    #[arg(long = "assume", value_name = "NAME=VALUE")]
-    assumes: Vec<String>,
+    #[command(flatten)]
+    query: crate::report::QueryArgs,
     /// Resolutions per measurement
     #[arg(short = 'n', default_value_t = 1_000_000)]
     n: u64,
@@ -54,28 +45,17 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> u8 {
-    let compiled = match report::load_ruleset(&args.ruleset) {
-        Ok(c) => c,
+    let prepared = match report::prepare(&args.query) {
+        Ok(p) => p,
         Err(code) => return code,
     };
-    let program = &compiled.program;
-    let prepared = (|| -> Result<_, String> {
-        let proc = query::find_proc(program, &args.resolution)?;
-        let sets = report::pairs(&args.sets, "--set").map_err(|_| String::from("bad --set"))?;
-        let assumes =
-            report::pairs(&args.assumes, "--assume").map_err(|_| String::from("bad --assume"))?;
-        let call_args = query::bind_args(program, proc, &sets)?;
-        let assumptions = query::assumptions(program, &assumes, &[])?;
-        Ok((proc, call_args, assumptions))
-    })();
-    let (proc, call_args, assumptions) = match prepared {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return EXIT_FINDINGS;
-        }
-    };
-    match measure(&args, program, proc, &call_args, &assumptions) {
+    match measure(
+        &args,
+        &prepared.compiled.program,
+        prepared.proc,
+        &prepared.args,
+        &prepared.assumptions,
+    ) {
         Ok(()) => EXIT_OK,
         Err(e) => {
             eprintln!("error: {e}");
@@ -128,7 +108,7 @@ fn measure(
             .unwrap_or_default();
         return Err(format!(
             "`{}` is not compiled by the JIT ({why}); it runs on the interpreter",
-            args.resolution
+            args.query.resolution
         ));
     }
 
@@ -231,6 +211,40 @@ fn jit_compiled_count(
     (total - jit.skipped.len(), total)
 }
 
+/// Check a reference against the rules on 1000 resolutions of one stream, then time its raw
+/// form (a small integer, as the JIT's raw runs return), without building outcome names.
+fn check_and_time(
+    interp: &Interp,
+    proc: u32,
+    call_args: &[Val],
+    n: u64,
+    seed: u64,
+    mut raw: impl FnMut(&mut Dice) -> i64,
+    outcome: impl Fn(i64) -> OutcomeKey,
+) -> Result<f64, String> {
+    let mut host = NoGame;
+    let (mut a, mut b) = (Dice::new(seed), Dice::new(seed));
+    for _ in 0..1000 {
+        let mut ctx = Ctx::new(&mut a, &mut host);
+        let want = interp
+            .run(proc, call_args.to_vec(), &mut ctx)
+            .map_err(|e| e.to_string())?
+            .key;
+        let got = outcome(raw(&mut b));
+        if want != got {
+            return Err(format!(
+                "the reference disagrees with the rules: {got:?} against {want:?}"
+            ));
+        }
+    }
+    let mut dice = Dice::new(seed);
+    let t = Instant::now();
+    for _ in 0..n {
+        black_box(raw(&mut dice));
+    }
+    Ok(t.elapsed().as_secs_f64())
+}
+
 fn time_reference(
     r: Reference,
     program: &sandtable_compiler::ir::Program,
@@ -240,35 +254,21 @@ fn time_reference(
     n: u64,
     seed: u64,
 ) -> Result<f64, String> {
-    let outcome_of = |k: u8| ["miss", "pinned_down", "eliminated"][k as usize];
-    let mut host = NoGame;
     match r {
         Reference::PlatoonFire => {
             let fm = int(param(program, proc, call_args, "fire_modifier")?);
             let tm = int(param(program, proc, call_args, "target_modifier")?);
             let fo = int(param(program, proc, call_args, "fortification")?);
-            let (mut a, mut b) = (Dice::new(seed), Dice::new(seed));
-            for _ in 0..1000 {
-                let mut ctx = Ctx::new(&mut a, &mut host);
-                let want = interp
-                    .run(proc, call_args.to_vec(), &mut ctx)
-                    .map_err(|e| e.to_string())?
-                    .key;
-                let got = OutcomeKey::Named(
-                    outcome_of(reference::platoon_fire(&mut b, fm, tm, fo)).into(),
-                );
-                if want != got {
-                    return Err(format!(
-                        "the reference disagrees with the rules: {got:?} against {want:?}"
-                    ));
-                }
-            }
-            let mut dice = Dice::new(seed);
-            let t = Instant::now();
-            for _ in 0..n {
-                black_box(reference::platoon_fire(&mut dice, black_box(fm), tm, fo));
-            }
-            Ok(t.elapsed().as_secs_f64())
+            let names = ["miss", "pinned_down", "eliminated"];
+            check_and_time(
+                interp,
+                proc,
+                call_args,
+                n,
+                seed,
+                |d| i64::from(reference::platoon_fire(d, black_box(fm), tm, fo)),
+                |k| OutcomeKey::Named(names[k as usize].into()),
+            )
         }
         Reference::DinkyDauShooting => {
             let sym = |v: &Val| match v {
@@ -280,8 +280,7 @@ fn time_reference(
                     .as_bool()
                     .unwrap_or(false))
             };
-            let save_grade = sym(param(program, proc, call_args, "save_cover")?);
-            let save = match save_grade.as_str() {
+            let save = match sym(param(program, proc, call_args, "save_cover")?).as_str() {
                 "prepared_position" => 4,
                 "light_medium" => 5,
                 _ => 6,
@@ -300,26 +299,15 @@ fn time_reference(
                 trail_column: flag("trail_column")?,
                 desperate_return_fire: flag("desperate_return_fire")?,
             };
-            let (mut a, mut b) = (Dice::new(seed), Dice::new(seed));
-            for _ in 0..1000 {
-                let mut ctx = Ctx::new(&mut a, &mut host);
-                let want = interp
-                    .run(proc, call_args.to_vec(), &mut ctx)
-                    .map_err(|e| e.to_string())?
-                    .key;
-                let got = OutcomeKey::Value(Val::Int(reference::dinky_dau_shooting(&mut b, &s)));
-                if want != got {
-                    return Err(format!(
-                        "the reference disagrees with the rules: {got:?} against {want:?}"
-                    ));
-                }
-            }
-            let mut dice = Dice::new(seed);
-            let t = Instant::now();
-            for _ in 0..n {
-                black_box(reference::dinky_dau_shooting(&mut dice, black_box(&s)));
-            }
-            Ok(t.elapsed().as_secs_f64())
+            check_and_time(
+                interp,
+                proc,
+                call_args,
+                n,
+                seed,
+                |d| reference::dinky_dau_shooting(d, black_box(&s)),
+                |k| OutcomeKey::Value(Val::Int(k)),
+            )
         }
     }
 }

@@ -1,8 +1,6 @@
 //! `sandtable explain`: one sampled resolution, step by step, with rule citations.
 
-use std::path::PathBuf;
-
-use sandtable_runtime::{explain, query};
+use sandtable_runtime::explain;
 
 use crate::report::{self, EXIT_FINDINGS, EXIT_OK};
 
@@ -12,19 +10,8 @@ use crate::report::{self, EXIT_FINDINGS, EXIT_OK};
 sandtable explain rules/dinky_dau shooting --set dice=6 --set cover=no_cover --set firer_pinned=false --set point_blank=true --set save_cover=open_ground --seed 1 --json"
 )]
 pub struct Args {
-    /// Ruleset folder or .sand file
-    ruleset: PathBuf,
-    /// Name of the resolution
-    resolution: String,
-    /// Set a parameter: NAME=VALUE (repeatable)
-    #[arg(long = "set", value_name = "NAME=VALUE")]
-    sets: Vec<String>,
-    /// Supply a value for one of the book's unknowns: NAME=VALUE (repeatable)
-    #[arg(long = "assume", value_name = "NAME=VALUE")]
-    assumes: Vec<String>,
-    /// Assumptions file (repeatable)
-    #[arg(long = "assumptions", value_name = "FILE")]
-    assumption_files: Vec<PathBuf>,
+    #[command(flatten)]
+    query: crate::report::QueryArgs,
     /// Seed of the dice
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -38,37 +25,52 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> u8 {
-    let compiled = match report::load_ruleset(&args.ruleset) {
-        Ok(c) => c,
+    let prepared = match report::prepare(&args.query) {
+        Ok(p) => p,
         Err(code) => return code,
     };
-    let program = &compiled.program;
-    let result = (|| -> Result<_, String> {
-        let proc = query::find_proc(program, &args.resolution)?;
-        let sets = report::pairs(&args.sets, "--set").map_err(|_| String::from("bad --set"))?;
-        let assumes =
-            report::pairs(&args.assumes, "--assume").map_err(|_| String::from("bad --assume"))?;
-        let call_args = query::bind_args(program, proc, &sets)?;
-        let files: Vec<&std::path::Path> =
-            args.assumption_files.iter().map(PathBuf::as_path).collect();
-        let assumptions = query::assumptions(program, &assumes, &files)?;
-        let inputs: Vec<String> = program.procs[proc as usize]
-            .params
-            .iter()
-            .zip(&call_args)
-            .map(|(p, v)| format!("{} = {}", p.name, v.show(program)))
-            .collect();
-        let ex = explain::run(program, &assumptions, proc, call_args, args.seed)
-            .map_err(|e| e.to_string())?;
-        Ok((proc, inputs, ex))
-    })();
-    let (proc, inputs, ex) = match result {
-        Ok(x) => x,
+    let program = &prepared.compiled.program;
+    let proc = prepared.proc;
+    let inputs: Vec<String> = prepared
+        .inputs()
+        .into_iter()
+        .map(|(k, v)| format!("{k} = {v}"))
+        .collect();
+    let ex = match explain::run(
+        program,
+        &prepared.assumptions,
+        proc,
+        prepared.args.clone(),
+        args.seed,
+    ) {
+        Ok(ex) => ex,
         Err(e) => {
             eprintln!("error: {e}");
             return EXIT_FINDINGS;
         }
     };
+    if args.backend == report::BackendArg::Jit {
+        let backend = report::backend(program, &prepared.assumptions, args.backend);
+        let mut dice = sandtable_runtime::rng::Dice::new(args.seed);
+        let mut host = sandtable_runtime::interp::NoGame;
+        match backend.run(proc, &prepared.args, &mut dice, &mut host) {
+            Ok(o) if o.key == ex.outcome.key && dice.draws() == ex.draws => {}
+            Ok(o) => {
+                eprintln!(
+                    "error: the JIT disagrees with the interpreter on this seed: {} with {} dice against {} with {}",
+                    o.key.show(program),
+                    dice.draws(),
+                    ex.outcome.key.show(program),
+                    ex.draws
+                );
+                return EXIT_FINDINGS;
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return EXIT_FINDINGS;
+            }
+        }
+    }
     let p = &program.procs[proc as usize];
     if args.json {
         report::print_json(&serde_json::json!({

@@ -1,13 +1,11 @@
 //! `sandtable prob`: the exact outcome distribution of a resolution (or a Monte Carlo
 //! estimate with `--samples`).
 
-use std::path::PathBuf;
-
 use num_bigint::BigUint;
 use num_traits::{ToPrimitive, Zero};
 use sandtable_compiler::ir::{self, Program};
 use sandtable_runtime::exact::{DEFAULT_LIMIT, distribution};
-use sandtable_runtime::{OutcomeKey, Val, montecarlo, query};
+use sandtable_runtime::{OutcomeKey, Val, montecarlo};
 
 use crate::report::{self, EXIT_FINDINGS, EXIT_OK};
 
@@ -18,19 +16,8 @@ sandtable prob rules/dinky_dau shooting --set dice=12 --set cover=medium_cover -
 sandtable prob rules/platoon fire --set fire_modifier=4 --set target_modifier=0 --samples 100000 --seed 7"
 )]
 pub struct Args {
-    /// Ruleset folder or .sand file
-    ruleset: PathBuf,
-    /// Name of the resolution
-    resolution: String,
-    /// Set a parameter: NAME=VALUE (repeatable)
-    #[arg(long = "set", value_name = "NAME=VALUE")]
-    sets: Vec<String>,
-    /// Supply a value for one of the book's unknowns: NAME=VALUE (repeatable)
-    #[arg(long = "assume", value_name = "NAME=VALUE")]
-    assumes: Vec<String>,
-    /// Assumptions file (`assume NAME = value "why"` lines; repeatable)
-    #[arg(long = "assumptions", value_name = "FILE")]
-    assumption_files: Vec<PathBuf>,
+    #[command(flatten)]
+    query: crate::report::QueryArgs,
     /// Print JSON: {"resolution", "inputs", "outcomes": [{"outcome", "probability", "decimal", "unreduced"}], "mean"}
     #[arg(long, conflicts_with = "csv")]
     json: bool,
@@ -63,24 +50,16 @@ pub fn run(args: Args) -> u8 {
 }
 
 fn run_inner(args: Args) -> Result<(), u8> {
-    let compiled = report::load_ruleset(&args.ruleset)?;
-    let program = &compiled.program;
-    let proc = query::find_proc(program, &args.resolution).map_err(fail)?;
-    let sets = report::pairs(&args.sets, "--set")?;
-    let assumes = report::pairs(&args.assumes, "--assume")?;
-    let call_args = query::bind_args(program, proc, &sets).map_err(fail)?;
-    let files: Vec<&std::path::Path> = args.assumption_files.iter().map(PathBuf::as_path).collect();
-    let assumptions = query::assumptions(program, &assumes, &files).map_err(fail)?;
+    let prepared = report::prepare(&args.query)?;
+    let program = &prepared.compiled.program;
+    let proc = prepared.proc;
+    let assumptions = &prepared.assumptions;
+    let call_args = prepared.args.clone();
     let p = &program.procs[proc as usize];
-    let inputs: Vec<(String, String)> = p
-        .params
-        .iter()
-        .zip(&call_args)
-        .map(|(pa, v)| (pa.name.clone(), v.show(program)))
-        .collect();
+    let inputs = prepared.inputs();
 
     if let Some(n) = args.samples {
-        let backend = crate::report::backend(program, &assumptions, args.backend);
+        let backend = crate::report::backend(program, assumptions, args.backend);
         let est = montecarlo::sample_with(&backend, proc, &call_args, n, args.seed)
             .map_err(|e| fail(e.to_string()))?;
         let rows: Vec<(OutcomeKey, u64)> =
@@ -143,14 +122,14 @@ fn run_inner(args: Args) -> Result<(), u8> {
         let started = std::time::Instant::now();
         for _ in 0..n {
             std::hint::black_box(
-                distribution(program, &assumptions, args.limit, proc, call_args.clone())
+                distribution(program, assumptions, args.limit, proc, call_args.clone())
                     .map_err(|e| fail(e.to_string()))?,
             );
         }
         let per = started.elapsed().as_secs_f64() / f64::from(n);
         eprintln!("computed {n} times: {:.1} µs per computation", per * 1e6);
     }
-    let dist = distribution(program, &assumptions, args.limit, proc, call_args)
+    let dist = distribution(program, assumptions, args.limit, proc, call_args)
         .map_err(|e| fail(e.to_string()))?;
     // Outcomes the resolution names but the dice can never reach are listed at 0: that is
     // news for a rules writer.
