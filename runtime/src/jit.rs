@@ -79,7 +79,8 @@ pub struct JitCtx<'a> {
     /// Faces of every die, by die id, for rolls without going through the interpreter.
     faces: *const Vec<Vec<i64>>,
     pools: Vec<Vec<i64>>,
-    error: Option<RunError>,
+    /// Boxed: the common case (no error) then costs nothing to create or drop.
+    error: Option<Box<RunError>>,
     /// The procedure running, for error messages.
     proc: u32,
 }
@@ -418,7 +419,7 @@ impl<'p> JitProgram<'p> {
             return Err(ctx
                 .error
                 .take()
-                .unwrap_or(RunError::Type("compiled code failed".into())));
+                .map_or(RunError::Type("compiled code failed".into()), |e| *e));
         }
         Ok(RawOutcome { status, value: out })
     }
@@ -617,6 +618,67 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         all.extend_from_slice(args);
         let call = self.fb.ins().call_indirect(sig, callee, &all);
         self.fb.inst_results(call)[0]
+    }
+
+    /// A face index in `0..n`, drawn inline from the dice buffer: the generator's next word
+    /// with Lemire's multiply-and-reject, exactly as [`Dice::index`] does. An empty buffer,
+    /// scripted dice or a rejected word take the callback, which continues the same stream.
+    fn inline_index(&mut self, n: u32) -> V {
+        let flags = MemFlagsData::new();
+        let dptr = self.fb.ins().load(
+            I64,
+            flags,
+            self.jctx,
+            std::mem::offset_of!(JitCtx, dice) as i32,
+        );
+        let pos = self.fb.ins().load(I64, flags, dptr, Dice::POS_OFFSET);
+        let result = self.fb.declare_var(I64);
+        let fast = self.fb.create_block();
+        let slow = self.fb.create_block();
+        let join = self.fb.create_block();
+        let has = self.fb.ins().icmp_imm_u(
+            IntCC::UnsignedLessThan,
+            pos,
+            crate::rng::BUFFER_WORDS as i64,
+        );
+        self.fb.ins().brif(has, fast, &[], slow, &[]);
+
+        self.fb.switch_to_block(fast);
+        // `pos` is below BUFFER_WORDS here, so the word read is inside `buf`.
+        let off = self.fb.ins().ishl_imm_s(pos, 2);
+        let addr = self.fb.ins().iadd(dptr, off);
+        let word = self.fb.ins().uload32(flags, addr, Dice::BUF_OFFSET);
+        let next = self.fb.ins().iadd_imm_s(pos, 1);
+        self.fb.ins().store(flags, next, dptr, Dice::POS_OFFSET);
+        let m = self.fb.ins().imul_imm_s(word, i64::from(n));
+        let threshold = n.wrapping_neg() % n;
+        let accept = self.fb.create_block();
+        if threshold > 0 {
+            let low = self.fb.ins().band_imm_s(m, 0xffff_ffff);
+            let rejected =
+                self.fb
+                    .ins()
+                    .icmp_imm_u(IntCC::UnsignedLessThan, low, i64::from(threshold));
+            self.fb.ins().brif(rejected, slow, &[], accept, &[]);
+        } else {
+            self.fb.ins().jump(accept, &[]);
+        }
+        self.fb.switch_to_block(accept);
+        let idx = self.fb.ins().ushr_imm_s(m, 32);
+        let draws = self.fb.ins().load(I64, flags, dptr, Dice::DRAWS_OFFSET);
+        let draws = self.fb.ins().iadd_imm_s(draws, 1);
+        self.fb.ins().store(flags, draws, dptr, Dice::DRAWS_OFFSET);
+        self.fb.def_var(result, idx);
+        self.fb.ins().jump(join, &[]);
+
+        self.fb.switch_to_block(slow);
+        let nv = self.konst(i64::from(n));
+        let idx = self.callback(jit_index as *const u8, &[nv]);
+        self.fb.def_var(result, idx);
+        self.fb.ins().jump(join, &[]);
+
+        self.fb.switch_to_block(join);
+        self.fb.use_var(result)
     }
 
     /// After a fallible callback: leave with an error status when it failed.
@@ -908,8 +970,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                     self.check_failed();
                     return Ok((v, Kind::Int));
                 }
-                let n = self.konst(len as i64);
-                let idx = self.callback(jit_index as *const u8, &[n]);
+                let idx = self.inline_index(len as u32);
                 if standard {
                     (self.fb.ins().iadd_imm_s(idx, 1), Kind::Int)
                 } else {
@@ -1523,7 +1584,7 @@ unsafe fn cx<'a>(ctx: *mut JitCtx<'a>) -> &'a mut JitCtx<'a> {
 
 fn fail(c: &mut JitCtx, e: RunError) -> i64 {
     c.failed = 1;
-    c.error = Some(e);
+    c.error = Some(Box::new(e));
     0
 }
 

@@ -13,10 +13,20 @@
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 
+/// Words of generator output buffered at once. Compiled code reads the buffer directly, so
+/// its layout is fixed (`repr(C)`) and its offsets are exported below.
+pub const BUFFER_WORDS: u64 = 64;
+
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct Dice {
-    rng: ChaCha8Rng,
+    /// Next unread word of `buf`; `BUFFER_WORDS` or more means "refill first". Scripted dice
+    /// keep it there so every draw takes the slow path.
+    pos: u64,
+    /// The next words of the ChaCha8 stream, in order.
+    buf: [u32; BUFFER_WORDS as usize],
     draws: u64,
+    rng: ChaCha8Rng,
     /// Scripted indices replace the generator (brute-force enumeration, backend agreement).
     script: Option<Script>,
 }
@@ -32,10 +42,26 @@ struct Script {
 impl Dice {
     pub fn new(seed: u64) -> Self {
         Dice {
-            rng: ChaCha8Rng::seed_from_u64(seed),
+            pos: BUFFER_WORDS,
+            buf: [0; BUFFER_WORDS as usize],
             draws: 0,
+            rng: ChaCha8Rng::seed_from_u64(seed),
             script: None,
         }
+    }
+
+    /// The next word of the stream. Buffering changes nothing in the sequence: the buffer is
+    /// refilled with the generator's next words, in order.
+    fn next_word(&mut self) -> u32 {
+        if self.pos >= BUFFER_WORDS {
+            for w in self.buf.iter_mut() {
+                *w = self.rng.next_u32();
+            }
+            self.pos = 0;
+        }
+        let w = self.buf[self.pos as usize];
+        self.pos += 1;
+        w
     }
 
     /// Dice that return the given face indices in order. Past the end they return 0 and
@@ -77,13 +103,18 @@ impl Dice {
         }
         let threshold = n.wrapping_neg() % n;
         loop {
-            let x = self.rng.next_u32();
+            let x = self.next_word();
             let m = u64::from(x) * u64::from(n);
             if (m as u32) >= threshold {
                 return (m >> 32) as u32;
             }
         }
     }
+
+    /// Byte offsets of the fields compiled code touches.
+    pub(crate) const POS_OFFSET: i32 = std::mem::offset_of!(Dice, pos) as i32;
+    pub(crate) const BUF_OFFSET: i32 = std::mem::offset_of!(Dice, buf) as i32;
+    pub(crate) const DRAWS_OFFSET: i32 = std::mem::offset_of!(Dice, draws) as i32;
 
     /// How many rolls have been drawn: backends must agree on this too.
     pub fn draws(&self) -> u64 {
