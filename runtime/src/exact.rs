@@ -635,9 +635,12 @@ impl<'p, W: Weight> Exact<'p, W> {
                             x.as_bool().unwrap_or(false) || y.as_bool().unwrap_or(false),
                         ))
                     })?,
-                    _ => product(&a, &b, |x, y| {
-                        binary(*op, &normalize(x.clone()), &normalize(y.clone()))
-                    })?,
+                    _ => match int_product(*op, &a, &b)? {
+                        Some(d) => d,
+                        None => product(&a, &b, |x, y| {
+                            binary(*op, &normalize(x.clone()), &normalize(y.clone()))
+                        })?,
+                    },
                 }
             }
             Expr::If {
@@ -914,6 +917,75 @@ impl<'p, W: Weight> Exact<'p, W> {
             }
         })
     }
+}
+
+/// Integer arithmetic and comparisons of two integer distributions, on plain `i64`s: the
+/// hot path of opposed rolls. `None` when either side holds anything but integers.
+fn int_product<W: Weight>(
+    op: BinOp,
+    a: &Dist<Val, W>,
+    b: &Dist<Val, W>,
+) -> Result<Option<Dist<Val, W>>, RunError> {
+    let ints = |d: &Dist<Val, W>| -> Option<Vec<(i64, W)>> {
+        d.weights
+            .iter()
+            .map(|(k, w)| {
+                if let Val::Int(n) = k {
+                    Some((*n, w.clone()))
+                } else {
+                    None
+                }
+            })
+            .collect()
+    };
+    let (Some(xs), Some(ys)) = (ints(a), ints(b)) else {
+        return Ok(None);
+    };
+    let compare = matches!(
+        op,
+        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+    );
+    if !compare && !matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul) {
+        return Ok(None);
+    }
+    let mut out: std::collections::HashMap<i64, W> =
+        std::collections::HashMap::with_capacity(xs.len() + ys.len());
+    for (x, wx) in &xs {
+        for (y, wy) in &ys {
+            let v = match op {
+                BinOp::Add => x.checked_add(*y).ok_or(RunError::Overflow)?,
+                BinOp::Sub => x.checked_sub(*y).ok_or(RunError::Overflow)?,
+                BinOp::Mul => x.checked_mul(*y).ok_or(RunError::Overflow)?,
+                BinOp::Lt => i64::from(x < y),
+                BinOp::Le => i64::from(x <= y),
+                BinOp::Gt => i64::from(x > y),
+                BinOp::Ge => i64::from(x >= y),
+                BinOp::Eq => i64::from(x == y),
+                _ => i64::from(x != y),
+            };
+            let w = wx.mul(wy)?;
+            match out.entry(v) {
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(w);
+                }
+                std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().add_assign(&w)?,
+            }
+        }
+    }
+    let weights = out
+        .into_iter()
+        .map(|(v, w)| {
+            (
+                if compare {
+                    Val::Bool(v != 0)
+                } else {
+                    Val::Int(v)
+                },
+                w,
+            )
+        })
+        .collect();
+    Ok(Some(Dist::from_weights(weights, a.total.mul(&b.total)?)))
 }
 
 fn clone_cont<'a>(c: &Cont<'a>) -> Cont<'a> {
