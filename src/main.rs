@@ -37,7 +37,27 @@ enum Command {
     Audit(cmd::audit::Args),
 }
 
+/// Stack for the command thread: checking and running rules recurse over expressions, whose
+/// size the grammar bounds; this leaves ample room for the largest allowed.
+const STACK_BYTES: usize = 256 * 1024 * 1024;
+
 fn main() -> ExitCode {
+    match std::thread::Builder::new()
+        .name("sandtable".into())
+        .stack_size(STACK_BYTES)
+        .spawn(run)
+        .map(std::thread::JoinHandle::join)
+    {
+        Ok(Ok(code)) => code,
+        Ok(Err(_)) => ExitCode::from(70),
+        Err(e) => {
+            eprintln!("error: cannot start: {e}");
+            ExitCode::from(70)
+        }
+    }
+}
+
+fn run() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

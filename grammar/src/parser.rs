@@ -18,6 +18,8 @@ pub const MAX_SOURCE_BYTES: usize = 8 * 1024 * 1024;
 /// Bound on pest's rule calls per parse: deeply nested input fails cleanly instead of
 /// overflowing the stack.
 const CALL_LIMIT: usize = 20_000_000;
+/// Most operands and operators in one expression.
+pub const MAX_EXPR_TOKENS: usize = 2_000;
 /// Bound on nesting depth of brackets, braces and parentheses.
 pub const MAX_NESTING: usize = 256;
 
@@ -82,7 +84,7 @@ pub fn parse(src: &str) -> Parsed {
             let file = pairs.next().expect("file rule always yields one pair");
             for p in file.into_inner() {
                 if p.as_rule() == Rule::item {
-                    out.file.items.push(build_item(p, 0));
+                    out.file.items.push(build_item(p, 0, &mut out.errors));
                 }
             }
         }
@@ -141,7 +143,7 @@ fn parse_with_recovery(src: &str, out: &mut Parsed) {
                 let lone = pairs.next().expect("lone_item yields one pair");
                 let item = lone.into_inner().next().expect("lone_item holds an item");
                 let end = pos + item.as_span().end();
-                out.file.items.push(build_item(item, pos));
+                out.file.items.push(build_item(item, pos, &mut out.errors));
                 pos = skip_trivia(src, end);
             }
             Err(e) => {
@@ -402,6 +404,8 @@ const KEYWORD_LIST: &[&str] = &[
 
 struct Cx {
     base: usize,
+    /// Errors found while building (limits the grammar cannot express).
+    errors: std::cell::RefCell<Vec<ParseError>>,
 }
 
 impl Cx {
@@ -443,8 +447,14 @@ fn unescape(s: &str) -> String {
     out
 }
 
-fn build_item(p: Pair<Rule>, base: usize) -> Item {
-    Cx { base }.item(p)
+fn build_item(p: Pair<Rule>, base: usize, errors: &mut Vec<ParseError>) -> Item {
+    let cx = Cx {
+        base,
+        errors: std::cell::RefCell::new(Vec::new()),
+    };
+    let item = cx.item(p);
+    errors.append(&mut cx.errors.into_inner());
+    item
 }
 
 impl Cx {
@@ -1143,6 +1153,20 @@ impl Cx {
 
     fn expr(&self, p: Pair<Rule>) -> Expr {
         let span = self.span(&p);
+        // Operator chains are flat in the parse but deep once built: bound them so building,
+        // checking and running never exhaust the stack.
+        let tokens = p.clone().into_inner().count();
+        if tokens > MAX_EXPR_TOKENS {
+            self.errors.borrow_mut().push(ParseError {
+                message: format!("this expression has {tokens} operands and operators; the limit is {MAX_EXPR_TOKENS}"),
+                span,
+                help: Some("split it with `let` into smaller parts".into()),
+            });
+            return Expr {
+                kind: ExprKind::Int(0),
+                span,
+            };
+        }
         let mut e = pratt()
             .map_primary(|x| self.primary(x))
             .map_prefix(|op, rhs| {
@@ -1441,6 +1465,15 @@ mod tests {
         );
         let p = parse(&src);
         assert!(p.errors[0].message.contains("256"), "{:?}", p.errors);
+        let long = format!("resolve r() {{ result {} }}", vec!["1"; 5000].join(" + "));
+        let p = parse(&long);
+        assert!(
+            p.errors[0].message.contains("limit is 2000"),
+            "{:?}",
+            p.errors
+        );
+        let nots = format!("resolve r() {{ result {} true }}", "not ".repeat(5000));
+        assert!(!parse(&nots).errors.is_empty());
     }
 
     #[test]

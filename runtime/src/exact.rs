@@ -66,6 +66,8 @@ pub struct Exact<'p, W: Weight> {
     work: std::cell::Cell<u64>,
     /// Per procedure: how often each slot is read (loops count twice).
     reads: Vec<Vec<u32>>,
+    /// Calls in progress: the compiler refuses recursion, this guards programs built by hand.
+    depth: std::cell::Cell<usize>,
     weight: std::marker::PhantomData<W>,
 }
 
@@ -82,6 +84,7 @@ impl<'p, W: Weight> Exact<'p, W> {
             limit,
             work: std::cell::Cell::new(0),
             reads,
+            depth: std::cell::Cell::new(0),
             weight: std::marker::PhantomData,
         }
     }
@@ -117,6 +120,20 @@ impl<'p, W: Weight> Exact<'p, W> {
 
     /// The outcome distribution of a procedure for fixed arguments.
     pub fn run(&self, proc: u32, args: Vec<Val>) -> Result<Dist<OutcomeKey, W>, RunError> {
+        if self.depth.get() >= crate::interp::MAX_CALL_DEPTH {
+            return Err(RunError::Limit {
+                what: "call depth".into(),
+                size: self.depth.get() as u64,
+                limit: crate::interp::MAX_CALL_DEPTH as u64,
+            });
+        }
+        self.depth.set(self.depth.get() + 1);
+        let r = self.run_inner(proc, args);
+        self.depth.set(self.depth.get() - 1);
+        r
+    }
+
+    fn run_inner(&self, proc: u32, args: Vec<Val>) -> Result<Dist<OutcomeKey, W>, RunError> {
         let p = &self.program.procs[proc as usize];
         let mut slots: Vec<Slot<W>> = args.into_iter().map(Slot::Fixed).collect();
         slots.resize(
