@@ -135,7 +135,7 @@ fn run_inner(args: Args) -> Result<(), u8> {
     // news for a rules writer.
     let mut all: Vec<OutcomeKey> = dist.weights.keys().cloned().collect();
     let mut named = Vec::new();
-    collect_outcomes(&program.procs[proc as usize].body, &mut named);
+    collect_outcomes(program, &program.procs[proc as usize].body, &mut named, 0);
     for n in named {
         let k = OutcomeKey::Named(n);
         if !all.contains(&k) {
@@ -256,7 +256,7 @@ fn csv_field(s: &str) -> String {
 /// Named outcomes in the order the resolution lists them; numbers ascending.
 fn order(program: &Program, proc: u32, mut keys: Vec<OutcomeKey>) -> Vec<OutcomeKey> {
     let mut names = Vec::new();
-    collect_outcomes(&program.procs[proc as usize].body, &mut names);
+    collect_outcomes(program, &program.procs[proc as usize].body, &mut names, 0);
     keys.sort_by_key(|k| match k {
         OutcomeKey::Named(n) => (
             0,
@@ -269,13 +269,18 @@ fn order(program: &Program, proc: u32, mut keys: Vec<OutcomeKey>) -> Vec<Outcome
     keys
 }
 
-fn collect_outcomes(body: &[ir::Stmt], out: &mut Vec<String>) {
+/// Outcome names in the order the resolution (and a resolution it hands its result to) lists
+/// them.
+fn collect_outcomes(program: &Program, body: &[ir::Stmt], out: &mut Vec<String>, depth: usize) {
     for s in body {
         match s {
+            ir::Stmt::Result(ir::Expr::Call { proc, .. }) if depth < 8 => {
+                collect_outcomes(program, &program.procs[*proc as usize].body, out, depth + 1)
+            }
             ir::Stmt::Outcome(o) => out.push(o.clone()),
             ir::Stmt::Bands { arms, .. } => {
                 for a in arms {
-                    collect_outcomes(&a.body, out);
+                    collect_outcomes(program, &a.body, out, depth);
                     if let Some(o) = &a.outcome {
                         out.push(o.clone());
                     }
@@ -284,12 +289,12 @@ fn collect_outcomes(body: &[ir::Stmt], out: &mut Vec<String>) {
             ir::Stmt::If {
                 then, otherwise, ..
             } => {
-                collect_outcomes(then, out);
-                collect_outcomes(otherwise, out);
+                collect_outcomes(program, then, out, depth);
+                collect_outcomes(program, otherwise, out, depth);
             }
             ir::Stmt::For { body, .. }
             | ir::Stmt::Repeat { body, .. }
-            | ir::Stmt::Choose { body, .. } => collect_outcomes(body, out),
+            | ir::Stmt::Choose { body, .. } => collect_outcomes(program, body, out, depth),
             _ => {}
         }
     }
