@@ -317,3 +317,42 @@ fn readme_examples_match_the_tool() {
     }
     assert!(checked >= 15, "only {checked} README examples found");
 }
+
+#[test]
+fn unknowns_need_an_assumption_and_assumption_files_supply_them() {
+    let base = [
+        "prob",
+        "rules/platoon",
+        "fire_at_trench",
+        "--set",
+        "fire_modifier=4",
+        "--set",
+        "target_modifier=0",
+    ];
+    let (code, _, err) = sandtable(&base);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("--assume trench.target_modifier=VALUE"),
+        "{err}"
+    );
+    let mut with_file = base.to_vec();
+    with_file.extend([
+        "--assumptions",
+        "examples/assumptions/platoon-fortifications.assume",
+        "--json",
+    ]);
+    let (code, out, err) = sandtable(&with_file);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    // Trench +1 in the example file: miss when d10 + 4 <= d10 + 1, 28 of 100 pairs.
+    assert!(
+        v["outcomes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|o| o["outcome"] == "miss" && o["probability"] == "7/25")
+    );
+    let (code, _, err) = sandtable(&[&base[..], &["--assume", "no_such.value=1"]].concat());
+    assert_eq!(code, 1);
+    assert!(err.contains("is not an unknown"), "{err}");
+}
