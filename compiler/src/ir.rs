@@ -473,3 +473,101 @@ impl Program {
             .map(|s| s.label())
     }
 }
+
+impl Expr {
+    /// The direct subexpressions, in evaluation order.
+    pub fn children(&self) -> Vec<&Expr> {
+        match self {
+            Expr::Const(_) | Expr::Local(_) | Expr::Roll(_) => Vec::new(),
+            Expr::Dice { count, .. } => vec![count],
+            Expr::Unary { operand, .. } => vec![operand],
+            Expr::Binary { lhs, rhs, .. } => vec![lhs, rhs],
+            Expr::If {
+                cond,
+                then,
+                otherwise,
+            } => vec![cond, then, otherwise],
+            Expr::Builtin { args, .. }
+            | Expr::Host { args, .. }
+            | Expr::Call { args, .. }
+            | Expr::Stack { args, .. }
+            | Expr::List(args) => args.iter().collect(),
+            Expr::Lookup { keys, .. } => keys.iter().collect(),
+            Expr::Field { base, .. } => vec![base],
+        }
+    }
+
+    /// Visit this expression and every expression inside it, outermost first.
+    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {
+        f(self);
+        for c in self.children() {
+            c.walk(f);
+        }
+    }
+}
+
+/// Visit the expressions statements evaluate (not their subexpressions: use [`Expr::walk`]),
+/// nested blocks included. `looped` tells whether an expression sits in a loop body, where it
+/// may be evaluated many times.
+pub fn visit_stmts<'a>(stmts: &'a [Stmt], looped: bool, f: &mut impl FnMut(&'a Expr, bool)) {
+    for s in stmts {
+        match s {
+            Stmt::Let { value: e, .. } | Stmt::Result(e) | Stmt::Require(e) | Stmt::Expr(e) => {
+                f(e, looped)
+            }
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                f(cond, looped);
+                visit_stmts(then, looped, f);
+                visit_stmts(otherwise, looped, f);
+            }
+            Stmt::Bands { scrutinee, arms } => {
+                f(scrutinee, looped);
+                for a in arms {
+                    visit_stmts(&a.body, looped, f);
+                    if let Some(v) = &a.value {
+                        f(v, looped);
+                    }
+                }
+            }
+            Stmt::Choose { from, body, .. }
+            | Stmt::For {
+                iter: from, body, ..
+            }
+            | Stmt::Repeat { count: from, body } => {
+                f(from, looped);
+                visit_stmts(body, true, f);
+            }
+            Stmt::Effect(e) => match e {
+                Effect::Eliminate(x)
+                | Effect::Place { target: x, .. }
+                | Effect::Remove { target: x, .. }
+                | Effect::Score { value: x, .. } => f(x, looped),
+                Effect::Move { what, to } => {
+                    f(what, looped);
+                    f(to, looped);
+                }
+                Effect::Win(_) | Effect::Undecided(_) => {}
+            },
+            Stmt::Outcome(_) => {}
+        }
+    }
+}
+
+impl ProcDef {
+    /// The procedures this one calls, in the order the calls appear (with repeats).
+    pub fn callees(&self) -> Vec<ProcId> {
+        let mut out = Vec::new();
+        visit_stmts(&self.body, false, &mut |e, _| {
+            e.walk(&mut |x| {
+                if let Expr::Call { proc, .. } = x {
+                    out.push(*proc);
+                }
+            })
+        });
+        out
+    }
+}

@@ -1028,88 +1028,14 @@ fn illegal_arm() -> &'static ir::Arm {
 /// How many times each slot is read; reads inside loops count double (read repeatedly).
 fn slot_reads(body: &[Stmt], n: usize) -> Vec<u32> {
     let mut reads = vec![0u32; n];
-    fn expr(e: &Expr, w: u32, r: &mut Vec<u32>) {
-        match e {
-            Expr::Local(s) => {
-                if let Some(x) = r.get_mut(*s as usize) {
-                    *x += w;
-                }
+    ir::visit_stmts(body, false, &mut |e, looped| {
+        e.walk(&mut |x| {
+            if let Expr::Local(s) = x
+                && let Some(r) = reads.get_mut(*s as usize)
+            {
+                *r += if looped { 2 } else { 1 };
             }
-            Expr::Const(_) | Expr::Roll(_) => {}
-            Expr::Dice { count, .. } => expr(count, w, r),
-            Expr::Unary { operand, .. } => expr(operand, w, r),
-            Expr::Binary { lhs, rhs, .. } => {
-                expr(lhs, w, r);
-                expr(rhs, w, r);
-            }
-            Expr::If {
-                cond,
-                then,
-                otherwise,
-            } => {
-                expr(cond, w, r);
-                expr(then, w, r);
-                expr(otherwise, w, r);
-            }
-            Expr::Builtin { args, .. }
-            | Expr::Host { args, .. }
-            | Expr::Call { args, .. }
-            | Expr::Stack { args, .. } => args.iter().for_each(|a| expr(a, w, r)),
-            Expr::Lookup { keys, .. } => keys.iter().for_each(|a| expr(a, w, r)),
-            Expr::Field { base, .. } => expr(base, w, r),
-            Expr::List(items) => items.iter().for_each(|a| expr(a, w, r)),
-        }
-    }
-    fn stmts(b: &[Stmt], w: u32, r: &mut Vec<u32>) {
-        for s in b {
-            match s {
-                Stmt::Let { value, .. } => expr(value, w, r),
-                Stmt::If {
-                    cond,
-                    then,
-                    otherwise,
-                } => {
-                    expr(cond, w, r);
-                    stmts(then, w, r);
-                    stmts(otherwise, w, r);
-                }
-                Stmt::Bands { scrutinee, arms } => {
-                    expr(scrutinee, w, r);
-                    for a in arms {
-                        if let Some(v) = &a.value {
-                            expr(v, w, r);
-                        }
-                        stmts(&a.body, w, r);
-                    }
-                }
-                Stmt::Result(e) | Stmt::Require(e) | Stmt::Expr(e) => expr(e, w, r),
-                Stmt::Outcome(_) => {}
-                Stmt::Effect(ef) => match ef {
-                    ir::Effect::Eliminate(x) => expr(x, w, r),
-                    ir::Effect::Place { target, .. } | ir::Effect::Remove { target, .. } => {
-                        expr(target, w, r)
-                    }
-                    ir::Effect::Move { what, to } => {
-                        expr(what, w, r);
-                        expr(to, w, r);
-                    }
-                    ir::Effect::Score { value, .. } => expr(value, w, r),
-                    ir::Effect::Win(_) | ir::Effect::Undecided(_) => {}
-                },
-                Stmt::Choose { from, body, .. }
-                | Stmt::For {
-                    iter: from, body, ..
-                } => {
-                    expr(from, w, r);
-                    stmts(body, 2, r);
-                }
-                Stmt::Repeat { count, body } => {
-                    expr(count, w, r);
-                    stmts(body, 2, r);
-                }
-            }
-        }
-    }
-    stmts(body, 1, &mut reads);
+        })
+    });
     reads
 }

@@ -475,72 +475,6 @@ fn decode(v: i64, k: Kind, symbols: &[String]) -> Val {
 /// Procedures ordered callees first; procedures in a call cycle come last and will fail to
 /// compile (their callees are not ready), leaving them to the interpreter.
 fn call_order(program: &Program) -> Vec<u32> {
-    fn calls(e: &Expr, out: &mut Vec<u32>) {
-        match e {
-            Expr::Call { proc, args } => {
-                out.push(*proc);
-                args.iter().for_each(|a| calls(a, out));
-            }
-            Expr::Dice { count, .. } => calls(count, out),
-            Expr::Unary { operand, .. } => calls(operand, out),
-            Expr::Binary { lhs, rhs, .. } => {
-                calls(lhs, out);
-                calls(rhs, out);
-            }
-            Expr::If {
-                cond,
-                then,
-                otherwise,
-            } => {
-                calls(cond, out);
-                calls(then, out);
-                calls(otherwise, out);
-            }
-            Expr::Builtin { args, .. }
-            | Expr::Host { args, .. }
-            | Expr::Stack { args, .. }
-            | Expr::List(args) => args.iter().for_each(|a| calls(a, out)),
-            Expr::Lookup { keys, .. } => keys.iter().for_each(|a| calls(a, out)),
-            Expr::Field { base, .. } => calls(base, out),
-            Expr::Const(_) | Expr::Local(_) | Expr::Roll(_) => {}
-        }
-    }
-    fn stmts(b: &[Stmt], out: &mut Vec<u32>) {
-        for s in b {
-            match s {
-                Stmt::Let { value: e, .. } | Stmt::Result(e) | Stmt::Require(e) | Stmt::Expr(e) => {
-                    calls(e, out)
-                }
-                Stmt::If {
-                    cond,
-                    then,
-                    otherwise,
-                } => {
-                    calls(cond, out);
-                    stmts(then, out);
-                    stmts(otherwise, out);
-                }
-                Stmt::Bands { scrutinee, arms } => {
-                    calls(scrutinee, out);
-                    for a in arms {
-                        if let Some(v) = &a.value {
-                            calls(v, out);
-                        }
-                        stmts(&a.body, out);
-                    }
-                }
-                Stmt::Choose { from, body, .. }
-                | Stmt::For {
-                    iter: from, body, ..
-                }
-                | Stmt::Repeat { count: from, body } => {
-                    calls(from, out);
-                    stmts(body, out);
-                }
-                Stmt::Outcome(_) | Stmt::Effect(_) => {}
-            }
-        }
-    }
     fn visit(p: usize, callees: &[Vec<u32>], state: &mut [u8], order: &mut Vec<u32>) {
         if state[p] != 0 {
             return;
@@ -553,15 +487,7 @@ fn call_order(program: &Program) -> Vec<u32> {
         order.push(p as u32);
     }
     let n = program.procs.len();
-    let callees: Vec<Vec<u32>> = program
-        .procs
-        .iter()
-        .map(|p| {
-            let mut v = Vec::new();
-            stmts(&p.body, &mut v);
-            v
-        })
-        .collect();
+    let callees: Vec<Vec<u32>> = program.procs.iter().map(ir::ProcDef::callees).collect();
     let mut state = vec![0u8; n];
     let mut order = Vec::with_capacity(n);
     for p in 0..n {

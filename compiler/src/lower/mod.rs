@@ -245,85 +245,12 @@ impl<'a> Lowerer<'a> {
 
     /// Every program must end: a procedure may not call itself, directly or through others.
     fn check_recursion(&mut self) {
-        fn calls(e: &ir::Expr, out: &mut Vec<u32>) {
-            use ir::Expr as E;
-            match e {
-                E::Call { proc, args } => {
-                    out.push(*proc);
-                    args.iter().for_each(|a| calls(a, out));
-                }
-                E::Dice { count, .. } => calls(count, out),
-                E::Unary { operand, .. } => calls(operand, out),
-                E::Binary { lhs, rhs, .. } => {
-                    calls(lhs, out);
-                    calls(rhs, out);
-                }
-                E::If {
-                    cond,
-                    then,
-                    otherwise,
-                } => {
-                    calls(cond, out);
-                    calls(then, out);
-                    calls(otherwise, out);
-                }
-                E::Builtin { args, .. }
-                | E::Host { args, .. }
-                | E::Stack { args, .. }
-                | E::List(args) => args.iter().for_each(|a| calls(a, out)),
-                E::Lookup { keys, .. } => keys.iter().for_each(|a| calls(a, out)),
-                E::Field { base, .. } => calls(base, out),
-                E::Const(_) | E::Local(_) | E::Roll(_) => {}
-            }
-        }
-        fn stmts(b: &[ir::Stmt], out: &mut Vec<u32>) {
-            use ir::Stmt as S;
-            for s in b {
-                match s {
-                    S::Let { value: e, .. } | S::Result(e) | S::Require(e) | S::Expr(e) => {
-                        calls(e, out)
-                    }
-                    S::If {
-                        cond,
-                        then,
-                        otherwise,
-                    } => {
-                        calls(cond, out);
-                        stmts(then, out);
-                        stmts(otherwise, out);
-                    }
-                    S::Bands { scrutinee, arms } => {
-                        calls(scrutinee, out);
-                        for a in arms {
-                            if let Some(v) = &a.value {
-                                calls(v, out);
-                            }
-                            stmts(&a.body, out);
-                        }
-                    }
-                    S::Choose { from, body, .. }
-                    | S::For {
-                        iter: from, body, ..
-                    }
-                    | S::Repeat { count: from, body } => {
-                        calls(from, out);
-                        stmts(body, out);
-                    }
-                    S::Effect(ir::Effect::Score { value, .. }) => calls(value, out),
-                    S::Outcome(_) | S::Effect(_) => {}
-                }
-            }
-        }
         let n = self.program.procs.len();
         let edges: Vec<Vec<u32>> = self
             .program
             .procs
             .iter()
-            .map(|p| {
-                let mut v = Vec::new();
-                stmts(&p.body, &mut v);
-                v
-            })
+            .map(ir::ProcDef::callees)
             .collect();
         // A procedure is recursive when it can reach itself.
         for start in 0..n {
