@@ -845,14 +845,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
 
     /// `x / y` and `x % y` as the interpreter computes them (floor division, Euclidean rest).
     fn divide(&mut self, op: BinOp, x: V, y: V) -> V {
-        let zero = self.konst(0);
-        let yz = self.fb.ins().icmp_imm_s(IntCC::Equal, y, 0);
-        self.fail_if(yz, E_DIV_ZERO, zero);
-        let xmin = self.fb.ins().icmp_imm_s(IntCC::Equal, x, i64::MIN);
-        let ym1 = self.fb.ins().icmp_imm_s(IntCC::Equal, y, -1);
-        let of = self.fb.ins().band(xmin, ym1);
-        self.fail_if(of, E_OVERFLOW, zero);
-        let q = self.fb.ins().sdiv(x, y);
+        let q = self.divide_trunc(x, y);
         let r = self.fb.ins().srem(x, y);
         match op {
             BinOp::Div => {
