@@ -4,6 +4,7 @@
 //!
 //! The runtime knows no game by name: everything it does is driven by the IR.
 
+pub mod board;
 pub mod dist;
 pub mod error;
 pub mod exact;

@@ -1,0 +1,722 @@
+//! An open table for miniatures: positions, distances, straight moves, line of sight and how
+//! much of a move crosses a kind of terrain, all in exact integer arithmetic.
+//!
+//! Lengths are [`Length`]s: integer tenths of a millimetre, so that both metric rules (10 cm,
+//! [`CM`]) and imperial ones (6", [`INCH`] = 254 exactly) are whole numbers. Points are bounded
+//! to ±[`MAX_COORD`] (one kilometre) when built, which keeps every product below `i128`/`u128`
+//! limits, so nothing here can overflow. Rule decisions ("within 6 inches", "is the line of
+//! sight blocked") are exact; only lengths that are irrational are rounded, as stated.
+//!
+//! Orientation: `x` grows to the right, `y` grows down the table (away from the top edge), as
+//! in [`super::sectors`]; nothing here depends on it.
+
+use super::TerrainId;
+
+/// Integer tenths of a millimetre.
+pub type Length = i64;
+
+pub const MM: Length = 10;
+pub const CM: Length = 100;
+/// One inch is exactly 25.4 mm.
+pub const INCH: Length = 254;
+/// Largest coordinate (either sign) of a point: 1 km, far beyond any table.
+pub const MAX_COORD: Length = 10_000_000;
+
+/// Fixed-point factor of [`length_in_terrain`]'s internal positions (1/1024 of a unit).
+const SUB: u128 = 1024;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TableError {
+    #[error(
+        "point ({x}, {y}) is off any table: coordinates are limited to ±{MAX_COORD} tenths of a millimetre (1 km)"
+    )]
+    OutOfRange { x: Length, y: Length },
+    #[error("a circle's radius must be between 0 and {MAX_COORD} tenths of a millimetre, not {0}")]
+    BadRadius(Length),
+}
+
+/// A position on the table, in tenths of a millimetre. Built only through [`Point::new`], so
+/// every point is within ±[`MAX_COORD`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Point {
+    x: Length,
+    y: Length,
+}
+
+impl Point {
+    pub fn new(x: Length, y: Length) -> Result<Self, TableError> {
+        let range = -MAX_COORD..=MAX_COORD;
+        if range.contains(&x) && range.contains(&y) {
+            Ok(Point { x, y })
+        } else {
+            Err(TableError::OutOfRange { x, y })
+        }
+    }
+
+    pub fn x(self) -> Length {
+        self.x
+    }
+
+    pub fn y(self) -> Length {
+        self.y
+    }
+}
+
+/// Squared distance, exact. Coordinates differ by at most 2·10⁷, so this is below 10¹⁵.
+pub fn distance_squared(a: Point, b: Point) -> i64 {
+    let (dx, dy) = (b.x - a.x, b.y - a.y);
+    dx * dx + dy * dy
+}
+
+/// Distance rounded to the nearest tenth of a millimetre. There are no halfway cases: the
+/// square root of an integer is never `n + 0.5`. For a rule's "within N" use [`within`], which
+/// is exact, rather than comparing this rounded value.
+pub fn distance(a: Point, b: Point) -> Length {
+    // `distance_squared` is non-negative and below 10¹⁵.
+    let d2 = distance_squared(a, b) as u64;
+    let n = d2.isqrt();
+    // sqrt(d2) > n + 1/2  <=>  d2 > n² + n + 1/4  <=>  d2 - n² > n (integers).
+    let rounded = if d2 - n * n > n { n + 1 } else { n };
+    rounded as Length
+}
+
+/// Whether `b` is at most `range` from `a`, exactly (no rounding). A negative range holds
+/// nothing.
+pub fn within(a: Point, b: Point, range: Length) -> bool {
+    range >= 0 && i128::from(distance_squared(a, b)) <= i128::from(range) * i128::from(range)
+}
+
+/// Where a straight move from `from` toward `to` of at most `max_len` ends: `to` itself if it
+/// is that close, otherwise the point `max_len` along the way with each coordinate rounded
+/// toward `from`. Rounding toward the start means the move never overshoots: the result is
+/// at most `max_len` from `from` and never past `to`, and it is less than one unit (0.1 mm)
+/// per axis short of the exact point. A negative `max_len` is no move.
+pub fn move_toward(from: Point, to: Point, max_len: Length) -> Point {
+    if max_len <= 0 {
+        return from;
+    }
+    if within(from, to, max_len) {
+        return to;
+    }
+    // Here max_len < |to - from| <= 2^25, so every product below fits in u128.
+    let d2 = distance_squared(from, to) as u128;
+    let len2 = (max_len as u128) * (max_len as u128);
+    // floor(|dx| * L / sqrt(d2)) = floor(sqrt(dx² L² / d2)) = isqrt(floor(dx² L² / d2)).
+    let step = |delta: Length| -> Length {
+        let mag = delta.unsigned_abs() as u128;
+        let scaled = ((mag * mag * len2) / d2).isqrt() as Length;
+        if delta < 0 { -scaled } else { scaled }
+    };
+    Point {
+        x: from.x + step(to.x - from.x),
+        y: from.y + step(to.y - from.y),
+    }
+}
+
+/// The outline of a piece of terrain: an axis-aligned rectangle or a circle. Shapes are
+/// closed: their boundary belongs to them. Built through [`Geometry::rect`] and
+/// [`Geometry::circle`] so that corners are ordered and radii are in range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Geometry(Outline);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Outline {
+    Rect { min: Point, max: Point },
+    Circle { centre: Point, radius: Length },
+}
+
+impl Geometry {
+    /// The rectangle with opposite corners `a` and `b` (in any order).
+    pub fn rect(a: Point, b: Point) -> Geometry {
+        Geometry(Outline::Rect {
+            min: Point {
+                x: a.x.min(b.x),
+                y: a.y.min(b.y),
+            },
+            max: Point {
+                x: a.x.max(b.x),
+                y: a.y.max(b.y),
+            },
+        })
+    }
+
+    /// The circle (disc) of `radius` around `centre`.
+    pub fn circle(centre: Point, radius: Length) -> Result<Geometry, TableError> {
+        if (0..=MAX_COORD).contains(&radius) {
+            Ok(Geometry(Outline::Circle { centre, radius }))
+        } else {
+            Err(TableError::BadRadius(radius))
+        }
+    }
+
+    /// The top-left and bottom-right corners, if this is a rectangle.
+    pub fn as_rect(&self) -> Option<(Point, Point)> {
+        match self.0 {
+            Outline::Rect { min, max } => Some((min, max)),
+            Outline::Circle { .. } => None,
+        }
+    }
+
+    /// The centre and radius, if this is a circle.
+    pub fn as_circle(&self) -> Option<(Point, Length)> {
+        match self.0 {
+            Outline::Circle { centre, radius } => Some((centre, radius)),
+            Outline::Rect { .. } => None,
+        }
+    }
+
+    /// Whether `p` is inside or on the boundary.
+    pub fn contains(&self, p: Point) -> bool {
+        match self.0 {
+            Outline::Rect { min, max } => {
+                (min.x..=max.x).contains(&p.x) && (min.y..=max.y).contains(&p.y)
+            }
+            Outline::Circle { centre, radius } => within(centre, p, radius),
+        }
+    }
+
+    /// Whether the closed segment from `a` to `b` touches the shape (grazing the boundary
+    /// counts). Exact.
+    pub fn meets_segment(&self, a: Point, b: Point) -> bool {
+        match self.0 {
+            Outline::Rect { min, max } => {
+                // Separating axes of a segment and a box: x, y and the segment's normal.
+                if a.x.max(b.x) < min.x || a.x.min(b.x) > max.x {
+                    return false;
+                }
+                if a.y.max(b.y) < min.y || a.y.min(b.y) > max.y {
+                    return false;
+                }
+                let corners = [
+                    (min.x, min.y),
+                    (min.x, max.y),
+                    (max.x, min.y),
+                    (max.x, max.y),
+                ];
+                let sides = corners.map(|(x, y)| cross(a, b, Point { x, y }));
+                let lowest = sides.iter().copied().min().unwrap_or(0);
+                let highest = sides.iter().copied().max().unwrap_or(0);
+                lowest <= 0 && highest >= 0
+            }
+            Outline::Circle { centre, radius } => {
+                let d = (i128::from(b.x - a.x), i128::from(b.y - a.y));
+                let w = (i128::from(centre.x - a.x), i128::from(centre.y - a.y));
+                let along = d.0 * w.0 + d.1 * w.1;
+                let len2 = d.0 * d.0 + d.1 * d.1;
+                if along <= 0 {
+                    return within(a, centre, radius);
+                }
+                if along >= len2 {
+                    return within(b, centre, radius);
+                }
+                // The nearest point is inside the segment: compare the perpendicular distance
+                // |d × w| / |d| with the radius, squared and multiplied out.
+                let c = cross(a, b, centre);
+                let r = i128::from(radius);
+                c * c <= r * r * len2
+            }
+        }
+    }
+
+    /// The part of segment `a`→`b` inside the shape, as positions along the segment in
+    /// 1/[`SUB`] units from `a`, clipped to `[0, seg_len]`; `None` if it is empty or a point.
+    /// Rectangle ends are exact floors; circle ends are within 2/`SUB` of exact.
+    fn segment_interval(&self, a: Point, b: Point, seg_len: u128) -> Option<(u128, u128)> {
+        let d = (i128::from(b.x - a.x), i128::from(b.y - a.y));
+        let len2 = (d.0 * d.0 + d.1 * d.1) as u128;
+        if len2 == 0 {
+            return None;
+        }
+        let (lo, hi) = match self.0 {
+            Outline::Rect { min, max } => {
+                // Liang–Barsky with exact fractions t = num / den, den > 0.
+                let mut enter = (0i128, 1i128);
+                let mut leave = (1i128, 1i128);
+                for (start, delta, low, high) in
+                    [(a.x, d.0, min.x, max.x), (a.y, d.1, min.y, max.y)]
+                {
+                    let (start, low, high) = (i128::from(start), i128::from(low), i128::from(high));
+                    if delta == 0 {
+                        if start < low || start > high {
+                            return None;
+                        }
+                        continue;
+                    }
+                    let (t_low, t_high) = if delta > 0 {
+                        ((low - start, delta), (high - start, delta))
+                    } else {
+                        ((start - high, -delta), (start - low, -delta))
+                    };
+                    if frac_less(enter, t_low) {
+                        enter = t_low;
+                    }
+                    if frac_less(t_high, leave) {
+                        leave = t_high;
+                    }
+                }
+                if !frac_less(enter, leave) {
+                    return None;
+                }
+                // t in [0, 1] scaled to SUB units of length: floor(SUB t sqrt(len2)).
+                let at = |(num, den): (i128, i128)| -> u128 {
+                    let (num, den) = (num as u128, den as u128);
+                    (SUB * SUB * num * num * len2 / (den * den)).isqrt()
+                };
+                (at(enter), at(leave))
+            }
+            Outline::Circle { centre, radius } => {
+                let w = (i128::from(centre.x - a.x), i128::from(centre.y - a.y));
+                let along = d.0 * w.0 + d.1 * w.1;
+                let c = cross(a, b, centre);
+                let r = i128::from(radius);
+                let disc = r * r * len2 as i128 - c * c;
+                if disc <= 0 {
+                    return None;
+                }
+                // Foot of the perpendicular from the centre, along/|d|, and the half chord
+                // sqrt(disc)/|d|, each truncated in SUB units.
+                let foot_mag =
+                    (SUB * SUB * along.unsigned_abs() * along.unsigned_abs() / len2).isqrt();
+                let half = (SUB * SUB * disc as u128 / len2).isqrt();
+                let foot = if along < 0 {
+                    -(foot_mag as i128)
+                } else {
+                    foot_mag as i128
+                };
+                let clip = |v: i128| v.clamp(0, seg_len as i128) as u128;
+                (clip(foot - half as i128), clip(foot + half as i128))
+            }
+        };
+        let hi = hi.min(seg_len);
+        (lo < hi).then_some((lo, hi))
+    }
+}
+
+/// Cross product (b - a) × (p - a): positive when `p` is on one side of the line a→b, negative
+/// on the other, zero on it.
+fn cross(a: Point, b: Point, p: Point) -> i128 {
+    let d = (i128::from(b.x - a.x), i128::from(b.y - a.y));
+    let w = (i128::from(p.x - a.x), i128::from(p.y - a.y));
+    d.0 * w.1 - d.1 * w.0
+}
+
+/// `x < y` for fractions with positive denominators.
+fn frac_less(x: (i128, i128), y: (i128, i128)) -> bool {
+    x.0 * y.1 < y.0 * x.1
+}
+
+/// A piece of terrain on the table: its outline, whether it blocks line of sight, and what
+/// terrain it is (the ruleset's numbering).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Shape {
+    pub geometry: Geometry,
+    pub blocks_sight: bool,
+    pub terrain: TerrainId,
+}
+
+impl Shape {
+    pub fn contains(&self, p: Point) -> bool {
+        self.geometry.contains(p)
+    }
+}
+
+/// Indices (in `shapes`) of the sight-blocking shapes that the closed segment `a`→`b` touches.
+/// Rules differ on exceptions (a figure inside a wood may see out of it; a hedge may not
+/// block the figures standing at it): the engine applies them by dropping shapes from this
+/// list, e.g. those that contain `a`.
+pub fn blockers(a: Point, b: Point, shapes: &[Shape]) -> Vec<usize> {
+    shapes
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.blocks_sight && s.geometry.meets_segment(a, b))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Whether `a` and `b` see each other: no sight-blocking shape touches the segment between
+/// them, ends and grazing contacts included. So a point inside a blocking shape sees nothing
+/// and is seen by nothing; see [`blockers`] for rule-specific exceptions.
+pub fn line_of_sight(a: Point, b: Point, shapes: &[Shape]) -> bool {
+    !shapes
+        .iter()
+        .any(|s| s.blocks_sight && s.geometry.meets_segment(a, b))
+}
+
+/// Length of the segment `a`→`b` that lies inside shapes of terrain `terrain` (overlapping
+/// shapes counted once), for rules like "half speed through woods".
+///
+/// Rounding: positions are computed in 1/1024 of a unit (rectangle edges exactly floored,
+/// circle edges within 2/1024), the pieces are merged, and the total is rounded to the nearest
+/// unit and capped at [`distance`]`(a, b)`. The error is at most 1/2 unit plus 4/1024 per
+/// shape crossed, so within one unit (0.1 mm) of the exact length for fewer than 128 shapes.
+pub fn length_in_terrain(a: Point, b: Point, shapes: &[Shape], terrain: TerrainId) -> Length {
+    let len2 = distance_squared(a, b) as u128;
+    let seg_len = (SUB * SUB * len2).isqrt();
+    let mut pieces: Vec<(u128, u128)> = shapes
+        .iter()
+        .filter(|s| s.terrain == terrain)
+        .filter_map(|s| s.geometry.segment_interval(a, b, seg_len))
+        .collect();
+    pieces.sort_unstable();
+    let mut total: u128 = 0;
+    let mut covered_to: u128 = 0;
+    for (lo, hi) in pieces {
+        let lo = lo.max(covered_to);
+        if hi > lo {
+            total += hi - lo;
+            covered_to = hi;
+        }
+    }
+    let rounded = ((total + SUB / 2) / SUB) as Length;
+    rounded.min(distance(a, b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn p(x: Length, y: Length) -> Point {
+        Point::new(x, y).expect("test point")
+    }
+
+    fn shape(geometry: Geometry, blocks_sight: bool, terrain: TerrainId) -> Shape {
+        Shape {
+            geometry,
+            blocks_sight,
+            terrain,
+        }
+    }
+
+    fn circle(x: Length, y: Length, r: Length) -> Geometry {
+        Geometry::circle(p(x, y), r).expect("test circle")
+    }
+
+    const WOODS: TerrainId = 1;
+    const HILL: TerrainId = 2;
+
+    #[test]
+    fn units_are_exact() {
+        assert_eq!(6 * INCH, 1524);
+        assert_eq!(10 * CM, 1000);
+        assert_eq!(5 * MM, 50);
+    }
+
+    #[test]
+    fn points_are_bounded() {
+        assert!(Point::new(MAX_COORD, -MAX_COORD).is_ok());
+        assert_eq!(
+            Point::new(MAX_COORD + 1, 0),
+            Err(TableError::OutOfRange {
+                x: MAX_COORD + 1,
+                y: 0
+            })
+        );
+        assert!(Point::new(0, i64::MIN).is_err());
+        assert_eq!(p(3, -4).x(), 3);
+        assert_eq!(p(3, -4).y(), -4);
+    }
+
+    #[test]
+    fn distance_rounds_to_nearest() {
+        assert_eq!(distance(p(0, 0), p(3, 4)), 5);
+        assert_eq!(distance_squared(p(0, 0), p(3, 4)), 25);
+        assert_eq!(distance(p(0, 0), p(1, 1)), 1); // 1.414
+        assert_eq!(distance(p(0, 0), p(1, 2)), 2); // 2.236
+        assert_eq!(distance(p(0, 0), p(2, 2)), 3); // 2.828
+        assert_eq!(distance(p(0, 0), p(0, 0)), 0);
+        assert_eq!(distance(p(-1, -1), p(5, 7)), 10);
+        // Corner to corner of the largest table.
+        let far = distance(p(-MAX_COORD, -MAX_COORD), p(MAX_COORD, MAX_COORD));
+        assert_eq!(far, 28_284_271); // 2e7 * sqrt 2 = 28_284_271.2
+    }
+
+    #[test]
+    fn within_is_exact() {
+        // 6" exactly at 1524 units; 1524.0003 (1524² + 1) is out of range although it rounds
+        // to 1524.
+        assert!(within(p(0, 0), p(1524, 0), 6 * INCH));
+        assert!(!within(p(0, 0), p(1524, 1), 6 * INCH));
+        assert_eq!(distance(p(0, 0), p(1524, 1)), 1524);
+        assert!(within(p(0, 0), p(0, 0), 0));
+        assert!(!within(p(0, 0), p(0, 0), -1));
+    }
+
+    #[test]
+    fn move_toward_stops_at_max_or_target() {
+        assert_eq!(move_toward(p(0, 0), p(3000, 4000), 500), p(300, 400));
+        assert_eq!(move_toward(p(0, 0), p(3000, 4000), 5000), p(3000, 4000));
+        assert_eq!(move_toward(p(0, 0), p(3000, 4000), 9000), p(3000, 4000));
+        assert_eq!(move_toward(p(0, 0), p(3000, 4000), 0), p(0, 0));
+        assert_eq!(move_toward(p(0, 0), p(3000, 4000), -5), p(0, 0));
+        assert_eq!(move_toward(p(10, 10), p(10, 10), 100), p(10, 10));
+        // Irrational: 1 unit along the diagonal is (0.707, 0.707), rounded toward the start.
+        assert_eq!(move_toward(p(0, 0), p(100, 100), 1), p(0, 0));
+        assert_eq!(move_toward(p(0, 0), p(100, 100), 10), p(7, 7));
+        assert_eq!(move_toward(p(0, 0), p(-100, -100), 10), p(-7, -7));
+        assert_eq!(move_toward(p(0, 0), p(-1000, 0), 254), p(-254, 0));
+    }
+
+    #[test]
+    fn shapes_report_their_outline() {
+        let r = Geometry::rect(p(100, 0), p(0, 200));
+        assert_eq!(r.as_rect(), Some((p(0, 0), p(100, 200))));
+        assert_eq!(r.as_circle(), None);
+        let c = circle(5, 6, 7);
+        assert_eq!(c.as_circle(), Some((p(5, 6), 7)));
+        assert_eq!(c.as_rect(), None);
+    }
+
+    #[test]
+    fn contains_is_closed() {
+        let r = Geometry::rect(p(100, 200), p(0, 0));
+        assert!(r.contains(p(0, 0)));
+        assert!(r.contains(p(100, 200)));
+        assert!(r.contains(p(50, 50)));
+        assert!(!r.contains(p(101, 50)));
+        let c = circle(0, 0, 5);
+        assert!(c.contains(p(3, 4)));
+        assert!(!c.contains(p(4, 4)));
+        assert!(Geometry::circle(p(0, 0), -1).is_err());
+        assert!(Geometry::circle(p(0, 0), MAX_COORD + 1).is_err());
+        let s = shape(c, true, WOODS);
+        assert!(s.contains(p(0, 5)));
+    }
+
+    #[test]
+    fn segment_meets_rectangle() {
+        let r = Geometry::rect(p(100, 100), p(200, 200));
+        assert!(r.meets_segment(p(0, 150), p(300, 150)));
+        assert!(!r.meets_segment(p(0, 50), p(300, 50)));
+        // Grazing the top edge and a corner counts.
+        assert!(r.meets_segment(p(0, 100), p(300, 100)));
+        assert!(r.meets_segment(p(0, 200), p(200, 0)));
+        // Diagonal passing just outside the corner.
+        assert!(!r.meets_segment(p(0, 199), p(199, 0)));
+        // Stops short.
+        assert!(!r.meets_segment(p(0, 150), p(99, 150)));
+        // Degenerate segment: a point.
+        assert!(r.meets_segment(p(150, 150), p(150, 150)));
+        assert!(!r.meets_segment(p(50, 150), p(50, 150)));
+    }
+
+    #[test]
+    fn segment_meets_circle() {
+        let c = circle(500, 0, 100);
+        assert!(c.meets_segment(p(0, 0), p(1000, 0)));
+        assert!(c.meets_segment(p(0, 100), p(1000, 100))); // tangent
+        assert!(!c.meets_segment(p(0, 101), p(1000, 101)));
+        assert!(!c.meets_segment(p(0, 0), p(399, 0))); // stops short
+        assert!(c.meets_segment(p(0, 0), p(400, 0))); // ends on the edge
+        assert!(c.meets_segment(p(1000, 0), p(600, 0)));
+        assert!(c.meets_segment(p(500, 0), p(500, 0)));
+        assert!(!c.meets_segment(p(0, 0), p(0, 0)));
+    }
+
+    #[test]
+    fn los_blocked_by_a_rectangle() {
+        let building = shape(Geometry::rect(p(400, -100), p(600, 100)), true, HILL);
+        let field = shape(Geometry::rect(p(0, 300), p(1000, 500)), false, WOODS);
+        let shapes = [field, building];
+        assert!(!line_of_sight(p(0, 0), p(1000, 0), &shapes));
+        assert_eq!(blockers(p(0, 0), p(1000, 0), &shapes), vec![1]);
+        // Passing below it, across the non-blocking field: clear.
+        assert!(line_of_sight(p(0, 400), p(1000, 400), &shapes));
+        assert_eq!(
+            blockers(p(0, 400), p(1000, 400), &shapes),
+            Vec::<usize>::new()
+        );
+        // From inside the building: blocked; the engine may drop shapes holding the viewer.
+        assert!(!line_of_sight(p(500, 0), p(500, 900), &shapes));
+        assert!(line_of_sight(p(0, 0), p(0, 900), &[]));
+    }
+
+    #[test]
+    fn length_in_woods() {
+        let woods = shape(Geometry::rect(p(200, -50), p(500, 50)), false, WOODS);
+        let hill = shape(Geometry::rect(p(0, -50), p(1000, 50)), true, HILL);
+        let shapes = [woods, hill];
+        assert_eq!(length_in_terrain(p(0, 0), p(1000, 0), &shapes, WOODS), 300);
+        assert_eq!(length_in_terrain(p(1000, 0), p(0, 0), &shapes, WOODS), 300);
+        assert_eq!(length_in_terrain(p(0, 0), p(1000, 0), &shapes, HILL), 1000);
+        assert_eq!(length_in_terrain(p(0, 0), p(300, 0), &shapes, WOODS), 100);
+        assert_eq!(length_in_terrain(p(0, 0), p(1000, 0), &shapes, 99), 0);
+        assert_eq!(length_in_terrain(p(0, 0), p(0, 0), &shapes, WOODS), 0);
+        // Overlapping woods count once: 200..500 and 400..700 cover 500.
+        let more = shape(Geometry::rect(p(400, -50), p(700, 50)), false, WOODS);
+        assert_eq!(
+            length_in_terrain(p(0, 0), p(1000, 0), &[woods, more], WOODS),
+            500
+        );
+        // Along a diagonal (3-4-5): x from 0 to 3000, woods where 600 <= x <= 1800 -> 2000.
+        let strip = shape(Geometry::rect(p(600, -9000), p(1800, 9000)), false, WOODS);
+        assert_eq!(
+            length_in_terrain(p(0, 0), p(3000, 4000), &[strip], WOODS),
+            2000
+        );
+        assert_eq!(
+            length_in_terrain(p(3000, 4000), p(0, 0), &[strip], WOODS),
+            2000
+        );
+        // Grazing an edge has no length.
+        let edge = shape(Geometry::rect(p(0, 0), p(100, 100)), false, WOODS);
+        assert_eq!(length_in_terrain(p(0, 0), p(100, 0), &[edge], WOODS), 100);
+        assert_eq!(length_in_terrain(p(100, 0), p(300, 0), &[edge], WOODS), 0);
+    }
+
+    #[test]
+    fn length_in_circular_woods() {
+        let wood = shape(circle(500, 0, 100), false, WOODS);
+        assert_eq!(length_in_terrain(p(0, 0), p(1000, 0), &[wood], WOODS), 200);
+        assert_eq!(length_in_terrain(p(0, 0), p(500, 0), &[wood], WOODS), 100);
+        assert_eq!(length_in_terrain(p(550, 0), p(1000, 0), &[wood], WOODS), 50);
+        assert_eq!(length_in_terrain(p(450, 0), p(550, 0), &[wood], WOODS), 100);
+        // Chord at distance 60 from the centre: 2 * sqrt(100² - 60²) = 160.
+        assert_eq!(
+            length_in_terrain(p(0, 60), p(1000, 60), &[wood], WOODS),
+            160
+        );
+        // Chord at distance 50: 2 * sqrt(7500) = 173.2.
+        assert_eq!(
+            length_in_terrain(p(0, 50), p(1000, 50), &[wood], WOODS),
+            173
+        );
+        // Tangent or missing: nothing.
+        assert_eq!(
+            length_in_terrain(p(0, 100), p(1000, 100), &[wood], WOODS),
+            0
+        );
+        assert_eq!(
+            length_in_terrain(p(0, 300), p(1000, 300), &[wood], WOODS),
+            0
+        );
+        // Diagonal through the centre of a circle at (1500, 2000) r = 1000: 2000.
+        let big = shape(circle(1500, 2000, 1000), false, WOODS);
+        assert_eq!(
+            length_in_terrain(p(0, 0), p(3000, 4000), &[big], WOODS),
+            2000
+        );
+        // Behind the start: the chord is before `a`.
+        assert_eq!(length_in_terrain(p(700, 0), p(1000, 0), &[wood], WOODS), 0);
+    }
+
+    fn coord() -> impl Strategy<Value = Length> {
+        -20_000i64..=20_000
+    }
+
+    fn point() -> impl Strategy<Value = Point> {
+        (coord(), coord()).prop_map(|(x, y)| p(x, y))
+    }
+
+    fn big_point() -> impl Strategy<Value = Point> {
+        (-MAX_COORD..=MAX_COORD, -MAX_COORD..=MAX_COORD).prop_map(|(x, y)| p(x, y))
+    }
+
+    fn geometry() -> impl Strategy<Value = Geometry> {
+        prop_oneof![
+            (point(), point()).prop_map(|(a, b)| Geometry::rect(a, b)),
+            (point(), 0i64..5_000).prop_map(|(c, r)| Geometry::circle(c, r).expect("radius")),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn distance_is_symmetric_and_rounded(a in big_point(), b in big_point()) {
+            let d = distance(a, b);
+            prop_assert_eq!(d, distance(b, a));
+            let d2 = i128::from(distance_squared(a, b));
+            // (d - 1/2)² <= d2 <= (d + 1/2)², times 4.
+            let d = i128::from(d);
+            prop_assert!((2 * d - 1) * (2 * d - 1) <= 4 * d2);
+            prop_assert!(4 * d2 <= (2 * d + 1) * (2 * d + 1));
+        }
+
+        #[test]
+        fn distance_triangle_inequality(a in point(), b in point(), c in point()) {
+            // Rounded distances may each gain 1/2: allow 1.
+            prop_assert!(distance(a, c) <= distance(a, b) + distance(b, c) + 1);
+        }
+
+        #[test]
+        fn straight_move_never_overshoots(a in big_point(), b in big_point(), len in -10i64..30_000_000) {
+            let m = move_toward(a, b, len);
+            prop_assert!(within(a, m, len.max(0)));
+            // Never past the target: on the target's side, within the segment's box.
+            prop_assert!(m.x() >= a.x().min(b.x()) && m.x() <= a.x().max(b.x()));
+            prop_assert!(m.y() >= a.y().min(b.y()) && m.y() <= a.y().max(b.y()));
+            if len <= 0 {
+                prop_assert_eq!(m, a);
+            } else if within(a, b, len) {
+                prop_assert_eq!(m, b);
+            } else {
+                // Short by less than one unit per axis, so by less than 2 in all.
+                prop_assert!(!within(a, m, len - 2));
+            }
+        }
+
+        #[test]
+        fn points_inside_a_blocking_shape_break_los(g in geometry(), q in point(), pick in point()) {
+            // A point inside: a random point if inside, else a point known to be inside.
+            let inside = if g.contains(pick) { pick } else {
+                match g.0 {
+                    Outline::Rect { min, .. } => min,
+                    Outline::Circle { centre, .. } => centre,
+                }
+            };
+            let s = shape(g, true, WOODS);
+            prop_assert!(!line_of_sight(inside, q, &[s]));
+            prop_assert!(!line_of_sight(q, inside, &[s]));
+            // The same shape not blocking sight: clear.
+            let open = shape(g, false, WOODS);
+            prop_assert!(line_of_sight(inside, q, &[open]));
+        }
+
+        #[test]
+        fn blocking_shape_between_breaks_los(a in point(), b in point(), r in 0i64..100) {
+            // A blocking circle on the midpoint of the segment.
+            let mid = p((a.x() + b.x()) / 2, (a.y() + b.y()) / 2);
+            // The integer midpoint is within one unit of the true one: radius >= 1 reaches it.
+            let s = shape(circle(mid.x(), mid.y(), r + 1), true, HILL);
+            prop_assert!(!line_of_sight(a, b, &[s]));
+        }
+
+        #[test]
+        fn segment_meets_agrees_with_sampled_points(g in geometry(), a in point(), b in point()) {
+            // If an end is inside, the segment meets the shape.
+            if g.contains(a) || g.contains(b) {
+                prop_assert!(g.meets_segment(a, b));
+            }
+            // If the segment misses, no integer point of it is inside (checked at the points
+            // with integer coordinates along it).
+            if !g.meets_segment(a, b) {
+                let steps = 16;
+                for i in 0..=steps {
+                    let x = a.x() + (b.x() - a.x()) * i / steps;
+                    let y = a.y() + (b.y() - a.y()) * i / steps;
+                    let exact = (b.x() - a.x()) * i % steps == 0 && (b.y() - a.y()) * i % steps == 0;
+                    if exact {
+                        prop_assert!(!g.contains(p(x, y)));
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn length_in_terrain_is_bounded(g in geometry(), a in point(), b in point()) {
+            let s = shape(g, false, WOODS);
+            let inside = length_in_terrain(a, b, &[s], WOODS);
+            prop_assert!(inside >= 0);
+            prop_assert!(inside <= distance(a, b));
+            if !g.meets_segment(a, b) {
+                prop_assert_eq!(inside, 0);
+            }
+            if g.contains(a) && g.contains(b) {
+                // Shapes are convex: the whole segment is inside (to within the rounding).
+                prop_assert!(inside + 1 >= distance(a, b));
+            }
+            prop_assert!((inside - length_in_terrain(b, a, &[s], WOODS)).abs() <= 1);
+        }
+    }
+}
