@@ -25,6 +25,14 @@ pub trait Weight: Clone + Debug + PartialEq + Eq + PartialOrd + Ord {
     fn add_assign(&mut self, o: &Self) -> Result<(), Overflow>;
     /// `self - o` where `o <= self`.
     fn sub(&self, o: &Self) -> Self;
+    /// `self -= o` where `o <= self`.
+    fn sub_assign(&mut self, o: &Self) {
+        *self = self.sub(o);
+    }
+    /// `self = o`, reusing `self`'s storage where the representation has any.
+    fn assign(&mut self, o: &Self) {
+        *self = o.clone();
+    }
     fn mul(&self, o: &Self) -> Result<Self, Overflow>;
     fn div(&self, o: &Self) -> Self;
     fn gcd(&self, o: &Self) -> Self;
@@ -117,6 +125,12 @@ impl Weight for BigUint {
     }
     fn sub(&self, o: &Self) -> Self {
         self - o
+    }
+    fn sub_assign(&mut self, o: &Self) {
+        *self -= o;
+    }
+    fn assign(&mut self, o: &Self) {
+        self.clone_from(o);
     }
     fn mul(&self, o: &Self) -> Result<Self, Overflow> {
         Ok(self * o)

@@ -458,6 +458,8 @@ impl<'p, W: Weight> Exact<'p, W> {
             });
         }
         let one = self.die_dist(die)?;
+        // The total first: when it cannot be represented, give up before any work.
+        let total = one.total.pow(n as u64)?;
         let (Some(&lo), Some(&hi)) = (one.weights.keys().next(), one.weights.keys().next_back())
         else {
             return Ok(Dist::point(0));
@@ -467,9 +469,11 @@ impl<'p, W: Weight> Exact<'p, W> {
         let width = (hi - lo) as usize;
         // Dense counts of (sum - k * lo) after k dice.
         let mut acc: Vec<W> = vec![W::one()];
+        // Two buffers swapped each step: big weights keep their allocations across steps.
+        let mut next: Vec<W> = Vec::new();
         for _ in 0..n {
             self.charge_product(acc.len(), width + 1)?;
-            let mut next: Vec<W> = vec![W::zero(); acc.len() + width];
+            next.resize(acc.len() + width, W::zero());
             if consecutive {
                 let mut window = W::zero();
                 for (i, slot) in next.iter_mut().enumerate() {
@@ -477,11 +481,14 @@ impl<'p, W: Weight> Exact<'p, W> {
                         window.add_assign(&acc[i])?;
                     }
                     if i > width {
-                        window = window.sub(&acc[i - width - 1]);
+                        window.sub_assign(&acc[i - width - 1]);
                     }
-                    *slot = window.clone();
+                    slot.assign(&window);
                 }
             } else {
+                for slot in next.iter_mut() {
+                    slot.assign(&W::zero());
+                }
                 for (i, a) in acc.iter().enumerate() {
                     if a.is_zero() {
                         continue;
@@ -491,7 +498,7 @@ impl<'p, W: Weight> Exact<'p, W> {
                     }
                 }
             }
-            acc = next;
+            std::mem::swap(&mut acc, &mut next);
         }
         let base = lo.checked_mul(n).ok_or(RunError::Overflow)?;
         let weights = acc
@@ -500,7 +507,7 @@ impl<'p, W: Weight> Exact<'p, W> {
             .filter(|(_, w)| !w.is_zero())
             .map(|(i, w)| (base + i as i64, w))
             .collect();
-        Ok(Dist::from_weights(weights, one.total.pow(n as u64)?))
+        Ok(Dist::from_weights(weights, total))
     }
 
     /// How many of `n` dice land in `[lo, hi]`: a binomial.
@@ -558,15 +565,33 @@ impl<'p, W: Weight> Exact<'p, W> {
         } else {
             faces.into_iter().collect()
         };
+        // The total first: when it cannot be represented, give up before any work.
+        let total = W::from_u64(self.program.dice[die as usize].faces.len() as u64).pow(n)?;
+        // Pascal's triangle up to n, built once by additions.
+        self.charge(n.saturating_mul(n) / 2 + 1)?;
+        let mut pascal: Vec<Vec<W>> = Vec::with_capacity(n as usize + 1);
+        for i in 0..=n as usize {
+            let mut row = vec![W::one(); i + 1];
+            for j in 1..i {
+                row[j] = pascal[i - 1][j - 1].add(&pascal[i - 1][j])?;
+            }
+            pascal.push(row);
+        }
         // state: dice placed so far → (kept sum → ways)
         let mut states: BTreeMap<u64, BTreeMap<i64, W>> = BTreeMap::new();
         states.entry(0).or_default().insert(0, W::one());
         for (value, mult) in order {
             let mut next: BTreeMap<u64, BTreeMap<i64, W>> = BTreeMap::new();
             let m = W::from_u64(mult);
+            let mut powers = vec![W::one()];
+            for c in 1..=n as usize {
+                let p = powers[c - 1].mul(&m)?;
+                powers.push(p);
+            }
             for (placed, sums) in &states {
                 for c in 0..=(n - placed) {
-                    let ways = binomial::<W>(n - placed, c)?.mul(&m.pow(c)?)?;
+                    let ways =
+                        pascal[(n - placed) as usize][c as usize].mul(&powers[c as usize])?;
                     let kept_before = (*placed).min(k);
                     let kept_after = (placed + c).min(k);
                     let add = value * (kept_after - kept_before) as i64;
@@ -579,7 +604,6 @@ impl<'p, W: Weight> Exact<'p, W> {
             }
             states = next;
         }
-        let total = W::from_u64(self.program.dice[die as usize].faces.len() as u64).pow(n)?;
         Ok(Dist::from_weights(
             states.remove(&n).unwrap_or_default(),
             total,
