@@ -133,9 +133,7 @@ pub mod render {
     //! miette rendering. Related labels in other files are folded into the help text, since
     //! one miette report shows one source.
     use super::*;
-    use miette::{
-        GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource, Report,
-    };
+    use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, Report};
 
     pub fn to_report(d: &Diagnostic, db: &SourceDb) -> Report {
         let f = db.file(d.primary.file);
@@ -171,7 +169,7 @@ pub mod render {
         if let Some(h) = help {
             md = md.with_help(h);
         }
-        Report::new(md).with_source_code(NamedSource::new(f.name.clone(), f.text.clone()))
+        Report::new(md).with_source_code(f.indexed_source())
     }
 
     /// Plain-text rendering without colour or links: stable for golden tests and pipes.

@@ -3,18 +3,19 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use std::sync::Arc;
 
 pub type FileId = u32;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct SourceFile {
     /// The name diagnostics print: the path as given, or `std/NAME.sand`.
     pub name: String,
     /// Canonical path on disk, if any, for de-duplicating imports.
     pub path: Option<PathBuf>,
-    pub text: String,
-    line_starts: Vec<usize>,
+    /// Shared, so every rendered diagnostic can hold the source without copying it.
+    pub text: Arc<str>,
+    line_starts: Arc<[usize]>,
 }
 
 impl SourceFile {
@@ -24,8 +25,18 @@ impl SourceFile {
         SourceFile {
             name,
             path,
-            text,
-            line_starts,
+            text: text.into(),
+            line_starts: line_starts.into(),
+        }
+    }
+
+    /// A miette source for this file that finds spans through the line index, instead of
+    /// scanning the file from its start for every diagnostic.
+    pub fn indexed_source(&self) -> IndexedSource {
+        IndexedSource {
+            name: self.name.clone(),
+            text: self.text.clone(),
+            line_starts: self.line_starts.clone(),
         }
     }
 
@@ -45,7 +56,51 @@ impl SourceFile {
     }
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+/// See [`SourceFile::indexed_source`].
+#[derive(Debug, Clone)]
+pub struct IndexedSource {
+    name: String,
+    text: Arc<str>,
+    line_starts: Arc<[usize]>,
+}
+
+impl miette::SourceCode for IndexedSource {
+    fn read_span<'a>(
+        &'a self,
+        span: &miette::SourceSpan,
+        before: usize,
+        after: usize,
+    ) -> Result<Box<dyn miette::SpanContents<'a> + 'a>, miette::MietteError> {
+        let line = |o: usize| match self.line_starts.binary_search(&o.min(self.text.len())) {
+            Ok(l) => l,
+            Err(l) => l - 1,
+        };
+        let first = line(span.offset()).saturating_sub(before);
+        let last = line(span.offset() + span.len()) + after + 1;
+        let start = self.line_starts[first];
+        let end = self
+            .line_starts
+            .get(last + 1)
+            .copied()
+            .unwrap_or(self.text.len());
+        // miette reads the window as if it were the whole file; shift its answer back.
+        let window = &self.text[start..end];
+        let local = miette::SourceSpan::new((span.offset() - start).into(), span.len());
+        let c = window.read_span(&local, before, after)?;
+        let data = c.data();
+        let data_start = data.as_ptr() as usize - window.as_ptr() as usize + start;
+        Ok(Box::new(miette::MietteSpanContents::new_named(
+            self.name.clone(),
+            &self.text.as_bytes()[data_start..data_start + data.len()],
+            miette::SourceSpan::new((c.span().offset() + start).into(), c.span().len()),
+            c.line() + first,
+            c.column(),
+            c.line_count() + first,
+        )))
+    }
+}
+
+#[derive(Debug, Clone, Default)]
 pub struct SourceDb {
     files: Vec<SourceFile>,
 }

@@ -541,18 +541,12 @@ impl<'a> Lowerer<'a> {
     ) -> ir::UnknownId {
         let (line, column) = self.line_of(file, span);
         let mut name = path.to_string();
-        if self.program.unknowns.iter().any(|u| u.name == name) {
-            let mut i = 2;
-            while self
-                .program
-                .unknowns
-                .iter()
-                .any(|u| u.name == format!("{path}#{i}"))
-            {
-                i += 1;
-            }
+        let mut i = 2;
+        while self.unknown_names.contains(&name) {
             name = format!("{path}#{i}");
+            i += 1;
         }
+        self.unknown_names.insert(name.clone());
         let id = self.program.unknowns.len() as u32;
         self.program.unknowns.push(ir::UnknownDef {
             name,

@@ -83,6 +83,8 @@ pub(crate) struct Lowerer<'a> {
     pub unknown_sites: Vec<(ir::UnknownId, FileId, Span, bool)>,
     /// Labels that tables use as row keys, column labels or cells: valid symbols anywhere.
     pub table_symbols: std::collections::HashSet<String>,
+    /// Names given to unknowns so far, so each gets a distinct one.
+    pub unknown_names: std::collections::HashSet<String>,
 }
 
 /// Compile parsed files into one program. `files` are the parsed ASTs, by file id.
@@ -107,6 +109,7 @@ pub fn lower(
         refs: Vec::new(),
         unknown_sites: Vec::new(),
         table_symbols: std::collections::HashSet::new(),
+        unknown_names: std::collections::HashSet::new(),
     };
     let mut located = Vec::new();
     for (file, ast) in files {
@@ -306,7 +309,10 @@ impl<'a> Lowerer<'a> {
                 Some((owner, field))
                     if !has_note
                         && !field.contains('.')
-                        && self.program.entities.iter().any(|e| e.name == owner) =>
+                        && matches!(
+                            self.globals.get(owner).map(|d| d.sym),
+                            Some(Sym::Entity(_))
+                        ) =>
                 {
                     match grouped.iter_mut().find(|g| g.0 == owner && g.1 == file) {
                         Some(g) => g.3.push(field.to_string()),
