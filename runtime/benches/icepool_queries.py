@@ -1,0 +1,43 @@
+# The four benchmark queries in icepool (the Python dice-probability package, from PyPI), for
+# runtime/benches/compare_icepool.sh. Modes: cold (compute once), show (print the
+# distribution), N (time N warm computations).
+import sys, time
+t0 = time.perf_counter()
+import icepool
+t_import = time.perf_counter() - t0
+
+def opposed():
+    diff = (icepool.d10 + 4) - icepool.d10
+    return diff.map(lambda x: 'miss' if x <= 0 else ('pinned_down' if x <= 4 else 'eliminated'))
+
+def hit_save():
+    hits = 12 @ (icepool.d6 >= 4)
+    return hits @ (icepool.d6 <= 4)
+
+def sum100():
+    return 100 @ icepool.d6
+
+def highest3():
+    return icepool.d6.pool(10).highest(3).sum()
+
+Q = {'opposed_d10': opposed, 'hit_save_pool': hit_save, 'sum_100d6': sum100, 'highest_3_of_10d6': highest3}
+
+if __name__ == '__main__':
+    name = sys.argv[1]
+    mode = sys.argv[2] if len(sys.argv) > 2 else 'cold'
+    f = Q[name]
+    if mode == 'cold':
+        d = f()
+        _ = [d.probability(k) for k in d.outcomes()]
+    elif mode == 'show':
+        d = f()
+        for k in d.outcomes():
+            print(k, d.probability(k))
+    else:
+        n = int(mode)
+        f()  # first call outside the timing (warm)
+        t = time.perf_counter()
+        for _ in range(n):
+            d = f()
+            _ = [d.probability(k) for k in d.outcomes()]
+        print(f"{name}: {(time.perf_counter()-t)/n*1e6:.1f} us per computation (warm, {n} runs); import {t_import*1e3:.0f} ms")
