@@ -1,530 +1,54 @@
-//! The Cranelift backend: IR procedures compiled to native code.
-//!
-//! Values are 64-bit integers tagged statically with a [`Kind`] (an int, a boolean, an
-//! interned symbol, a piece, a side). Dice, pools, table look-ups and fields of pieces held
-//! in parameters are `extern "C"` callbacks into the runtime, so every draw goes through the
-//! same [`Dice`] in the same order as the interpreter ([`crate::rng`] documents it).
-//! Arithmetic is checked exactly as in the interpreter (overflow and division by zero are
-//! errors, division rounds down).
-//!
-//! A procedure that uses anything outside this subset (effects, loops, choice points, engine
-//! functions) is not compiled; [`Backend`] then runs it on the interpreter. All `unsafe` of
-//! the runtime is in this module.
+//! Code generation: one IR procedure to one Cranelift function.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    AbiParam, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind, UserFuncName,
-    types,
+    AbiParam, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind,
 };
-use cranelift_codegen::settings::{self, Configurable};
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
-use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
-use sandtable_compiler::ir::{
-    self, BinOp, Builtin, Expr, KeyPattern, ProcKind, Program, Stmt, Type, UnOp, Value,
-};
+use cranelift_frontend::{FunctionBuilder, Variable};
+use cranelift_module::{FuncId, Module};
+use sandtable_compiler::ir::{self, BinOp, Builtin, Expr, KeyPattern, Stmt, Type, UnOp, Value};
 
-use crate::error::RunError;
-use crate::interp::{Assumptions, Ctx, Host, Interp, NoGame};
+use super::callbacks::*;
+use super::{
+    E_DIV_ZERO, E_NO_BAND, E_NOTHING, E_OVERFLOW, E_UNKNOWN, P_COUNT, P_HIGHEST, P_LOWEST,
+    P_SUCCESSES, P_SUM,
+};
+use super::{I64, JitCtx, JitProgram, Kind, Meta, Unsupported, kind_of_type};
+use super::{ST_ERROR, ST_NAMED, ST_NOTHING, ST_VALUE};
 use crate::rng::Dice;
-use crate::value::{Outcome, OutcomeKey, Val};
+use crate::value::Val;
 
-const I64: types::Type = types::I64;
-
-/// What a 64-bit value means.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Int,
-    Bool,
-    /// An index into the symbol table.
-    Sym,
-    Entity,
-    Side,
-}
-
-/// Why a procedure was not compiled.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Unsupported(pub String);
-
-/// Status a compiled function returns.
-const ST_NAMED: i64 = 0;
-const ST_VALUE: i64 = 1;
-const ST_NOTHING: i64 = 2;
-const ST_ERROR: i64 = -1;
-
-/// Error codes the generated code reports through [`jit_fail`].
-const E_OVERFLOW: i64 = 1;
-const E_DIV_ZERO: i64 = 2;
-const E_NO_BAND: i64 = 3;
-const E_UNKNOWN: i64 = 4;
-const E_NOTHING: i64 = 5;
-
-/// Pool reductions understood by [`jit_pool_reduce`].
-const P_SUM: i64 = 0;
-const P_SUCCESSES: i64 = 1;
-const P_COUNT: i64 = 2;
-const P_HIGHEST: i64 = 3;
-const P_LOWEST: i64 = 4;
-
-/// The state callbacks see. `failed` sits first so generated code can test it with one load.
-#[repr(C)]
-pub struct JitCtx<'a> {
-    failed: i64,
-    dice: *mut Dice,
-    interp: *const Interp<'a>,
-    symbols: *const Vec<String>,
-    /// Faces of every die, by die id, for rolls without going through the interpreter.
-    faces: *const Vec<Vec<i64>>,
-    pools: Vec<Vec<i64>>,
-    /// Boxed: the common case (no error) then costs nothing to create or drop.
-    error: Option<Box<RunError>>,
-    /// The procedure running, for error messages.
-    proc: u32,
-}
-
-type CompiledFn = extern "C" fn(*mut JitCtx, *const i64, *mut i64) -> i64;
-
-/// What callers of a compiled procedure need to know.
-#[derive(Debug, Clone)]
-struct Meta {
-    params: Vec<Kind>,
-    result: Option<Kind>,
-    /// Whether it can end with a named outcome.
-    named: bool,
-}
-
-struct Compiled {
-    func: CompiledFn,
-    params: Vec<Kind>,
-    /// Kind of `result` values; `None` when the procedure only ends with named outcomes.
-    result: Option<Kind>,
-}
-
-/// A program compiled once; its native code lives as long as this value.
-pub struct JitProgram<'p> {
-    program: &'p Program,
-    assumptions: &'p Assumptions,
-    module: Option<JITModule>,
-    compiled: Vec<Option<Compiled>>,
-    /// Why each procedure that was not compiled was left to the interpreter.
-    pub skipped: Vec<(String, String)>,
-    symbols: Vec<String>,
-    symbol_ids: HashMap<String, i64>,
-    faces: Vec<Vec<i64>>,
-    pub compile_time: Duration,
-}
-
-/// A compiled procedure's raw result: a status and a 64-bit value of the procedure's kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RawOutcome {
-    pub status: i64,
-    pub value: i64,
-}
-
-impl Drop for JitProgram<'_> {
-    fn drop(&mut self) {
-        if let Some(m) = self.module.take() {
-            // SAFETY: every function pointer into this module is owned by `self.compiled`,
-            // which is dropped with `self`; nothing can call into the code after this point.
-            unsafe { m.free_memory() };
-        }
-    }
-}
-
-fn kind_of_type(t: &Type) -> Option<Kind> {
-    Some(match t {
-        Type::Int | Type::Length => Kind::Int,
-        Type::Bool => Kind::Bool,
-        Type::Enum(_) | Type::Symbol => Kind::Sym,
-        Type::Entity(_) => Kind::Entity,
-        Type::Side => Kind::Side,
-        _ => return None,
-    })
-}
-
-impl<'p> JitProgram<'p> {
-    /// Compile every resolution and procedure that the backend supports.
-    pub fn compile(program: &'p Program, assumptions: &'p Assumptions) -> Result<Self, String> {
-        let started = Instant::now();
-        let mut flags = settings::builder();
-        flags.set("opt_level", "speed").map_err(|e| e.to_string())?;
-        let isa = cranelift_native::builder()
-            .map_err(|e| format!("this machine is not supported by the JIT: {e}"))?
-            .finish(settings::Flags::new(flags))
-            .map_err(|e| e.to_string())?;
-        let module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
-        let mut jp = JitProgram {
-            program,
-            assumptions,
-            module: Some(module),
-            compiled: (0..program.procs.len()).map(|_| None).collect(),
-            skipped: Vec::new(),
-            symbols: Vec::new(),
-            symbol_ids: HashMap::new(),
-            faces: program.dice.iter().map(|d| d.faces.clone()).collect(),
-            compile_time: Duration::ZERO,
-        };
-        // Every symbol the program can hold gets its id before any code is generated, so
-        // arguments and table cells decode to the same ids the code compares with.
-        for e in &program.enums {
-            for m in &e.members {
-                jp.intern(m);
-            }
-        }
-        for t in &program.tables {
-            for v in t
-                .columns
-                .iter()
-                .chain(t.rows.iter().flat_map(|r| r.cells.iter()))
-            {
-                if let Value::Symbol(s) = v {
-                    jp.intern(s);
-                }
-            }
-            for r in &t.rows {
-                for k in &r.keys {
-                    if let KeyPattern::Symbol(s) = k {
-                        jp.intern(s);
-                    }
-                }
-            }
-        }
-        for e in &program.entities {
-            for (_, v) in &e.fields {
-                if let Value::Symbol(s) = v {
-                    jp.intern(s);
-                }
-            }
-        }
-        let mut ids: Vec<Option<FuncId>> = vec![None; program.procs.len()];
-        let mut meta: Vec<Option<Meta>> = vec![None; program.procs.len()];
-        let order = call_order(program);
-        for p in order {
-            // A fresh builder context per function: one abandoned half-way (unsupported
-            // construct) leaves its context dirty.
-            let mut fctx = FunctionBuilderContext::new();
-            let def = &program.procs[p as usize];
-            if def.kind == ProcKind::Hook {
-                continue;
-            }
-            match jp.compile_one(p, &mut ids, &meta, &mut fctx) {
-                Ok(m) => meta[p as usize] = Some(m),
-                Err(Unsupported(why)) => jp.skipped.push((def.name.clone(), why)),
-            }
-        }
-        let module = jp.module.as_mut().expect("module present until drop");
-        module.finalize_definitions().map_err(|e| e.to_string())?;
-        for (p, id) in ids.iter().enumerate() {
-            if let (Some(id), Some(Meta { params, result, .. })) = (id, meta[p].take()) {
-                let ptr = module.get_finalized_function(*id);
-                // SAFETY: `ptr` is the finalized code of a function built with exactly the
-                // signature `(i64, i64, i64) -> i64` that `CompiledFn` describes, using the
-                // host's default calling convention, and it lives until `module` is freed.
-                let func = unsafe { std::mem::transmute::<*const u8, CompiledFn>(ptr) };
-                jp.compiled[p] = Some(Compiled {
-                    func,
-                    params,
-                    result,
-                });
-            }
-        }
-        jp.compile_time = started.elapsed();
-        Ok(jp)
-    }
-
-    pub fn is_compiled(&self, proc: u32) -> bool {
-        self.compiled
-            .get(proc as usize)
-            .is_some_and(Option::is_some)
-    }
-
-    fn intern(&mut self, s: &str) -> i64 {
-        if let Some(i) = self.symbol_ids.get(s) {
-            return *i;
-        }
-        let i = self.symbols.len() as i64;
-        self.symbols.push(s.to_string());
-        self.symbol_ids.insert(s.to_string(), i);
-        i
-    }
-
-    fn encode(&mut self, v: &Val) -> Option<(i64, Kind)> {
-        Some(match v {
-            Val::Int(n) => (*n, Kind::Int),
-            Val::Bool(b) => (i64::from(*b), Kind::Bool),
-            Val::Sym(s) => (self.intern(s), Kind::Sym),
-            Val::Entity(e) => (i64::from(*e), Kind::Entity),
-            Val::Side(s) => (i64::from(*s), Kind::Side),
-            _ => return None,
-        })
-    }
-
-    fn compile_one(
-        &mut self,
-        proc: u32,
-        ids: &mut [Option<FuncId>],
-        meta: &[Option<Meta>],
-        fctx: &mut FunctionBuilderContext,
-    ) -> Result<Meta, Unsupported> {
-        let def = &self.program.procs[proc as usize];
-        let params: Vec<Kind> = def
-            .params
-            .iter()
-            .map(|p| {
-                kind_of_type(&p.ty).ok_or_else(|| {
-                    Unsupported(format!(
-                        "parameter `{}` has a type the JIT does not handle",
-                        p.name
-                    ))
-                })
-            })
-            .collect::<Result<_, _>>()?;
-        let module = self.module.take().expect("module present");
-        let mut sig = module.make_signature();
-        sig.params
-            .extend([AbiParam::new(I64), AbiParam::new(I64), AbiParam::new(I64)]);
-        sig.returns.push(AbiParam::new(I64));
-        let mut ctx = module.make_context();
-        ctx.func.signature = sig.clone();
-        self.module = Some(module);
-
-        let mut fb = FunctionBuilder::new(&mut ctx.func, fctx);
-        let entry = fb.create_block();
-        fb.append_block_params_for_function_params(entry);
-        fb.switch_to_block(entry);
-        let (jctx, args, out) = {
-            let p = fb.block_params(entry);
-            (p[0], p[1], p[2])
-        };
-        let mut slots = Vec::with_capacity(def.n_slots as usize);
-        for _ in 0..def.n_slots.max(def.params.len() as u32) {
-            let v = fb.declare_var(I64);
-            let zero = fb.ins().iconst(I64, 0);
-            fb.def_var(v, zero);
-            slots.push(v);
-        }
-        for (i, _) in def.params.iter().enumerate() {
-            let v = fb
-                .ins()
-                .load(I64, MemFlagsData::new(), args, (i * 8) as i32);
-            fb.def_var(slots[i], v);
-        }
-        let mut slot_kinds: Vec<Option<Kind>> = vec![None; slots.len()];
-        for (i, k) in params.iter().enumerate() {
-            slot_kinds[i] = Some(*k);
-        }
-        let local_types = def.params.iter().map(|p| Some(p.ty.clone())).collect();
-        let mut cg = Codegen {
-            jp: self,
-            fb,
-            jctx,
-            out,
-            slots,
-            slot_kinds,
-            local_types,
-            named: false,
-            result: None,
-            meta,
-            ids,
-            callback_sigs: HashMap::new(),
-        };
-        let body = &cg.jp.program.procs[proc as usize].body;
-        let r = cg.block(body);
-        let result = cg.result;
-        let named = cg.named;
-        let mut fb = cg.fb;
-        match r {
-            Ok(()) => {
-                if !fb.is_unreachable() {
-                    let st = fb.ins().iconst(I64, ST_NOTHING);
-                    fb.ins().return_(&[st]);
-                }
-            }
-            Err(e) => {
-                // The half-built function is abandoned; no module state refers to it yet.
-                return Err(e);
-            }
-        }
-        fb.seal_all_blocks();
-        let module = self.module.as_mut().expect("module present");
-        fb.finalize(module.target_config());
-        let id = module
-            .declare_function(&format!("p{proc}"), Linkage::Local, &sig)
-            .map_err(|e| Unsupported(e.to_string()))?;
-        ctx.func.name = UserFuncName::user(0, id.as_u32());
-        module
-            .define_function(id, &mut ctx)
-            .map_err(|e| Unsupported(format!("code generation failed: {e:?}")))?;
-        module.clear_context(&mut ctx);
-        ids[proc as usize] = Some(id);
-        Ok(Meta {
-            params,
-            result,
-            named,
-        })
-    }
-
-    /// Encode arguments for [`JitProgram::run_raw`]; `None` when the procedure was not
-    /// compiled, an error when an argument does not fit its parameter.
-    pub fn encode_args(&self, proc: u32, args: &[Val]) -> Option<Result<Vec<i64>, RunError>> {
-        let c = self.compiled.get(proc as usize)?.as_ref()?;
-        let mut raw = Vec::with_capacity(args.len());
-        for (a, k) in args.iter().zip(&c.params) {
-            let v = match (a, k) {
-                (Val::Int(n), Kind::Int) => *n,
-                (Val::Bool(b), Kind::Bool) => i64::from(*b),
-                (Val::Sym(s), Kind::Sym) => self.symbol_ids.get(s).copied().unwrap_or(-1),
-                (Val::Entity(e), Kind::Entity) => i64::from(*e),
-                (Val::Side(s), Kind::Side) => i64::from(*s),
-                _ => {
-                    return Some(Err(RunError::Type(format!(
-                        "argument {} does not fit the compiled parameter",
-                        a.show(self.program)
-                    ))));
-                }
-            };
-            raw.push(v);
-        }
-        Some(Ok(raw))
-    }
-
-    /// Run a compiled procedure on encoded arguments: no allocation on the way in or out.
-    ///
-    /// # Panics
-    /// Never for arguments from [`JitProgram::encode_args`]; `proc` must be compiled.
-    pub fn run_raw(&self, proc: u32, raw: &[i64], dice: &mut Dice) -> Result<RawOutcome, RunError> {
-        let Some(Some(c)) = self.compiled.get(proc as usize) else {
-            return Err(RunError::Type("procedure not compiled".into()));
-        };
-        if raw.len() < c.params.len() {
-            return Err(RunError::Type("too few arguments".into()));
-        }
-        let interp = Interp::new(self.program, self.assumptions);
-        let mut ctx = JitCtx {
-            failed: 0,
-            dice,
-            interp: &interp,
-            symbols: &self.symbols,
-            faces: &self.faces,
-            pools: Vec::new(),
-            error: None,
-            proc,
-        };
-        let mut out: i64 = 0;
-        let status = (c.func)(&mut ctx, raw.as_ptr(), &mut out);
-        if status == ST_ERROR {
-            return Err(ctx
-                .error
-                .take()
-                .map_or(RunError::Type("compiled code failed".into()), |e| *e));
-        }
-        Ok(RawOutcome { status, value: out })
-    }
-
-    /// Decode a raw result into the interpreter's outcome.
-    pub fn decode_outcome(&self, proc: u32, r: RawOutcome) -> OutcomeKey {
-        let kind = self
-            .compiled
-            .get(proc as usize)
-            .and_then(|c| c.as_ref())
-            .and_then(|c| c.result)
-            .unwrap_or(Kind::Int);
-        match r.status {
-            ST_NAMED => OutcomeKey::Named(
-                self.symbols
-                    .get(r.value as usize)
-                    .cloned()
-                    .unwrap_or_default(),
-            ),
-            ST_VALUE => OutcomeKey::of_value(decode(r.value, kind, &self.symbols)),
-            _ => OutcomeKey::Nothing,
-        }
-    }
-
-    /// Run a compiled procedure. `None` when it was not compiled.
-    pub fn run(
-        &self,
-        proc: u32,
-        args: &[Val],
-        dice: &mut Dice,
-    ) -> Option<Result<Outcome, RunError>> {
-        let raw = match self.encode_args(proc, args)? {
-            Ok(r) => r,
-            Err(e) => return Some(Err(e)),
-        };
-        Some(self.run_raw(proc, &raw, dice).map(|r| Outcome {
-            key: self.decode_outcome(proc, r),
-            effects: Vec::new(),
-        }))
-    }
-}
-
-fn decode(v: i64, k: Kind, symbols: &[String]) -> Val {
-    match k {
-        Kind::Int => Val::Int(v),
-        Kind::Bool => Val::Bool(v != 0),
-        Kind::Sym => Val::Sym(symbols.get(v as usize).cloned().unwrap_or_default()),
-        Kind::Entity => Val::Entity(v as u32),
-        Kind::Side => Val::Side(v as u32),
-    }
-}
-
-/// Procedures ordered callees first; procedures in a call cycle come last and will fail to
-/// compile (their callees are not ready), leaving them to the interpreter.
-fn call_order(program: &Program) -> Vec<u32> {
-    fn visit(p: usize, callees: &[Vec<u32>], state: &mut [u8], order: &mut Vec<u32>) {
-        if state[p] != 0 {
-            return;
-        }
-        state[p] = 1;
-        for c in &callees[p] {
-            visit(*c as usize, callees, state, order);
-        }
-        state[p] = 2;
-        order.push(p as u32);
-    }
-    let n = program.procs.len();
-    let callees: Vec<Vec<u32>> = program.procs.iter().map(ir::ProcDef::callees).collect();
-    let mut state = vec![0u8; n];
-    let mut order = Vec::with_capacity(n);
-    for p in 0..n {
-        visit(p, &callees, &mut state, &mut order);
-    }
-    order
-}
-
-struct Codegen<'a, 'p, 'f> {
-    jp: &'a mut JitProgram<'p>,
-    fb: FunctionBuilder<'f>,
-    jctx: cranelift_codegen::ir::Value,
-    out: cranelift_codegen::ir::Value,
-    slots: Vec<Variable>,
-    slot_kinds: Vec<Option<Kind>>,
+pub(super) struct Codegen<'a, 'p, 'f> {
+    pub(super) jp: &'a mut JitProgram<'p>,
+    pub(super) fb: FunctionBuilder<'f>,
+    pub(super) jctx: cranelift_codegen::ir::Value,
+    pub(super) out: cranelift_codegen::ir::Value,
+    pub(super) slots: Vec<Variable>,
+    pub(super) slot_kinds: Vec<Option<Kind>>,
     /// Declared types of the slots that are parameters (for fields of pieces).
-    local_types: Vec<Option<Type>>,
-    named: bool,
-    result: Option<Kind>,
-    meta: &'a [Option<Meta>],
-    ids: &'a [Option<FuncId>],
-    callback_sigs: HashMap<usize, cranelift_codegen::ir::SigRef>,
+    pub(super) local_types: Vec<Option<Type>>,
+    pub(super) named: bool,
+    pub(super) result: Option<Kind>,
+    pub(super) meta: &'a [Option<Meta>],
+    pub(super) ids: &'a [Option<FuncId>],
+    pub(super) callback_sigs: HashMap<usize, cranelift_codegen::ir::SigRef>,
 }
 
-type V = cranelift_codegen::ir::Value;
+pub(super) type V = cranelift_codegen::ir::Value;
 
-fn unsupported<T>(what: impl Into<String>) -> Result<T, Unsupported> {
+pub(super) fn unsupported<T>(what: impl Into<String>) -> Result<T, Unsupported> {
     Err(Unsupported(what.into()))
 }
 
 impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
-    fn konst(&mut self, n: i64) -> V {
+    pub(super) fn konst(&mut self, n: i64) -> V {
         self.fb.ins().iconst(I64, n)
     }
 
     /// Call a runtime callback taking `(ctx, args…)` and returning an i64.
-    fn callback(&mut self, f: *const u8, args: &[V]) -> V {
+    pub(super) fn callback(&mut self, f: *const u8, args: &[V]) -> V {
         let n = args.len();
         let sig = match self.callback_sigs.get(&n) {
             Some(s) => *s,
@@ -549,7 +73,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
     /// A face index in `0..n`, drawn inline from the dice buffer: the generator's next word
     /// with Lemire's multiply-and-reject, exactly as [`Dice::index`] does. An empty buffer,
     /// scripted dice or a rejected word take the callback, which continues the same stream.
-    fn inline_index(&mut self, n: u32) -> V {
+    pub(super) fn inline_index(&mut self, n: u32) -> V {
         let flags = MemFlagsData::new();
         let dptr = self.fb.ins().load(
             I64,
@@ -608,7 +132,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
     }
 
     /// After a fallible callback: leave with an error status when it failed.
-    fn check_failed(&mut self) {
+    pub(super) fn check_failed(&mut self) {
         let failed = self.fb.ins().load(I64, MemFlagsData::new(), self.jctx, 0);
         let bad = self.fb.create_block();
         let ok = self.fb.create_block();
@@ -620,7 +144,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
     }
 
     /// When `cond` holds: report an error through `jit_fail` and return the error status.
-    fn fail_if(&mut self, cond: V, code: i64, detail: V) {
+    pub(super) fn fail_if(&mut self, cond: V, code: i64, detail: V) {
         let bad = self.fb.create_block();
         let ok = self.fb.create_block();
         self.fb.ins().brif(cond, bad, &[], ok, &[]);
@@ -632,11 +156,11 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         self.fb.switch_to_block(ok);
     }
 
-    fn bool_of(&mut self, c: V) -> V {
+    pub(super) fn bool_of(&mut self, c: V) -> V {
         self.fb.ins().uextend(I64, c)
     }
 
-    fn block(&mut self, stmts: &[Stmt]) -> Result<(), Unsupported> {
+    pub(super) fn block(&mut self, stmts: &[Stmt]) -> Result<(), Unsupported> {
         for s in stmts {
             self.stmt(s)?;
         }
@@ -645,7 +169,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
 
     /// Store the result, return `status`, and continue in a fresh (unreachable) block so
     /// later code has somewhere to go.
-    fn ret(&mut self, status: i64, v: V) {
+    pub(super) fn ret(&mut self, status: i64, v: V) {
         self.fb.ins().store(MemFlagsData::new(), v, self.out, 0);
         let st = self.konst(status);
         self.fb.ins().return_(&[st]);
@@ -653,7 +177,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         self.fb.switch_to_block(dead);
     }
 
-    fn return_value(&mut self, v: V, k: Kind) -> Result<(), Unsupported> {
+    pub(super) fn return_value(&mut self, v: V, k: Kind) -> Result<(), Unsupported> {
         match self.result {
             None => self.result = Some(k),
             Some(r) if r == k => {}
@@ -669,7 +193,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         Ok(())
     }
 
-    fn stmt(&mut self, s: &Stmt) -> Result<(), Unsupported> {
+    pub(super) fn stmt(&mut self, s: &Stmt) -> Result<(), Unsupported> {
         match s {
             Stmt::Let { slot, value } => {
                 let (v, k) = self.expr(value)?;
@@ -720,7 +244,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         Ok(())
     }
 
-    fn pattern_test(&mut self, p: &KeyPattern, v: V, k: Kind) -> Result<V, Unsupported> {
+    pub(super) fn pattern_test(&mut self, p: &KeyPattern, v: V, k: Kind) -> Result<V, Unsupported> {
         Ok(match p {
             KeyPattern::Any => self.konst(1),
             KeyPattern::Range(lo, hi) => {
@@ -766,7 +290,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         })
     }
 
-    fn bands(&mut self, scrutinee: &Expr, arms: &[ir::Arm]) -> Result<(), Unsupported> {
+    pub(super) fn bands(&mut self, scrutinee: &Expr, arms: &[ir::Arm]) -> Result<(), Unsupported> {
         let (v, k) = self.expr(scrutinee)?;
         if !matches!(k, Kind::Int | Kind::Bool | Kind::Sym) {
             return unsupported("bands over pieces or sides");
@@ -803,7 +327,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         Ok(())
     }
 
-    fn constant(&mut self, v: &Value) -> Result<(V, Kind), Unsupported> {
+    pub(super) fn constant(&mut self, v: &Value) -> Result<(V, Kind), Unsupported> {
         let val = match v {
             Value::Unknown(id) => match self.jp.assumptions.values.get(id) {
                 Some(a) => a.clone(),
@@ -824,7 +348,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         Ok((self.konst(n), k))
     }
 
-    fn int(&mut self, e: &Expr) -> Result<V, Unsupported> {
+    pub(super) fn int(&mut self, e: &Expr) -> Result<V, Unsupported> {
         let (v, k) = self.expr(e)?;
         match k {
             Kind::Int | Kind::Bool => Ok(v),
@@ -832,7 +356,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         }
     }
 
-    fn checked(&mut self, op: BinOp, a: V, b: V) -> V {
+    pub(super) fn checked(&mut self, op: BinOp, a: V, b: V) -> V {
         let (r, of) = match op {
             BinOp::Add => self.fb.ins().sadd_overflow(a, b),
             BinOp::Sub => self.fb.ins().ssub_overflow(a, b),
@@ -844,7 +368,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
     }
 
     /// `x / y` and `x % y` as the interpreter computes them (floor division, Euclidean rest).
-    fn divide(&mut self, op: BinOp, x: V, y: V) -> V {
+    pub(super) fn divide(&mut self, op: BinOp, x: V, y: V) -> V {
         let q = self.divide_trunc(x, y);
         let r = self.fb.ins().srem(x, y);
         match op {
@@ -866,7 +390,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         }
     }
 
-    fn expr(&mut self, e: &Expr) -> Result<(V, Kind), Unsupported> {
+    pub(super) fn expr(&mut self, e: &Expr) -> Result<(V, Kind), Unsupported> {
         Ok(match e {
             Expr::Const(v) => self.constant(v)?,
             Expr::Local(s) => {
@@ -1049,7 +573,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         })
     }
 
-    fn field(&mut self, base: &Expr, field: &str) -> Result<(V, Kind), Unsupported> {
+    pub(super) fn field(&mut self, base: &Expr, field: &str) -> Result<(V, Kind), Unsupported> {
         if let Expr::Const(Value::Entity(e)) = base {
             let ent = &self.jp.program.entities[*e as usize];
             let v = ent
@@ -1087,7 +611,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
     }
 
     /// Roll a pool onto the callback's pool stack.
-    fn pool(&mut self, e: &Expr) -> Result<(), Unsupported> {
+    pub(super) fn pool(&mut self, e: &Expr) -> Result<(), Unsupported> {
         match e {
             Expr::Dice { count, die } => {
                 let n = self.int(count)?;
@@ -1105,7 +629,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         Ok(())
     }
 
-    fn const_range(e: &Expr) -> Option<(i64, i64)> {
+    pub(super) fn const_range(e: &Expr) -> Option<(i64, i64)> {
         match e {
             Expr::Const(Value::Range(lo, hi)) => {
                 Some((lo.unwrap_or(i64::MIN), hi.unwrap_or(i64::MAX)))
@@ -1115,7 +639,11 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         }
     }
 
-    fn builtin(&mut self, func: Builtin, args: &[Expr]) -> Result<(V, Kind), Unsupported> {
+    pub(super) fn builtin(
+        &mut self,
+        func: Builtin,
+        args: &[Expr],
+    ) -> Result<(V, Kind), Unsupported> {
         Ok(match func {
             Builtin::Min | Builtin::Max => {
                 let mut acc = self.int(&args[0])?;
@@ -1242,7 +770,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
     }
 
     /// Truncating division with the interpreter's errors (for `div_up`).
-    fn divide_trunc(&mut self, x: V, y: V) -> V {
+    pub(super) fn divide_trunc(&mut self, x: V, y: V) -> V {
         let zero = self.konst(0);
         let yz = self.fb.ins().icmp_imm_s(IntCC::Equal, y, 0);
         self.fail_if(yz, E_DIV_ZERO, zero);
@@ -1253,7 +781,12 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         self.fb.ins().sdiv(x, y)
     }
 
-    fn binary(&mut self, op: BinOp, lhs: &Expr, rhs: &Expr) -> Result<(V, Kind), Unsupported> {
+    pub(super) fn binary(
+        &mut self,
+        op: BinOp,
+        lhs: &Expr,
+        rhs: &Expr,
+    ) -> Result<(V, Kind), Unsupported> {
         match op {
             BinOp::And | BinOp::Or => {
                 let (a, ak) = self.expr(lhs)?;
@@ -1355,7 +888,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
     }
 
     /// A modifier stack, inlined: arguments left to right, then each entry in order.
-    fn stack(&mut self, stack: u32, args: &[Expr]) -> Result<V, Unsupported> {
+    pub(super) fn stack(&mut self, stack: u32, args: &[Expr]) -> Result<V, Unsupported> {
         let st = self.jp.program.stacks[stack as usize].clone();
         let mut vals = Vec::with_capacity(args.len());
         for a in args {
@@ -1430,7 +963,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
 }
 
 /// Whether evaluating `e` can draw dice (or fail): reading it earlier changes nothing.
-fn pure(e: &Expr) -> bool {
+pub(super) fn pure(e: &Expr) -> bool {
     match e {
         Expr::Const(Value::Unknown(_)) => false,
         Expr::Const(_) | Expr::Local(_) => true,
@@ -1447,7 +980,7 @@ fn pure(e: &Expr) -> bool {
     }
 }
 
-fn kind_code(k: Kind) -> i64 {
+pub(super) fn kind_code(k: Kind) -> i64 {
     match k {
         Kind::Int => 0,
         Kind::Bool => 1,
@@ -1457,7 +990,7 @@ fn kind_code(k: Kind) -> i64 {
     }
 }
 
-fn kind_from_code(c: i64) -> Kind {
+pub(super) fn kind_from_code(c: i64) -> Kind {
     match c {
         1 => Kind::Bool,
         2 => Kind::Sym,
@@ -1468,7 +1001,7 @@ fn kind_from_code(c: i64) -> Kind {
 }
 
 /// The one kind of a table's known cells.
-fn table_kind(t: &ir::TableDef) -> Option<Kind> {
+pub(super) fn table_kind(t: &ir::TableDef) -> Option<Kind> {
     let mut kind = None;
     for c in t.rows.iter().flat_map(|r| r.cells.iter()) {
         let k = match c {
@@ -1487,309 +1020,4 @@ fn table_kind(t: &ir::TableDef) -> Option<Kind> {
         }
     }
     Some(kind.unwrap_or(Kind::Int))
-}
-
-// ------------------------------------------------------------------ callbacks
-
-/// Borrow the context behind the pointer compiled code passes back.
-///
-/// # Safety
-/// `ctx` must be the `JitCtx` that [`JitProgram::run`] created for this call; it outlives the
-/// call and nothing else borrows it meanwhile.
-unsafe fn cx<'a>(ctx: *mut JitCtx<'a>) -> &'a mut JitCtx<'a> {
-    // SAFETY: guaranteed by the caller (see above).
-    unsafe { &mut *ctx }
-}
-
-fn fail(c: &mut JitCtx, e: RunError) -> i64 {
-    c.failed = 1;
-    c.error = Some(Box::new(e));
-    0
-}
-
-fn interp<'a>(c: &JitCtx<'a>) -> &'a Interp<'a> {
-    // SAFETY: `interp` points at the interpreter `JitProgram::run` keeps alive for the call.
-    unsafe { &*c.interp }
-}
-
-fn dice<'a>(c: &mut JitCtx<'a>) -> &'a mut Dice {
-    // SAFETY: `dice` points at the caller's `Dice`, exclusively borrowed for the call.
-    unsafe { &mut *c.dice }
-}
-
-/// One roll of `die`, straight from the face table; the interpreter's error for a die the
-/// book never describes.
-fn roll_fast(c: &mut JitCtx, die: i64) -> Result<i64, RunError> {
-    // SAFETY: `faces` points at the face table of the `JitProgram` running this call.
-    let faces = unsafe { &*c.faces };
-    match faces.get(die as usize) {
-        Some(f) if !f.is_empty() => Ok(f[dice(c).index(f.len() as u32) as usize]),
-        _ => {
-            let mut host = NoGame;
-            let mut rctx = Ctx::new(dice(c), &mut host);
-            interp(c).roll(die as u32, &mut rctx)
-        }
-    }
-}
-
-/// A face index in `0..n` from the one dice stream: the whole of a roll of a known die.
-extern "C" fn jit_index(ctx: *mut JitCtx, n: i64) -> i64 {
-    // SAFETY: called only from compiled code with the context of the current call.
-    let c = unsafe { cx(ctx) };
-    i64::from(dice(c).index(n as u32))
-}
-
-extern "C" fn jit_roll(ctx: *mut JitCtx, die: i64) -> i64 {
-    // SAFETY: called only from compiled code with the context of the current call.
-    let c = unsafe { cx(ctx) };
-    match roll_fast(c, die) {
-        Ok(v) => v,
-        Err(e) => fail(c, e),
-    }
-}
-
-/// Roll `n` dice and fold them on the way: their sum (`sum != 0`) or how many land in
-/// `[lo, hi]`. No pool is kept.
-extern "C" fn jit_pool_fold(ctx: *mut JitCtx, n: i64, die: i64, lo: i64, hi: i64, sum: i64) -> i64 {
-    // SAFETY: called only from compiled code with the context of the current call.
-    let c = unsafe { cx(ctx) };
-    if !(0..=crate::interp::MAX_POOL).contains(&n) {
-        return fail(
-            c,
-            RunError::Limit {
-                what: "pool size".into(),
-                size: n.unsigned_abs(),
-                limit: crate::interp::MAX_POOL as u64,
-            },
-        );
-    }
-    // SAFETY: `faces` points at the face table of the `JitProgram` running this call.
-    let table = unsafe { &*c.faces };
-    let faces = match table.get(die as usize) {
-        Some(f) if !f.is_empty() => f,
-        _ => {
-            return match roll_fast(c, die) {
-                Ok(_) => fail(c, RunError::Type("die without faces".into())),
-                Err(e) => fail(c, e),
-            };
-        }
-    };
-    let len = faces.len() as u32;
-    let d = dice(c);
-    let mut acc: i64 = 0;
-    for _ in 0..n {
-        let v = faces[d.index(len) as usize];
-        if sum != 0 {
-            acc = match acc.checked_add(v) {
-                Some(a) => a,
-                None => return fail(c, RunError::Overflow),
-            };
-        } else if v >= lo && v <= hi {
-            acc += 1;
-        }
-    }
-    acc
-}
-
-extern "C" fn jit_pool_roll(ctx: *mut JitCtx, n: i64, die: i64) -> i64 {
-    // SAFETY: called only from compiled code with the context of the current call.
-    let c = unsafe { cx(ctx) };
-    if die < 0 {
-        c.pools.push(vec![n]);
-        return 0;
-    }
-    if !(0..=crate::interp::MAX_POOL).contains(&n) {
-        return fail(
-            c,
-            RunError::Limit {
-                what: "pool size".into(),
-                size: n.unsigned_abs(),
-                limit: crate::interp::MAX_POOL as u64,
-            },
-        );
-    }
-    let mut pool = Vec::with_capacity(n as usize);
-    for _ in 0..n {
-        match roll_fast(c, die) {
-            Ok(v) => pool.push(v),
-            Err(e) => return fail(c, e),
-        }
-    }
-    c.pools.push(pool);
-    0
-}
-
-extern "C" fn jit_pool_reduce(ctx: *mut JitCtx, op: i64, a: i64, b: i64) -> i64 {
-    // SAFETY: called only from compiled code with the context of the current call.
-    let c = unsafe { cx(ctx) };
-    let mut p = c.pools.pop().unwrap_or_default();
-    match op {
-        P_SUM => p.iter().sum(),
-        P_SUCCESSES => p.iter().filter(|x| **x >= a).count() as i64,
-        P_COUNT => p.iter().filter(|x| **x >= a && **x <= b).count() as i64,
-        _ => {
-            p.sort_unstable();
-            if op == P_HIGHEST {
-                p.reverse();
-            }
-            p.iter().take(a.max(0) as usize).sum()
-        }
-    }
-}
-
-extern "C" fn jit_reroll(ctx: *mut JitCtx, die: i64, lo: i64, hi: i64) -> i64 {
-    // SAFETY: called only from compiled code with the context of the current call.
-    let c = unsafe { cx(ctx) };
-    let first = match roll_fast(c, die) {
-        Ok(v) => v,
-        Err(e) => return fail(c, e),
-    };
-    if first < lo || first > hi {
-        return first;
-    }
-    match roll_fast(c, die) {
-        Ok(v) => v,
-        Err(e) => fail(c, e),
-    }
-}
-
-fn symbol<'a>(c: &JitCtx<'a>, id: i64) -> String {
-    // SAFETY: `symbols` points at the program's symbol table, alive for the call.
-    let s = unsafe { &*c.symbols };
-    s.get(id as usize).cloned().unwrap_or_default()
-}
-
-fn encode_cell(c: &mut JitCtx, v: Val) -> i64 {
-    match v {
-        Val::Int(n) => n,
-        Val::Bool(b) => i64::from(b),
-        Val::Entity(e) => i64::from(e),
-        Val::Side(s) => i64::from(s),
-        Val::Sym(s) => {
-            // SAFETY: `symbols` points at the program's symbol table, alive for the call.
-            let table = unsafe { &*c.symbols };
-            match table.iter().position(|x| *x == s) {
-                Some(i) => i as i64,
-                None => fail(
-                    c,
-                    RunError::Type(format!("`{s}` is not a symbol the compiled code knows")),
-                ),
-            }
-        }
-        other => fail(
-            c,
-            RunError::Type(format!("a value the compiled code cannot hold: {other:?}")),
-        ),
-    }
-}
-
-extern "C" fn jit_lookup(
-    ctx: *mut JitCtx,
-    table: i64,
-    n: i64,
-    k0: i64,
-    c0: i64,
-    k1: i64,
-    c1: i64,
-) -> i64 {
-    // SAFETY: called only from compiled code with the context of the current call.
-    let c = unsafe { cx(ctx) };
-    let dec = |c: &JitCtx, v: i64, code: i64| match kind_from_code(code) {
-        Kind::Sym => Val::Sym(symbol(c, v)),
-        k => decode(v, k, &[]),
-    };
-    let mut keys = vec![dec(c, k0, c0)];
-    if n > 1 {
-        keys.push(dec(c, k1, c1));
-    }
-    match interp(c).lookup(table as u32, &keys) {
-        Ok(v) => encode_cell(c, v),
-        Err(e) => fail(c, e),
-    }
-}
-
-extern "C" fn jit_field(ctx: *mut JitCtx, entity: i64, field: i64) -> i64 {
-    // SAFETY: called only from compiled code with the context of the current call.
-    let c = unsafe { cx(ctx) };
-    let name = symbol(c, field);
-    match interp(c).field(&Val::Entity(entity as u32), &name) {
-        Ok(v) => encode_cell(c, v),
-        Err(e) => fail(c, e),
-    }
-}
-
-extern "C" fn jit_fail(ctx: *mut JitCtx, code: i64, detail: i64) -> i64 {
-    // SAFETY: called only from compiled code with the context of the current call.
-    let c = unsafe { cx(ctx) };
-    let program = interp(c).program;
-    let e = match code {
-        E_OVERFLOW => RunError::Overflow,
-        E_DIV_ZERO => RunError::DivZero,
-        E_NO_BAND => RunError::NoBand {
-            value: detail.to_string(),
-            proc: program
-                .procs
-                .get(c.proc as usize)
-                .map(|p| p.name.clone())
-                .unwrap_or_default(),
-        },
-        E_UNKNOWN => match interp(c).constant(&Value::Unknown(detail as u32)) {
-            Err(e) => e,
-            Ok(_) => RunError::Type("assumption missing at compile time".into()),
-        },
-        _ => RunError::Type("a called procedure gave no result".into()),
-    };
-    fail(c, e)
-}
-
-// ------------------------------------------------------------------ backends
-
-/// Which engine runs rules.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BackendKind {
-    Interp,
-    Jit,
-}
-
-/// One interface over both engines: the JIT where a procedure compiled, the interpreter
-/// everywhere else (and everywhere when the JIT is not available on this machine).
-pub struct Backend<'p> {
-    pub program: &'p Program,
-    pub assumptions: &'p Assumptions,
-    pub jit: Option<JitProgram<'p>>,
-}
-
-impl<'p> Backend<'p> {
-    pub fn new(
-        program: &'p Program,
-        assumptions: &'p Assumptions,
-        kind: BackendKind,
-    ) -> Result<Self, String> {
-        let jit = match kind {
-            BackendKind::Interp => None,
-            BackendKind::Jit => Some(JitProgram::compile(program, assumptions)?),
-        };
-        Ok(Backend {
-            program,
-            assumptions,
-            jit,
-        })
-    }
-
-    pub fn run(
-        &self,
-        proc: u32,
-        args: &[Val],
-        dice: &mut Dice,
-        host: &mut dyn Host,
-    ) -> Result<Outcome, RunError> {
-        if let Some(j) = &self.jit
-            && let Some(r) = j.run(proc, args, dice)
-        {
-            return r;
-        }
-        let interp = Interp::new(self.program, self.assumptions);
-        let mut ctx = Ctx::new(dice, host);
-        interp.run(proc, args.to_vec(), &mut ctx)
-    }
 }
