@@ -6,9 +6,11 @@
 //! Errors never stop a pass: a bad expression lowers to `?`-typed `Any` so later checks go on
 //! and every problem in the file is reported.
 
+mod calls;
 mod config;
 pub(crate) mod expr;
 mod items;
+mod stmt;
 
 use std::collections::HashMap;
 

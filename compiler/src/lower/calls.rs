@@ -1,0 +1,613 @@
+//! Calls: modifier stacks, procedures, engine functions and built-in dice functions.
+
+use sandtable_grammar::ast::{self, ExprKind, Span};
+
+use super::expr::{HOST_FUNCTIONS, MAX_POOL, Scope, Typed, numeric};
+use super::{Lowerer, Sym};
+use crate::diagnostic::Diagnostic;
+use crate::ir::{self, Builtin, Expr, Type, Value};
+use crate::reach::{Reach, floor_div};
+use crate::source::FileId;
+
+impl<'a> Lowerer<'a> {
+    pub(crate) fn lower_call(
+        &mut self,
+        file: FileId,
+        scope: &mut Scope,
+        callee: &ast::Ident,
+        args: &[ast::Arg],
+        span: Span,
+        path: &str,
+    ) -> Typed {
+        let name = callee.name.as_str();
+        if scope.find(name).is_none() {
+            match self.globals.get(name).map(|d| d.sym) {
+                Some(Sym::Stack(s)) => {
+                    self.lookup(name);
+                    return self.lower_stack_call(file, scope, s, callee, args, span, path);
+                }
+                Some(Sym::Proc(p)) => {
+                    self.lookup(name);
+                    let params = self.program.procs[p as usize].params.clone();
+                    let lowered = self.lower_args(file, scope, &params, args, callee, span, path);
+                    let mut t = Typed::any(Expr::Call {
+                        proc: p,
+                        args: lowered.0,
+                    });
+                    t.die = true;
+                    return t;
+                }
+                Some(other) => {
+                    self.diags.push(
+                        Diagnostic::error(
+                            "sand::type::not-callable",
+                            file,
+                            callee.span,
+                            format!("`{name}` is a {}, not something to call", other.describe()),
+                        )
+                        .label("not callable")
+                        .help(match other {
+                            Sym::Table(_) => format!("look tables up with brackets: `{name}[…]`"),
+                            _ => "call procedures, resolutions, stacks and built-in functions"
+                                .to_string(),
+                        }),
+                    );
+                    return Typed::error();
+                }
+                None => {}
+            }
+        }
+        if let Some(t) = self.lower_builtin(file, scope, callee, args, span, path) {
+            return t;
+        }
+        if let Some((_, min, max)) = HOST_FUNCTIONS.iter().find(|(n, _, _)| *n == name) {
+            if args.len() < *min || args.len() > *max {
+                self.diags.push(
+                    Diagnostic::error(
+                        "sand::type::arity",
+                        file,
+                        span,
+                        format!(
+                            "`{name}` takes {min} to {max} arguments; {} given",
+                            args.len()
+                        ),
+                    )
+                    .label("wrong number of arguments")
+                    .help("see the list of engine functions in docs/language.md"),
+                );
+            }
+            let lowered: Vec<Expr> = args
+                .iter()
+                .map(|a| self.lower_expr(file, scope, &a.value, path).expr)
+                .collect();
+            let ty = match name {
+                "adjacent" | "in_los" | "route_blocked" | "has_marker" => Type::Bool,
+                "owner" => Type::Side,
+                "units" | "units_in" | "hexes_within" => Type::List(Box::new(Type::Entity(None))),
+                "free_action" | "retreat" | "reveal" | "terrain_of" => Type::Any,
+                _ => Type::Int,
+            };
+            let mut t = Typed::new(
+                Expr::Host {
+                    name: name.to_string(),
+                    args: lowered,
+                },
+                ty,
+            );
+            if matches!(
+                name,
+                "eliminated" | "exited" | "alive" | "count_units" | "distance" | "turn_number"
+            ) {
+                t.reach = Reach::Interval(Some(0), None);
+            }
+            return t;
+        }
+        let visible = scope.visible();
+        let help = match self.suggest(name, &visible) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => "define it with `procedure NAME(…) { … }`, or use a built-in: min, max, clamp, abs, div_up, pool, sum, highest, lowest, successes, count, reroll".to_string(),
+        };
+        self.diags.push(
+            Diagnostic::error(
+                "sand::resolve::unknown-name",
+                file,
+                callee.span,
+                format!("cannot find function `{name}`"),
+            )
+            .label("not found")
+            .help(help),
+        );
+        for a in args {
+            self.lower_expr(file, scope, &a.value, path);
+        }
+        Typed::error()
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn lower_args(
+        &mut self,
+        file: FileId,
+        scope: &mut Scope,
+        params: &[ir::Param],
+        args: &[ast::Arg],
+        callee: &ast::Ident,
+        span: Span,
+        path: &str,
+    ) -> (Vec<Expr>, Vec<Typed>) {
+        let mut slots: Vec<Option<Typed>> = vec![None; params.len()];
+        let mut positional = 0usize;
+        for a in args {
+            let t = self.lower_expr(file, scope, &a.value, path);
+            let idx = match &a.name {
+                Some(n) => match params.iter().position(|p| p.name == n.name) {
+                    Some(i) => i,
+                    None => {
+                        let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+                        self.diags.push(
+                            Diagnostic::error(
+                                "sand::type::arity",
+                                file,
+                                n.span,
+                                format!("`{}` has no parameter `{}`", callee.name, n.name),
+                            )
+                            .label("unknown parameter")
+                            .help(format!("parameters: {}", names.join(", "))),
+                        );
+                        continue;
+                    }
+                },
+                None => {
+                    positional += 1;
+                    positional - 1
+                }
+            };
+            if idx >= params.len() {
+                self.diags.push(
+                    Diagnostic::error(
+                        "sand::type::arity",
+                        file,
+                        a.value.span,
+                        format!("`{}` takes {} argument(s)", callee.name, params.len()),
+                    )
+                    .label("extra argument")
+                    .help("remove it, or add a parameter"),
+                );
+                continue;
+            }
+            let p = &params[idx];
+            let ok = match (&p.ty, &t.ty) {
+                (Type::Any, _) | (_, Type::Any) => true,
+                (a, b) if numeric(a) && numeric(b) => {
+                    (*a == Type::Length) == (*b == Type::Length)
+                        || matches!(t.expr, Expr::Const(Value::Int(0)))
+                }
+                (Type::Entity(_), Type::Entity(_)) => true,
+                (Type::Enum(_), Type::Symbol) => true,
+                (a, b) => a == b,
+            };
+            if !ok {
+                let (pn, tn) = (self.type_name(&p.ty), self.type_name(&t.ty));
+                self.diags.push(
+                    Diagnostic::error(
+                        "sand::type::mismatch",
+                        file,
+                        a.value.span,
+                        format!(
+                            "parameter `{}` of `{}` expects {pn}, found {tn}",
+                            p.name, callee.name
+                        ),
+                    )
+                    .label(format!("expected {pn}"))
+                    .help("pass a value of the parameter's type"),
+                );
+            }
+            slots[idx] = Some(t);
+        }
+        let mut exprs = Vec::new();
+        let mut typed = Vec::new();
+        for (i, s) in slots.into_iter().enumerate() {
+            match s {
+                Some(t) => {
+                    exprs.push(t.expr.clone());
+                    typed.push(t);
+                }
+                None => match &params[i].default {
+                    Some(d) => {
+                        let reach = match d {
+                            Value::Int(n) | Value::Length(n) => Reach::constant(*n),
+                            _ => Reach::any(),
+                        };
+                        let t = Typed::new(Expr::Const(d.clone()), params[i].ty.clone())
+                            .with_reach(reach);
+                        exprs.push(t.expr.clone());
+                        typed.push(t);
+                    }
+                    None => {
+                        self.diags.push(
+                            Diagnostic::error(
+                                "sand::type::arity",
+                                file,
+                                span,
+                                format!("`{}` needs argument `{}`", callee.name, params[i].name),
+                            )
+                            .label("missing argument")
+                            .help(format!(
+                                "pass it: `{}({} = …)`",
+                                callee.name, params[i].name
+                            )),
+                        );
+                        let t = Typed::error();
+                        exprs.push(t.expr.clone());
+                        typed.push(t);
+                    }
+                },
+            }
+        }
+        (exprs, typed)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn lower_stack_call(
+        &mut self,
+        file: FileId,
+        scope: &mut Scope,
+        s: u32,
+        callee: &ast::Ident,
+        args: &[ast::Arg],
+        span: Span,
+        path: &str,
+    ) -> Typed {
+        let params = self.program.stacks[s as usize].params.clone();
+        let (exprs, typed) = self.lower_args(file, scope, &params, args, callee, span, path);
+        let reach = self.stack_reach(s, &typed);
+        let (lo, hi) = reach.bounds();
+        let die = typed.iter().any(|t| t.die);
+        Typed {
+            expr: Expr::Stack {
+                stack: s,
+                args: exprs,
+            },
+            ty: Type::Int,
+            extremes: match (lo, hi) {
+                (Some(l), Some(h)) => Some((Reach::constant(l), Reach::constant(h))),
+                _ => None,
+            },
+            reach,
+            die,
+        }
+    }
+
+    /// Totals a stack can reach: each entry contributes 0 or its value (times `per`).
+    pub(crate) fn stack_reach(&self, s: u32, args: &[Typed]) -> Reach {
+        let st = &self.program.stacks[s as usize];
+        let mut total = Reach::constant(0);
+        // Entries guarded by `param == value` on one parameter exclude each other: at most
+        // one applies, so together they add one of their values or nothing.
+        let mut exclusive: Vec<(u32, Reach)> = Vec::new();
+        for en in &st.entries {
+            let v = self.const_reach(&en.value, args);
+            let v = match &en.per {
+                Some(p) => v.mul(&self.const_reach(p, args)),
+                None => v,
+            };
+            match en.when.as_ref().and_then(equality_on_slot) {
+                Some(slot) => match exclusive.iter_mut().find(|(s, _)| *s == slot) {
+                    Some((_, r)) => *r = r.union(&v),
+                    None => exclusive.push((slot, v.union(&Reach::constant(0)))),
+                },
+                None => {
+                    let contribution = match &en.when {
+                        Some(_) => v.union(&Reach::constant(0)),
+                        None => v,
+                    };
+                    total = total.add(&contribution);
+                }
+            }
+        }
+        for (_, r) in exclusive {
+            total = total.add(&r);
+        }
+        total.clamp(st.clamp.0, st.clamp.1)
+    }
+
+    /// Reach of a stack entry expression given the reaches of the arguments.
+    pub(crate) fn const_reach(&self, e: &Expr, args: &[Typed]) -> Reach {
+        match e {
+            Expr::Const(Value::Int(n)) | Expr::Const(Value::Length(n)) => Reach::constant(*n),
+            Expr::Local(s) => args
+                .get(*s as usize)
+                .map_or(Reach::any(), |t| t.reach.clone()),
+            Expr::Unary {
+                op: ir::UnOp::Neg,
+                operand,
+            } => self.const_reach(operand, args).neg(),
+            Expr::Binary { op, lhs, rhs } => {
+                let (a, b) = (self.const_reach(lhs, args), self.const_reach(rhs, args));
+                match op {
+                    ir::BinOp::Add => a.add(&b),
+                    ir::BinOp::Sub => a.sub(&b),
+                    ir::BinOp::Mul => a.mul(&b),
+                    _ => Reach::any(),
+                }
+            }
+            Expr::Roll(d) => Reach::from_values(self.program.dice[*d as usize].faces.clone()),
+            _ => Reach::any(),
+        }
+    }
+
+    pub(crate) fn lower_builtin(
+        &mut self,
+        file: FileId,
+        scope: &mut Scope,
+        callee: &ast::Ident,
+        args: &[ast::Arg],
+        span: Span,
+        path: &str,
+    ) -> Option<Typed> {
+        let (func, arity) = match callee.name.as_str() {
+            "min" => (Builtin::Min, 0),
+            "max" => (Builtin::Max, 0),
+            "clamp" => (Builtin::Clamp, 3),
+            "abs" => (Builtin::Abs, 1),
+            "div_up" => (Builtin::DivUp, 2),
+            "pool" => (Builtin::Pool, 2),
+            "sum" => (Builtin::Sum, 1),
+            "highest" => (Builtin::Highest, 2),
+            "lowest" => (Builtin::Lowest, 2),
+            "successes" => (Builtin::Successes, 2),
+            "count" => (Builtin::Count, 2),
+            "reroll" => (Builtin::Reroll, 2),
+            _ => return None,
+        };
+        if (arity == 0 && args.len() < 2) || (arity != 0 && args.len() != arity) {
+            let want = if arity == 0 {
+                "at least 2".to_string()
+            } else {
+                arity.to_string()
+            };
+            self.diags.push(
+                Diagnostic::error(
+                    "sand::type::arity",
+                    file,
+                    span,
+                    format!(
+                        "`{}` takes {want} arguments; {} given",
+                        callee.name,
+                        args.len()
+                    ),
+                )
+                .label("wrong number of arguments")
+                .help(builtin_help(func)),
+            );
+            return Some(Typed::error());
+        }
+        // `pool(n, d6)` and `reroll(d8, …)` take the die itself, not a roll of it.
+        let die_arg = |lw: &mut Self, a: &ast::Expr| -> Option<u32> {
+            match &a.kind {
+                ExprKind::Dice { count: 1, sides }
+                    if *sides >= 1 && *sides <= super::items::MAX_FACES =>
+                {
+                    Some(lw.std_die(*sides))
+                }
+                ExprKind::Name(n) => match lw.lookup(n) {
+                    Some(Sym::Die(d)) => Some(d),
+                    _ => None,
+                },
+                _ => None,
+            }
+        };
+        match func {
+            Builtin::Pool => {
+                let n = self.lower_expr(file, scope, &args[0].value, path);
+                let Some(die) = die_arg(self, &args[1].value) else {
+                    self.diags.push(
+                        Diagnostic::error(
+                            "sand::type::not-a-die",
+                            file,
+                            args[1].value.span,
+                            "`pool` needs a die as its second argument",
+                        )
+                        .label("not a die")
+                        .help("write `pool(n, d6)` or `pool(n, my_die)`"),
+                    );
+                    return Some(Typed::error());
+                };
+                let (nlo, nhi) = n.reach.bounds();
+                if nhi.is_some_and(|h| h > MAX_POOL) || nlo.is_some_and(|l| l < 0) {
+                    self.diags.push(
+                        Diagnostic::error(
+                            "sand::limit::too-large",
+                            file,
+                            args[0].value.span,
+                            format!(
+                                "a pool holds 0 to {MAX_POOL} dice; this count reaches {}",
+                                nhi.unwrap_or(0).max(nlo.unwrap_or(0))
+                            ),
+                        )
+                        .label("pool size out of range")
+                        .help("bound the count, e.g. with a parameter range `dice: 1..=12`"),
+                    );
+                }
+                let faces = Reach::from_values(self.program.dice[die as usize].faces.clone());
+                let (flo, fhi) = faces.bounds();
+                let reach = match (nlo, nhi, flo, fhi) {
+                    (Some(a), Some(b), Some(c), Some(d)) => Reach::Interval(
+                        if c >= 0 {
+                            a.max(0).checked_mul(c)
+                        } else {
+                            b.checked_mul(c)
+                        },
+                        if d >= 0 {
+                            b.checked_mul(d)
+                        } else {
+                            a.max(0).checked_mul(d)
+                        },
+                    ),
+                    _ => Reach::any(),
+                };
+                let ex = n.expect_numeric(self, file, args[0].value.span);
+                return Some(Typed {
+                    expr: Expr::Dice {
+                        count: Box::new(ex),
+                        die,
+                    },
+                    ty: Type::Pool,
+                    reach,
+                    die: true,
+                    extremes: None,
+                });
+            }
+            Builtin::Reroll => {
+                let Some(die) = die_arg(self, &args[0].value) else {
+                    self.diags.push(
+                        Diagnostic::error(
+                            "sand::type::not-a-die",
+                            file,
+                            args[0].value.span,
+                            "`reroll` needs a die as its first argument",
+                        )
+                        .label("not a die")
+                        .help("write `reroll(d8, 1..=3)`"),
+                    );
+                    return Some(Typed::error());
+                };
+                let r = self.lower_expr(file, scope, &args[1].value, path);
+                let faces = self.program.dice[die as usize].faces.clone();
+                return Some(Typed {
+                    expr: Expr::Builtin {
+                        func,
+                        args: vec![Expr::Const(Value::Die(die)), r.expr],
+                    },
+                    ty: Type::Int,
+                    reach: Reach::from_values(faces),
+                    die: true,
+                    extremes: None,
+                });
+            }
+            _ => {}
+        }
+        let lowered: Vec<Typed> = args
+            .iter()
+            .map(|a| self.lower_expr(file, scope, &a.value, path))
+            .collect();
+        let die = lowered.iter().any(|t| t.die);
+        let pool_arg = |lw: &mut Self, i: usize| {
+            if !matches!(lowered[i].ty, Type::Pool | Type::Any) {
+                lw.diags.push(
+                    Diagnostic::error(
+                        "sand::type::mismatch",
+                        file,
+                        args[i].value.span,
+                        format!("`{}` needs a dice pool here", callee.name),
+                    )
+                    .label("not a pool")
+                    .help("make a pool with `NdX` or `pool(n, die)`"),
+                );
+            }
+        };
+        let (ty, reach) = match func {
+            Builtin::Min | Builtin::Max => {
+                let mut r = lowered[0].reach.clone();
+                for t in &lowered[1..] {
+                    r = if func == Builtin::Min {
+                        r.min(&t.reach)
+                    } else {
+                        r.max(&t.reach)
+                    };
+                }
+                (lowered[0].ty.clone(), r)
+            }
+            Builtin::Clamp => {
+                let lo = lowered[1].reach.bounds().0;
+                let hi = lowered[2].reach.bounds().1;
+                (lowered[0].ty.clone(), lowered[0].reach.clamp(lo, hi))
+            }
+            Builtin::Abs => (
+                lowered[0].ty.clone(),
+                lowered[0]
+                    .reach
+                    .map(|x| x.checked_abs(), |_| Reach::Interval(Some(0), None)),
+            ),
+            Builtin::DivUp => (
+                lowered[0].ty.clone(),
+                lowered[0].reach.combine(
+                    &lowered[1].reach,
+                    |x, y| floor_div(x, y).map(|q| if q * y != x { q + 1 } else { q }),
+                    |_, _| Reach::any(),
+                ),
+            ),
+            Builtin::Sum => {
+                pool_arg(self, 0);
+                (Type::Int, lowered[0].reach.clone())
+            }
+            Builtin::Highest | Builtin::Lowest => {
+                pool_arg(self, 1);
+                (Type::Int, Reach::any())
+            }
+            Builtin::Successes | Builtin::Count => {
+                pool_arg(self, 0);
+                let n = pool_size_bound(&lowered[0].expr);
+                (
+                    Type::Int,
+                    n.map_or(Reach::Interval(Some(0), None), |n| Reach::range(0, n)),
+                )
+            }
+            Builtin::Pool | Builtin::Reroll => unreachable!("handled above"),
+        };
+        let ty = if ty == Type::Pool { Type::Int } else { ty };
+        Some(Typed {
+            expr: Expr::Builtin {
+                func,
+                args: lowered.into_iter().map(|t| t.expr).collect(),
+            },
+            ty,
+            reach,
+            die,
+            extremes: None,
+        })
+    }
+}
+
+/// `slot == constant`, either way round: the slot a condition tests for one value.
+fn equality_on_slot(e: &Expr) -> Option<u32> {
+    match e {
+        Expr::Binary {
+            op: ir::BinOp::Eq,
+            lhs,
+            rhs,
+        } => match (lhs.as_ref(), rhs.as_ref()) {
+            (Expr::Local(s), Expr::Const(_)) | (Expr::Const(_), Expr::Local(s)) => Some(*s),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn builtin_help(f: Builtin) -> &'static str {
+    match f {
+        Builtin::Min | Builtin::Max => "min(a, b, …) / max(a, b, …)",
+        Builtin::Clamp => "clamp(x, lo, hi)",
+        Builtin::Abs => "abs(x)",
+        Builtin::DivUp => "div_up(a, b): a / b rounded up",
+        Builtin::Pool => "pool(n, die): n dice of one kind",
+        Builtin::Sum => "sum(pool)",
+        Builtin::Highest => "highest(k, pool): the k highest dice, summed",
+        Builtin::Lowest => "lowest(k, pool): the k lowest dice, summed",
+        Builtin::Successes => "successes(pool, t): dice showing t or more",
+        Builtin::Count => "count(pool, lo..=hi): dice showing a face in the range",
+        Builtin::Reroll => {
+            "reroll(die, lo..=hi): roll again once when the first roll is in the range"
+        }
+    }
+}
+
+/// Upper bound of a pool's size when its count is a constant.
+fn pool_size_bound(e: &Expr) -> Option<i64> {
+    match e {
+        Expr::Dice { count, .. } => match count.as_ref() {
+            Expr::Const(Value::Int(n)) => Some(*n),
+            _ => None,
+        },
+        _ => None,
+    }
+}
