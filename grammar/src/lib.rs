@@ -5,6 +5,7 @@
 //! No semantics live here: names are not resolved and nothing is type-checked.
 
 pub mod ast;
+mod build;
 mod parser;
 
 pub use parser::{MAX_NESTING, MAX_SOURCE_BYTES, ParseError, Parsed, parse};
