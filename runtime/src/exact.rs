@@ -450,13 +450,7 @@ impl<'p, W: Weight> Exact<'p, W> {
     /// Sum of `n` dice. A die whose faces run consecutively with one weight each (every
     /// `dN`) convolves by a sliding window: each step is additions only.
     fn sum_dist(&self, n: i64, die: u32) -> Result<Dist<i64, W>, RunError> {
-        if !(0..=crate::interp::MAX_POOL).contains(&n) {
-            return Err(RunError::Limit {
-                what: "pool size".into(),
-                size: n.unsigned_abs(),
-                limit: crate::interp::MAX_POOL as u64,
-            });
-        }
+        crate::interp::pool_size(n)?;
         let one = self.die_dist(die)?;
         // The total first: when it cannot be represented, give up before any work.
         let total = one.total.pow(n as u64)?;
@@ -518,13 +512,7 @@ impl<'p, W: Weight> Exact<'p, W> {
         lo: Option<i64>,
         hi: Option<i64>,
     ) -> Result<Dist<i64, W>, RunError> {
-        if !(0..=crate::interp::MAX_POOL).contains(&n) {
-            return Err(RunError::Limit {
-                what: "pool size".into(),
-                size: n.unsigned_abs(),
-                limit: crate::interp::MAX_POOL as u64,
-            });
-        }
+        crate::interp::pool_size(n)?;
         self.charge(n as u64 + 1)?;
         let faces = &self.program.dice[die as usize].faces;
         let f = faces.len() as u64;
@@ -547,13 +535,7 @@ impl<'p, W: Weight> Exact<'p, W> {
     /// Sum of the `k` highest (or lowest) of `n` dice: walk the distinct faces from the kept
     /// end, choosing how many dice show each.
     fn keep_dist(&self, k: i64, n: i64, die: u32, highest: bool) -> Result<Dist<i64, W>, RunError> {
-        if !(0..=crate::interp::MAX_POOL).contains(&n) {
-            return Err(RunError::Limit {
-                what: "pool size".into(),
-                size: n.unsigned_abs(),
-                limit: crate::interp::MAX_POOL as u64,
-            });
-        }
+        crate::interp::pool_size(n)?;
         let n = n as u64;
         let k = k.clamp(0, n as i64) as u64;
         let mut faces: BTreeMap<i64, u64> = BTreeMap::new();

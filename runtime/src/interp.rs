@@ -460,13 +460,7 @@ impl<'p> Interp<'p> {
             Expr::Roll(d) => Val::Int(self.roll(*d, ctx)?),
             Expr::Dice { count, die } => {
                 let n = self.int(count, f, ctx)?;
-                if !(0..=MAX_POOL).contains(&n) {
-                    return Err(RunError::Limit {
-                        what: "pool size".into(),
-                        size: n.unsigned_abs(),
-                        limit: MAX_POOL as u64,
-                    });
-                }
+                pool_size(n)?;
                 let mut v = Vec::with_capacity(n as usize);
                 for _ in 0..n {
                     v.push(self.roll(*die, ctx)?);
@@ -758,6 +752,19 @@ impl<'p> Interp<'p> {
                 };
                 Val::Int(if again { self.roll(*die, ctx)? } else { first })
             }
+        })
+    }
+}
+
+/// A pool's size, refused beyond [`MAX_POOL`] (or below zero) with the figure.
+pub fn pool_size(n: i64) -> Result<usize, RunError> {
+    if (0..=MAX_POOL).contains(&n) {
+        Ok(n as usize)
+    } else {
+        Err(RunError::Limit {
+            what: "pool size".into(),
+            size: n.unsigned_abs(),
+            limit: MAX_POOL as u64,
         })
     }
 }

@@ -616,22 +616,7 @@ impl<'a> Lowerer<'a> {
                 None
             }
         });
-        let side = e.side.as_ref().and_then(|s| match self.lookup(&s.name) {
-            Some(Sym::Side(sid)) => Some(sid),
-            _ => {
-                self.diags.push(
-                    Diagnostic::error(
-                        "sand::resolve::unknown-name",
-                        file,
-                        s.span,
-                        format!("unknown side `{}`", s.name),
-                    )
-                    .label("not a side")
-                    .help("declare it with `side NAME \"Title\"`"),
-                );
-                None
-            }
-        });
+        let side = e.side.as_ref().and_then(|s| self.side(file, s));
         let mut given: HashMap<String, (Value, Span)> = HashMap::new();
         let mut order: Vec<String> = Vec::new();
         for fi in &e.fields {

@@ -81,15 +81,8 @@ pub(super) extern "C" fn jit_pool_fold(
 ) -> i64 {
     // SAFETY: called only from compiled code with the context of the current call.
     let c = unsafe { cx(ctx) };
-    if !(0..=crate::interp::MAX_POOL).contains(&n) {
-        return fail(
-            c,
-            RunError::Limit {
-                what: "pool size".into(),
-                size: n.unsigned_abs(),
-                limit: crate::interp::MAX_POOL as u64,
-            },
-        );
+    if let Err(e) = crate::interp::pool_size(n) {
+        return fail(c, e);
     }
     // SAFETY: `faces` points at the face table of the `JitProgram` running this call.
     let table = unsafe { &*c.faces };
@@ -126,15 +119,8 @@ pub(super) extern "C" fn jit_pool_roll(ctx: *mut JitCtx, n: i64, die: i64) -> i6
         c.pools.push(vec![n]);
         return 0;
     }
-    if !(0..=crate::interp::MAX_POOL).contains(&n) {
-        return fail(
-            c,
-            RunError::Limit {
-                what: "pool size".into(),
-                size: n.unsigned_abs(),
-                limit: crate::interp::MAX_POOL as u64,
-            },
-        );
+    if let Err(e) = crate::interp::pool_size(n) {
+        return fail(c, e);
     }
     let mut pool = Vec::with_capacity(n as usize);
     for _ in 0..n {
