@@ -76,6 +76,7 @@ pub fn render(program: &Program, ex: &Explained) -> Vec<String> {
                 }
                 depth += 1;
             }
+            Event::Exit { .. } => depth = depth.saturating_sub(1),
             Event::Roll { die, face } => out.push(format!(
                 "{pad}roll {} → {face}",
                 program.dice[*die as usize].name

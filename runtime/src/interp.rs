@@ -22,6 +22,9 @@ pub enum Event {
     Enter {
         proc: u32,
     },
+    Exit {
+        proc: u32,
+    },
     Roll {
         die: u32,
         face: i64,
@@ -163,6 +166,7 @@ impl<'p> Interp<'p> {
         ctx.depth += 1;
         let flow = self.block(&p.body, &mut frame, ctx);
         ctx.depth -= 1;
+        ctx.event(|| Event::Exit { proc });
         let key = match flow? {
             Flow::Done(k) => k,
             Flow::Next if !frame.effects.is_empty() => {
