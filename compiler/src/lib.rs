@@ -159,7 +159,14 @@ fn finish(mut db: SourceDb, default_name: String) -> Compiled {
                         .and_then(|p| p.parent().map(Path::to_path_buf))
                         .unwrap_or_else(|| PathBuf::from("."));
                     let target = base.join(&s.value);
-                    if let Err(e) = db.load_file(&target, target.display().to_string()) {
+                    // Named as the user would write it: relative to the importing file's name
+                    // as given, never an absolute path that differs from machine to machine.
+                    let display = Path::new(&db.file(id).name)
+                        .parent()
+                        .map_or_else(|| PathBuf::from(&s.value), |p| p.join(&s.value))
+                        .display()
+                        .to_string();
+                    if let Err(e) = db.load_file(&target, display) {
                         diags.push(
                             Diagnostic::error(
                                 "sand::resolve::import-not-found",
