@@ -167,7 +167,9 @@ fn police_action() {
     let leadins = spans(&text, &f, codes::EMPTY_LEAD_IN);
     // The "Turn Sequence" lead-in (identified by its last words, not quoted whole).
     assert!(
-        leadins.iter().any(|l| l.ends_with("the following sequence:")),
+        leadins
+            .iter()
+            .any(|l| l.ends_with("the following sequence:")),
         "{leadins:#?}"
     );
 }

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    AbiParam, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind,
+    AbiParam, BlockArg, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind,
 };
 use cranelift_frontend::{FunctionBuilder, Variable};
 use cranelift_module::{FuncId, Module};
@@ -34,6 +34,10 @@ pub(super) struct Codegen<'a, 'p, 'f> {
     pub(super) meta: &'a [Option<Meta>],
     pub(super) ids: &'a [Option<FuncId>],
     pub(super) callback_sigs: HashMap<usize, cranelift_codegen::ir::SigRef>,
+    /// One exit per function for every error (code and detail as block parameters), and one
+    /// for failures a callback already reported: fewer blocks to compile than one per site.
+    pub(super) error_exit: Option<cranelift_codegen::ir::Block>,
+    pub(super) failed_exit: Option<cranelift_codegen::ir::Block>,
 }
 
 pub(super) type V = cranelift_codegen::ir::Value;
@@ -134,26 +138,55 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
     /// After a fallible callback: leave with an error status when it failed.
     pub(super) fn check_failed(&mut self) {
         let failed = self.fb.ins().load(I64, MemFlagsData::new(), self.jctx, 0);
-        let bad = self.fb.create_block();
+        let bad = *self
+            .failed_exit
+            .get_or_insert_with(|| self.fb.create_block());
         let ok = self.fb.create_block();
         self.fb.ins().brif(failed, bad, &[], ok, &[]);
-        self.fb.switch_to_block(bad);
-        let st = self.konst(ST_ERROR);
-        self.fb.ins().return_(&[st]);
         self.fb.switch_to_block(ok);
     }
 
     /// When `cond` holds: report an error through `jit_fail` and return the error status.
     pub(super) fn fail_if(&mut self, cond: V, code: i64, detail: V) {
-        let bad = self.fb.create_block();
+        let exit = match self.error_exit {
+            Some(b) => b,
+            None => {
+                let b = self.fb.create_block();
+                self.fb.append_block_param(b, I64);
+                self.fb.append_block_param(b, I64);
+                self.error_exit = Some(b);
+                b
+            }
+        };
         let ok = self.fb.create_block();
-        self.fb.ins().brif(cond, bad, &[], ok, &[]);
-        self.fb.switch_to_block(bad);
         let c = self.konst(code);
-        self.callback(jit_fail as *const u8, &[c, detail]);
-        let st = self.konst(ST_ERROR);
-        self.fb.ins().return_(&[st]);
+        self.fb.ins().brif(
+            cond,
+            exit,
+            &[BlockArg::Value(c), BlockArg::Value(detail)],
+            ok,
+            &[],
+        );
         self.fb.switch_to_block(ok);
+    }
+
+    /// Fill in the shared exits, after the body.
+    pub(super) fn finish_exits(&mut self) {
+        if let Some(b) = self.error_exit {
+            self.fb.switch_to_block(b);
+            let (code, detail) = {
+                let p = self.fb.block_params(b);
+                (p[0], p[1])
+            };
+            self.callback(jit_fail as *const u8, &[code, detail]);
+            let st = self.konst(ST_ERROR);
+            self.fb.ins().return_(&[st]);
+        }
+        if let Some(b) = self.failed_exit {
+            self.fb.switch_to_block(b);
+            let st = self.konst(ST_ERROR);
+            self.fb.ins().return_(&[st]);
+        }
     }
 
     pub(super) fn bool_of(&mut self, c: V) -> V {

@@ -329,19 +329,24 @@ impl<'p> JitProgram<'p> {
             meta,
             ids,
             callback_sigs: HashMap::new(),
+            error_exit: None,
+            failed_exit: None,
         };
         let body = &cg.jp.program.procs[proc as usize].body;
         let r = cg.block(body);
+        if r.is_ok() {
+            // Close the body's last block before the shared exits are filled in.
+            if !cg.fb.is_unreachable() {
+                let st = cg.fb.ins().iconst(I64, ST_NOTHING);
+                cg.fb.ins().return_(&[st]);
+            }
+            cg.finish_exits();
+        }
         let result = cg.result;
         let named = cg.named;
         let mut fb = cg.fb;
         match r {
-            Ok(()) => {
-                if !fb.is_unreachable() {
-                    let st = fb.ins().iconst(I64, ST_NOTHING);
-                    fb.ins().return_(&[st]);
-                }
-            }
+            Ok(()) => {}
             Err(e) => {
                 // The half-built function is abandoned; no module state refers to it yet.
                 return Err(e);
