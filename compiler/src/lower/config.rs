@@ -203,19 +203,26 @@ pub(crate) fn schema(keyword: &str) -> Option<&'static Schema> {
     SCHEMAS.iter().find(|s| s.keyword == keyword)
 }
 
+/// A config block's header, before its entries are lowered.
+fn empty_block(c: &ast::Config, cite: ir::Cite) -> ir::ConfigBlock {
+    ir::ConfigBlock {
+        keyword: c.keyword.name.clone(),
+        name: c.name.as_ref().map(|n| n.name.clone()),
+        scheme: c.scheme.as_ref().map(|s| s.name.clone()),
+        title: c.title.as_ref().map(|t| t.value.clone()),
+        properties: Vec::new(),
+        blocks: Vec::new(),
+        hooks: Vec::new(),
+        cite,
+    }
+}
+
 impl<'a> Lowerer<'a> {
     pub(crate) fn declare_config(&mut self, file: FileId, c: &ast::Config) {
         let id = self.program.configs.len() as u32;
-        self.program.configs.push(ir::ConfigBlock {
-            keyword: c.keyword.name.clone(),
-            name: c.name.as_ref().map(|n| n.name.clone()),
-            scheme: c.scheme.as_ref().map(|s| s.name.clone()),
-            title: c.title.as_ref().map(|t| t.value.clone()),
-            properties: Vec::new(),
-            blocks: Vec::new(),
-            hooks: Vec::new(),
-            cite: ir::Cite::default(),
-        });
+        self.program
+            .configs
+            .push(empty_block(c, ir::Cite::default()));
         if let Some(n) = &c.name {
             // Forces are named by their side; they are not global names.
             if c.keyword.name != "force" && c.keyword.name != "phase" {
@@ -283,16 +290,7 @@ impl<'a> Lowerer<'a> {
             .name
             .as_ref()
             .map_or(kw.to_string(), |n| format!("{kw}.{}", n.name));
-        let mut block = ir::ConfigBlock {
-            keyword: kw.to_string(),
-            name: c.name.as_ref().map(|n| n.name.clone()),
-            scheme: c.scheme.as_ref().map(|s| s.name.clone()),
-            title: c.title.as_ref().map(|t| t.value.clone()),
-            properties: Vec::new(),
-            blocks: Vec::new(),
-            hooks: Vec::new(),
-            cite: self.cite(section, &c.see),
-        };
+        let mut block = empty_block(c, self.cite(section, &c.see));
         for r in &c.see {
             self.refs.push((file, r.clone()));
         }
