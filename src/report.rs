@@ -189,3 +189,43 @@ pub fn prepare(q: &QueryArgs) -> Result<Prepared, u8> {
         }
     }
 }
+
+/// A progress bar on stderr for long runs, shown only when stderr is a terminal (so pipes,
+/// logs and tests see nothing) and only for runs long enough to need one.
+pub struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl Progress {
+    /// Runs shorter than this finish before a bar would be worth drawing.
+    const MIN_LEN: u64 = 2_000_000;
+
+    pub fn new(len: u64, what: &str) -> Self {
+        let show = len >= Self::MIN_LEN && std::io::stderr().is_terminal();
+        let bar = show.then(|| {
+            let b = indicatif::ProgressBar::new(len);
+            b.set_style(
+                indicatif::ProgressStyle::with_template(&format!(
+                    "{{bar:40}} {{human_pos}}/{{human_len}} {what} ({{eta}} left)"
+                ))
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            b
+        });
+        Progress { bar }
+    }
+
+    pub fn set(&mut self, pos: u64) {
+        if let Some(b) = &self.bar {
+            b.set_position(pos);
+        }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}

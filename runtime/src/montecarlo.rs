@@ -49,12 +49,16 @@ pub fn sample(
 
 /// The same estimate on a chosen backend: identical counts for the same seed, since both
 /// backends draw the same dice.
+/// Samples between two calls of the progress callback.
+pub const PROGRESS_EVERY: u64 = 1 << 16;
+
 pub fn sample_with(
     backend: &Backend,
     proc: u32,
     args: &[Val],
     samples: u64,
     seed: u64,
+    progress: &mut dyn FnMut(u64),
 ) -> Result<Estimate, RunError> {
     let mut dice = Dice::new(seed);
     let mut counts = BTreeMap::new();
@@ -62,9 +66,12 @@ pub fn sample_with(
         // Count raw results and decode each distinct one once.
         let raw = jit.encode_args(proc, args).unwrap_or(Ok(Vec::new()))?;
         let mut raw_counts: BTreeMap<(i64, i64), u64> = BTreeMap::new();
-        for _ in 0..samples {
+        for i in 0..samples {
             let r = jit.run_raw(proc, &raw, &mut dice)?;
             *raw_counts.entry((r.status, r.value)).or_insert(0) += 1;
+            if i % PROGRESS_EVERY == 0 {
+                progress(i);
+            }
         }
         for ((status, value), n) in raw_counts {
             let key = jit.decode_outcome(proc, crate::jit::RawOutcome { status, value });
@@ -73,9 +80,12 @@ pub fn sample_with(
         return Ok(Estimate { samples, counts });
     }
     let mut host = NoGame;
-    for _ in 0..samples {
+    for i in 0..samples {
         let out = backend.run(proc, args, &mut dice, &mut host)?;
         *counts.entry(out.key).or_insert(0u64) += 1;
+        if i % PROGRESS_EVERY == 0 {
+            progress(i);
+        }
     }
     Ok(Estimate { samples, counts })
 }

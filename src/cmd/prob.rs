@@ -60,8 +60,11 @@ fn run_inner(args: Args) -> Result<(), u8> {
 
     if let Some(n) = args.samples {
         let backend = crate::report::backend(program, assumptions, args.backend);
-        let est = montecarlo::sample_with(&backend, proc, &call_args, n, args.seed)
-            .map_err(|e| fail(e.to_string()))?;
+        let mut bar = report::Progress::new(n, "samples");
+        let est = montecarlo::sample_with(&backend, proc, &call_args, n, args.seed, &mut |i| {
+            bar.set(i)
+        })
+        .map_err(|e| fail(e.to_string()))?;
         let rows: Vec<(OutcomeKey, u64)> =
             order(program, proc, est.counts.keys().cloned().collect())
                 .into_iter()
