@@ -465,13 +465,6 @@ impl Program {
             .find(|(_, p)| p.name == name && p.kind != ProcKind::Hook)
             .map(|(i, p)| (i as ProcId, p))
     }
-
-    /// "7.a.3 General fire procedure"-style label of a citation.
-    pub fn cite_label(&self, cite: &Cite) -> Option<String> {
-        cite.section
-            .and_then(|s| self.sections.get(s as usize))
-            .map(|s| s.label())
-    }
 }
 
 impl Expr {

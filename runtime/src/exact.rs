@@ -89,11 +89,6 @@ impl<'p, W: Weight> Exact<'p, W> {
         }
     }
 
-    /// Work spent so far (pairs combined plus paths explored).
-    pub fn work(&self) -> u64 {
-        self.work.get()
-    }
-
     fn charge(&self, n: u64) -> Result<(), RunError> {
         let w = self.work.get().saturating_add(n);
         self.work.set(w);

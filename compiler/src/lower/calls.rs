@@ -382,8 +382,8 @@ impl<'a> Lowerer<'a> {
             return Some(Typed::error());
         }
         // `pool(n, d6)` and `reroll(d8, …)` take the die itself, not a roll of it.
-        let die_arg = |lw: &mut Self, a: &ast::Expr| -> Option<u32> {
-            match &a.kind {
+        let die_arg = |lw: &mut Self, a: &ast::Expr, which: &str, example: &str| -> Option<u32> {
+            let die = match &a.kind {
                 ExprKind::Dice { count: 1, sides }
                     if *sides >= 1 && *sides <= super::items::MAX_FACES =>
                 {
@@ -394,22 +394,30 @@ impl<'a> Lowerer<'a> {
                     _ => None,
                 },
                 _ => None,
+            };
+            if die.is_none() {
+                lw.diags.push(
+                    Diagnostic::error(
+                        "sand::type::not-a-die",
+                        file,
+                        a.span,
+                        format!("`{}` needs a die as its {which} argument", callee.name),
+                    )
+                    .label("not a die")
+                    .help(format!("write {example}")),
+                );
             }
+            die
         };
         match func {
             Builtin::Pool => {
                 let n = self.lower_expr(file, scope, &args[0].value, path);
-                let Some(die) = die_arg(self, &args[1].value) else {
-                    self.diags.push(
-                        Diagnostic::error(
-                            "sand::type::not-a-die",
-                            file,
-                            args[1].value.span,
-                            "`pool` needs a die as its second argument",
-                        )
-                        .label("not a die")
-                        .help("write `pool(n, d6)` or `pool(n, my_die)`"),
-                    );
+                let Some(die) = die_arg(
+                    self,
+                    &args[1].value,
+                    "second",
+                    "`pool(n, d6)` or `pool(n, my_die)`",
+                ) else {
                     return Some(Typed::error());
                 };
                 let (nlo, nhi) = n.reach.bounds();
@@ -458,17 +466,8 @@ impl<'a> Lowerer<'a> {
                 });
             }
             Builtin::Reroll => {
-                let Some(die) = die_arg(self, &args[0].value) else {
-                    self.diags.push(
-                        Diagnostic::error(
-                            "sand::type::not-a-die",
-                            file,
-                            args[0].value.span,
-                            "`reroll` needs a die as its first argument",
-                        )
-                        .label("not a die")
-                        .help("write `reroll(d8, 1..=3)`"),
-                    );
+                let Some(die) = die_arg(self, &args[0].value, "first", "`reroll(d8, 1..=3)`")
+                else {
                     return Some(Typed::error());
                 };
                 let r = self.lower_expr(file, scope, &args[1].value, path);

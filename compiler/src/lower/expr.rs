@@ -155,33 +155,50 @@ impl Typed {
     }
 
     pub(crate) fn expect_numeric(self, lw: &mut Lowerer, file: FileId, span: Span) -> Expr {
-        if !matches!(self.ty, Type::Int | Type::Length | Type::Any | Type::Pool) {
-            let t = lw.type_name(&self.ty);
-            lw.diags.push(
-                Diagnostic::error(
-                    "sand::type::mismatch",
-                    file,
-                    span,
-                    format!("expected a number, found {t}"),
-                )
-                .label(format!("this is {t}"))
-                .help("modifiers, counts and dice arithmetic take integers or lengths"),
-            );
-        }
-        self.expr
+        let ok = numeric(&self.ty);
+        self.expect(
+            lw,
+            file,
+            span,
+            ok,
+            ("a number", ""),
+            "modifiers, counts and dice arithmetic take integers or lengths",
+        )
     }
+
     pub(crate) fn expect_bool(self, lw: &mut Lowerer, file: FileId, span: Span) -> Expr {
-        if !matches!(self.ty, Type::Bool | Type::Any) {
+        let ok = matches!(self.ty, Type::Bool | Type::Any);
+        self.expect(
+            lw,
+            file,
+            span,
+            ok,
+            ("a condition", ", not true/false"),
+            "write a comparison such as `d6 >= 4` or `cover == medium`",
+        )
+    }
+
+    /// The expression, after reporting a type mismatch when it is not what the context wants.
+    fn expect(
+        self,
+        lw: &mut Lowerer,
+        file: FileId,
+        span: Span,
+        ok: bool,
+        (want, not): (&str, &str),
+        help: &str,
+    ) -> Expr {
+        if !ok {
             let t = lw.type_name(&self.ty);
             lw.diags.push(
                 Diagnostic::error(
                     "sand::type::mismatch",
                     file,
                     span,
-                    format!("expected a condition, found {t}"),
+                    format!("expected {want}, found {t}"),
                 )
-                .label(format!("this is {t}, not true/false"))
-                .help("write a comparison such as `d6 >= 4` or `cover == medium`"),
+                .label(format!("this is {t}{not}"))
+                .help(help),
             );
         }
         self.expr
