@@ -35,6 +35,12 @@ enum Command {
     Bench(cmd::bench::Args),
     /// Audit plain-text rulebooks: numbering, references, empty tables, illegible marks
     Audit(cmd::audit::Args),
+    /// Play one scenario headless (or against you): a turn-by-turn narrative and the winner
+    Run(cmd::game::RunArgs),
+    /// Replay a game from its JSON-lines log, checking every event against the rules
+    Replay(cmd::game::ReplayArgs),
+    /// Play many games in parallel: win rates with 95% intervals, mean turns and losses
+    Sim(cmd::game::SimArgs),
 }
 
 /// Stack for the command thread: checking and running rules recurse over expressions, whose
@@ -74,6 +80,9 @@ fn run() -> ExitCode {
         Command::Ir(a) => cmd::ir::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Audit(a) => cmd::audit::run(a),
+        Command::Run(a) => cmd::game::run(a),
+        Command::Replay(a) => cmd::game::replay(a),
+        Command::Sim(a) => cmd::game::sim(a),
     };
     ExitCode::from(code)
 }

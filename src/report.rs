@@ -201,7 +201,12 @@ impl Progress {
     const MIN_LEN: u64 = 2_000_000;
 
     pub fn new(len: u64, what: &str) -> Self {
-        let show = len >= Self::MIN_LEN && std::io::stderr().is_terminal();
+        Self::at_least(len, what, Self::MIN_LEN)
+    }
+
+    /// A bar for runs of at least `min` steps.
+    pub fn at_least(len: u64, what: &str, min: u64) -> Self {
+        let show = len >= min && std::io::stderr().is_terminal();
         let bar = show.then(|| {
             let b = indicatif::ProgressBar::new(len);
             b.set_style(
@@ -218,6 +223,13 @@ impl Progress {
     pub fn set(&mut self, pos: u64) {
         if let Some(b) = &self.bar {
             b.set_position(pos);
+        }
+    }
+
+    /// Advance by `n` (from any thread).
+    pub fn inc(&self, n: u64) {
+        if let Some(b) = &self.bar {
+            b.inc(n);
         }
     }
 }

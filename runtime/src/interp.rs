@@ -73,6 +73,22 @@ pub trait Host {
     fn choose(&mut self, _options: &[Val]) -> Result<usize, RunError> {
         Err(RunError::NeedsDecision)
     }
+    /// A field of a piece in play: its entity's value, or the game's current one.
+    fn field(&mut self, piece: u32, field: &str) -> Result<Val, RunError> {
+        Err(RunError::Type(format!(
+            "piece #{piece} has no field `{field}` outside a game"
+        )))
+    }
+    /// Run a procedure natively when the host holds compiled code for it; `None` sends the
+    /// call to the interpreter. Only asked when no trace is being kept.
+    fn compiled(
+        &mut self,
+        _proc: u32,
+        _args: &[Val],
+        _dice: &mut Dice,
+    ) -> Option<Result<Outcome, RunError>> {
+        None
+    }
 }
 
 /// No game: engine functions fail with a clear error.
@@ -178,6 +194,39 @@ impl<'p> Interp<'p> {
             key,
             effects: frame.effects,
         })
+    }
+
+    /// Whether the leading `require`s of a procedure hold for these arguments: the
+    /// preconditions that make an action legal. Nothing else of the body runs.
+    pub fn preconditions(&self, proc: u32, args: &[Val], ctx: &mut Ctx) -> Result<bool, RunError> {
+        let p = &self.program.procs[proc as usize];
+        let mut slots = args.to_vec();
+        slots.resize(p.n_slots.max(p.params.len() as u32) as usize, Val::Unit);
+        let mut frame = Frame {
+            slots,
+            effects: Vec::new(),
+            proc,
+        };
+        for s in &p.body {
+            let Stmt::Require(c) = s else { break };
+            if !self.bool(c, &mut frame, ctx)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Evaluate one expression of procedure `proc` with its first slots bound to `args`.
+    pub fn eval(&self, proc: u32, args: &[Val], e: &Expr, ctx: &mut Ctx) -> Result<Val, RunError> {
+        let p = &self.program.procs[proc as usize];
+        let mut slots = args.to_vec();
+        slots.resize(p.n_slots.max(p.params.len() as u32) as usize, Val::Unit);
+        let mut frame = Frame {
+            slots,
+            effects: Vec::new(),
+            proc,
+        };
+        self.expr(e, &mut frame, ctx)
     }
 
     fn block(&self, stmts: &[Stmt], f: &mut Frame, ctx: &mut Ctx) -> Result<Flow, RunError> {
@@ -519,7 +568,15 @@ impl<'p> Interp<'p> {
                 for a in args {
                     vals.push(self.expr(a, f, ctx)?);
                 }
-                let out = self.run(*proc, vals, ctx)?;
+                let native = if ctx.trace.is_none() {
+                    ctx.host.compiled(*proc, &vals, ctx.dice)
+                } else {
+                    None
+                };
+                let out = match native {
+                    Some(r) => r?,
+                    None => self.run(*proc, vals, ctx)?,
+                };
                 f.effects.extend(out.effects);
                 match out.key {
                     OutcomeKey::Named(n) => Val::Sym(n),
@@ -548,10 +605,10 @@ impl<'p> Interp<'p> {
                 });
                 cell
             }
-            Expr::Field { base, field } => {
-                let b = self.expr(base, f, ctx)?;
-                self.field(&b, field)?
-            }
+            Expr::Field { base, field } => match self.expr(base, f, ctx)? {
+                Val::Piece(p) => ctx.host.field(p, field)?,
+                b => self.field(&b, field)?,
+            },
             Expr::List(items) => {
                 let mut v = Vec::with_capacity(items.len());
                 for i in items {

@@ -6,6 +6,7 @@
 
 pub mod board;
 pub mod dist;
+pub mod engine;
 pub mod error;
 pub mod exact;
 pub mod explain;

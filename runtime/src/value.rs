@@ -21,6 +21,8 @@ pub enum Val {
     List(Vec<Val>),
     /// Dice results in the order rolled.
     Pool(Vec<i64>),
+    /// A piece on the table during a game (an instance of a unit, weapon or marker entity).
+    Piece(u32),
     Unit,
 }
 
@@ -80,6 +82,7 @@ impl Val {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
+            Val::Piece(n) => format!("piece #{n}"),
             Val::Unit => "()".into(),
         }
     }

@@ -4,5 +4,6 @@ pub mod audit;
 pub mod bench;
 pub mod check;
 pub mod explain;
+pub mod game;
 pub mod ir;
 pub mod prob;

@@ -81,10 +81,16 @@ impl<'a> Lowerer<'a> {
                 .map(|a| self.lower_expr(file, scope, &a.value, path).expr)
                 .collect();
             let ty = match name {
-                "adjacent" | "in_los" | "route_blocked" | "has_marker" => Type::Bool,
-                "owner" => Type::Side,
-                "units" | "units_in" | "hexes_within" => Type::List(Box::new(Type::Entity(None))),
-                "free_action" | "retreat" | "reveal" | "terrain_of" => Type::Any,
+                "adjacent" | "in_los" | "route_blocked" | "has_marker" | "is" | "can_exit"
+                | "option" | "force_has" => Type::Bool,
+                "owner" | "enemy" => Type::Side,
+                "units" | "units_in" | "units_within" | "hexes_within" => {
+                    Type::List(Box::new(Type::Entity(None)))
+                }
+                "free_action" | "retreat" | "reveal" | "terrain_of" | "position" | "home"
+                | "exit_board" | "move_toward" | "move_away" | "add_counter" | "set_counter" => {
+                    Type::Any
+                }
                 _ => Type::Int,
             };
             let mut t = Typed::new(
@@ -96,7 +102,16 @@ impl<'a> Lowerer<'a> {
             );
             if matches!(
                 name,
-                "eliminated" | "exited" | "alive" | "count_units" | "distance" | "turn_number"
+                "eliminated"
+                    | "exited"
+                    | "alive"
+                    | "count_units"
+                    | "count_without"
+                    | "distance"
+                    | "turn_number"
+                    | "move_cost"
+                    | "terrain_between"
+                    | "counter"
             ) {
                 t.reach = Reach::Interval(Some(0), None);
             }

@@ -176,6 +176,7 @@ pub(crate) const SCHEMAS: &[Schema] = &[
             "soldiers",
             "vehicles",
             "composition",
+            "hidden",
         ],
         blocks: &["deploy"],
         schemes: &[],

@@ -1,0 +1,883 @@
+//! The engine functions and effects of the language, answered from a game state: the bridge
+//! the interpreter crosses when a rule asks `distance(firer, target)` or says `eliminate u`.
+
+use sandtable_compiler::ir::{EntityId, ProcKind, SideId};
+
+use super::setup::{BoardSpec, Rules};
+use super::state::{Pos, State, Status, inches};
+use crate::board::table::{self, Length};
+use crate::board::{HexCoord, Point};
+use crate::error::RunError;
+use crate::interp::{Host, Interp};
+use crate::jit::JitProgram;
+use crate::rng::Dice;
+use crate::value::{EffectRec, Outcome, OutcomeKey, ScoreOpRec, Val};
+
+/// What a move costs when the hex cannot be reached.
+pub const UNREACHABLE: i64 = 1_000_000;
+/// Distance reported when nothing matches (`nearest_distance` with no such piece).
+pub const FAR: i64 = 1 << 40;
+
+/// Caches that survive from one interpreter run to the next while the state is unchanged.
+#[derive(Default)]
+pub struct Scratch {
+    /// Bumped by every effect; caches keyed on an older version are stale.
+    pub version: u64,
+    reach: Vec<Option<(u64, Vec<u32>)>>,
+}
+
+pub struct GameHost<'a, 'p> {
+    pub rules: &'a Rules<'p>,
+    pub state: &'a mut State,
+    pub scratch: &'a mut Scratch,
+    /// What happened, in words, for the narrative and the log.
+    pub said: &'a mut Vec<String>,
+    pub jit: Option<&'a JitProgram<'p>>,
+}
+
+fn err(msg: impl Into<String>) -> RunError {
+    RunError::Type(msg.into())
+}
+
+/// A filter on pieces from engine-function arguments: side, kind, entity, exit hexes.
+#[derive(Default)]
+struct Filter {
+    side: Option<SideId>,
+    kind: Option<u32>,
+    entity: Option<EntityId>,
+    exits: Option<Vec<Val>>,
+}
+
+impl GameHost<'_, '_> {
+    fn interp(&self) -> Interp<'_> {
+        Interp::new(self.rules.program, self.rules.assumptions)
+    }
+
+    fn piece(&self, v: &Val) -> Result<usize, RunError> {
+        match v {
+            Val::Piece(i) if (*i as usize) < self.state.pieces.len() => Ok(*i as usize),
+            other => Err(err(format!(
+                "expected a piece, found {}",
+                other.show(self.rules.program)
+            ))),
+        }
+    }
+
+    fn kind_named(&self, s: &str) -> Option<u32> {
+        self.rules
+            .program
+            .kinds
+            .iter()
+            .position(|k| k.name == s)
+            .map(|i| i as u32)
+    }
+
+    pub fn pos_val(pos: Pos) -> Val {
+        match pos {
+            Pos::Hex(h) => Val::Sym(h.to_string()),
+            Pos::Point(p) => Val::List(vec![Val::Int(p.x()), Val::Int(p.y())]),
+        }
+    }
+
+    /// A place: a hex label, a point, or where a piece stands.
+    fn place(&self, v: &Val) -> Result<Pos, RunError> {
+        match v {
+            Val::Piece(_) => {
+                let i = self.piece(v)?;
+                self.state.pieces[i].pos.ok_or_else(|| {
+                    err(format!(
+                        "{} is not on the board",
+                        self.state.pieces[i].label
+                    ))
+                })
+            }
+            Val::Sym(s) => {
+                let h = HexCoord::parse(s).map_err(|e| err(e.to_string()))?;
+                match &self.rules.board {
+                    BoardSpec::Hex { grid, .. } if grid.contains(h) => Ok(Pos::Hex(h)),
+                    _ => Err(err(format!("hex {h} is not on the board"))),
+                }
+            }
+            Val::List(xy) if xy.len() == 2 => {
+                let (Some(x), Some(y)) = (xy[0].as_int(), xy[1].as_int()) else {
+                    return Err(err("a point is two numbers"));
+                };
+                Point::new(x, y)
+                    .map(Pos::Point)
+                    .map_err(|e| err(e.to_string()))
+            }
+            other => Err(err(format!(
+                "expected a place, found {}",
+                other.show(self.rules.program)
+            ))),
+        }
+    }
+
+    fn is_place(&self, v: &Val) -> bool {
+        match v {
+            Val::Piece(_) => true,
+            Val::Sym(s) => self.kind_named(s).is_none() && HexCoord::parse(s).is_ok(),
+            Val::List(xy) => xy.len() == 2 && xy.iter().all(|x| matches!(x, Val::Int(_))),
+            _ => false,
+        }
+    }
+
+    fn filter(&self, args: &[Val]) -> Result<Filter, RunError> {
+        let mut f = Filter::default();
+        for a in args {
+            match a {
+                Val::Side(s) => f.side = Some(*s),
+                Val::Entity(e) => f.entity = Some(*e),
+                Val::Sym(s) => match self.kind_named(s) {
+                    Some(k) => f.kind = Some(k),
+                    None => f.exits = Some(vec![a.clone()]),
+                },
+                Val::List(_) | Val::LabelRange(..) => f.exits = Some(vec![a.clone()]),
+                other => {
+                    return Err(err(format!(
+                        "cannot select pieces by {}",
+                        other.show(self.rules.program)
+                    )));
+                }
+            }
+        }
+        Ok(f)
+    }
+
+    fn matches(&self, i: usize, f: &Filter) -> bool {
+        let p = &self.state.pieces[i];
+        let ent = &self.rules.program.entities[p.entity as usize];
+        f.side.is_none_or(|s| p.side == Some(s))
+            && f.entity.is_none_or(|e| p.entity == e)
+            && f.kind.is_none_or(|k| ent.kind == Some(k))
+            && (f.kind.is_some() || f.entity.is_some() || p.is_unit)
+    }
+
+    fn exited_through(&self, i: usize, exits: &[Val]) -> bool {
+        let Some(Pos::Hex(h)) = self.state.pieces[i].exited_at else {
+            return exits.is_empty();
+        };
+        exits.iter().all(|e| match e {
+            Val::List(items) => items
+                .iter()
+                .any(|x| matches!(x, Val::Sym(s) if HexCoord::parse(s) == Ok(h))),
+            Val::Sym(s) => HexCoord::parse(s) == Ok(h),
+            Val::LabelRange(lo, hi) => {
+                let col = |l: &Option<String>| {
+                    l.as_ref()
+                        .and_then(|l| HexCoord::parse(&format!("{l}1")).ok())
+                        .map(|c| c.column())
+                };
+                col(lo).is_none_or(|c| h.column() >= c) && col(hi).is_none_or(|c| h.column() <= c)
+            }
+            _ => false,
+        })
+    }
+
+    fn count(&self, status: Status, args: &[Val]) -> Result<Vec<usize>, RunError> {
+        let f = self.filter(args)?;
+        Ok((0..self.state.pieces.len())
+            .filter(|&i| self.state.pieces[i].status == status && self.matches(i, &f))
+            .filter(|&i| {
+                status != Status::Exited
+                    || self.exited_through(i, f.exits.as_deref().unwrap_or(&[]))
+            })
+            .collect())
+    }
+
+    fn pieces_list(v: Vec<usize>) -> Val {
+        Val::List(v.into_iter().map(|i| Val::Piece(i as u32)).collect())
+    }
+
+    fn distance(&self, a: Pos, b: Pos) -> Result<i64, RunError> {
+        match (a, b, &self.rules.board) {
+            (Pos::Hex(x), Pos::Hex(y), BoardSpec::Hex { grid, .. }) => {
+                Ok(i64::from(grid.distance(x, y)))
+            }
+            (Pos::Point(x), Pos::Point(y), _) => Ok(table::distance(x, y)),
+            _ => Err(err("distance between places of different boards")),
+        }
+    }
+
+    fn terrain_at(&self, pos: Pos) -> Option<EntityId> {
+        match (&self.rules.board, pos) {
+            (BoardSpec::Hex { grid, terrain }, Pos::Hex(h)) => {
+                terrain[BoardSpec::hex_index(grid, h)]
+            }
+            (
+                BoardSpec::Table {
+                    shapes,
+                    shape_terrain,
+                    ..
+                },
+                Pos::Point(p),
+            ) => shapes
+                .iter()
+                .position(|s| s.contains(p))
+                .map(|i| shape_terrain[i]),
+            _ => None,
+        }
+    }
+
+    fn entity_field(&self, e: EntityId, field: &str) -> Result<Val, RunError> {
+        self.interp().field(&Val::Entity(e), field)
+    }
+
+    fn occupied_by_unit(&self, pos: Pos, except: Option<usize>) -> bool {
+        self.state
+            .pieces_at(pos)
+            .any(|(i, p)| p.is_unit && Some(i) != except)
+    }
+
+    /// Cheapest cost for a piece to reach every hex (by hex index; `u32::MAX` = cannot):
+    /// entering costs the hex's price (see [`Rules::hex_cost`]); hexes with a marker whose
+    /// `blocks_movement` is true cannot be entered, and a hex holding enemy units can be
+    /// entered but not left.
+    fn reach(&mut self, i: usize) -> Result<&[u32], RunError> {
+        let version = self.scratch.version;
+        if self.scratch.reach.len() < self.state.pieces.len() {
+            self.scratch.reach.resize(self.state.pieces.len(), None);
+        }
+        if self.scratch.reach[i]
+            .as_ref()
+            .is_none_or(|(v, _)| *v != version)
+        {
+            let BoardSpec::Hex { grid, .. } = &self.rules.board else {
+                return Err(err("move costs are counted on hex boards"));
+            };
+            let Some(Pos::Hex(from)) = self.state.pieces[i].pos else {
+                return Err(err(format!(
+                    "{} is not on the board",
+                    self.state.pieces[i].label
+                )));
+            };
+            let n = grid.hex_count() as usize;
+            let mut blocked = vec![false; n];
+            for (p, m) in &self.state.place_markers {
+                if let Pos::Hex(h) = p
+                    && self
+                        .entity_field(*m, "blocks_movement")
+                        .is_ok_and(|v| v == Val::Bool(true))
+                {
+                    blocked[BoardSpec::hex_index(grid, *h)] = true;
+                }
+            }
+            let side = self.state.pieces[i].side;
+            let mut enemy = vec![false; n];
+            for p in &self.state.pieces {
+                if p.on_board()
+                    && p.is_unit
+                    && p.side != side
+                    && let Some(Pos::Hex(h)) = p.pos
+                {
+                    enemy[BoardSpec::hex_index(grid, h)] = true;
+                }
+            }
+            let start = BoardSpec::hex_index(grid, from);
+            let mut dist = vec![u32::MAX; n];
+            dist[start] = 0;
+            let mut heap = std::collections::BinaryHeap::new();
+            heap.push(std::cmp::Reverse((0u32, start)));
+            while let Some(std::cmp::Reverse((d, at))) = heap.pop() {
+                if d > dist[at] || (enemy[at] && at != start) {
+                    continue;
+                }
+                for &nb in &self.rules.hex_adjacent[at] {
+                    let nb = nb as usize;
+                    let Some(c) = self.rules.hex_cost[nb] else {
+                        continue;
+                    };
+                    if blocked[nb] {
+                        continue;
+                    }
+                    let nd = d.saturating_add(c);
+                    if nd < dist[nb] {
+                        dist[nb] = nd;
+                        heap.push(std::cmp::Reverse((nd, nb)));
+                    }
+                }
+            }
+            self.scratch.reach[i] = Some((version, dist));
+        }
+        Ok(self.scratch.reach[i]
+            .as_ref()
+            .map_or(&[], |(_, d)| d.as_slice()))
+    }
+
+    fn segment_clear_of_pieces(&self, a: Point, b: Point, skip: &[usize], radius: Length) -> bool {
+        self.state.pieces.iter().enumerate().all(|(i, p)| {
+            if skip.contains(&i) || !p.on_board() || !p.is_unit {
+                return true;
+            }
+            match p.pos {
+                Some(Pos::Point(c)) => point_segment_dist2(c, a, b) >= (radius as i128).pow(2),
+                _ => true,
+            }
+        })
+    }
+
+    /// Move a figure on a table toward `to`, at most `len`, stopping a base away from any
+    /// other figure; returns where it ends.
+    fn slide(&mut self, i: usize, to: Point, len: Length) -> Result<Point, RunError> {
+        let BoardSpec::Table {
+            width, depth, base, ..
+        } = &self.rules.board
+        else {
+            return Err(err("straight moves are made on open tables"));
+        };
+        let Some(Pos::Point(from)) = self.state.pieces[i].pos else {
+            return Err(err("the piece is not on the table"));
+        };
+        let clear = |p: Point| {
+            self.state.pieces.iter().enumerate().all(|(j, q)| {
+                j == i
+                    || !q.on_board()
+                    || !matches!(q.pos, Some(Pos::Point(c)) if table::distance_squared(c, p) < base * base)
+            })
+        };
+        let (mut lo, mut hi) = (0, len.max(0));
+        let mut best = from;
+        // The farthest clear stop along the line (binary search on the distance).
+        while lo <= hi {
+            let mid = (lo + hi) / 2;
+            let p = table::move_toward(from, to, mid);
+            let p = Point::new(p.x().clamp(0, *width), p.y().clamp(0, *depth))
+                .map_err(|e| err(e.to_string()))?;
+            if clear(p) {
+                best = p;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        Ok(best)
+    }
+
+    fn set_pos(&mut self, i: usize, to: Pos) -> Result<(), RunError> {
+        let from = self.state.pieces[i].pos;
+        let moved = match (from, to) {
+            (Some(a), b) => self.distance(a, b).unwrap_or(0),
+            _ => 0,
+        };
+        let p = &mut self.state.pieces[i];
+        let m = p.counter("moved");
+        p.set_counter("moved", m + moved);
+        p.pos = Some(to);
+        self.said.push(format!(
+            "{} moves {} -> {}",
+            p.label,
+            from.map_or("?".into(), |f| f.label()),
+            to.label()
+        ));
+        self.scratch.version += 1;
+        Ok(())
+    }
+
+    fn eliminate(&mut self, i: usize) {
+        let p = &mut self.state.pieces[i];
+        if p.status == Status::OnBoard {
+            p.status = Status::Eliminated;
+            p.markers.clear();
+            self.said.push(format!("{} eliminated", p.label));
+            self.scratch.version += 1;
+        }
+    }
+
+    fn text(&self, v: &Val) -> Result<String, RunError> {
+        match v {
+            Val::Text(s) | Val::Sym(s) => Ok(s.clone()),
+            other => Err(err(format!(
+                "expected a name, found {}",
+                other.show(self.rules.program)
+            ))),
+        }
+    }
+
+    fn side_of(&self, v: &Val) -> Result<SideId, RunError> {
+        match v {
+            Val::Side(s) => Ok(*s),
+            Val::Piece(_) => {
+                let i = self.piece(v)?;
+                self.state.pieces[i]
+                    .side
+                    .ok_or_else(|| err(format!("{} has no side", self.state.pieces[i].label)))
+            }
+            other => Err(err(format!(
+                "expected a side, found {}",
+                other.show(self.rules.program)
+            ))),
+        }
+    }
+}
+
+/// Squared distance from `c` to the segment `a`-`b`, rounded down, exactly in integers.
+fn point_segment_dist2(c: Point, a: Point, b: Point) -> i128 {
+    let (ax, ay, bx, by, cx, cy) = (
+        i128::from(a.x()),
+        i128::from(a.y()),
+        i128::from(b.x()),
+        i128::from(b.y()),
+        i128::from(c.x()),
+        i128::from(c.y()),
+    );
+    let (dx, dy) = (bx - ax, by - ay);
+    let len2 = dx * dx + dy * dy;
+    let t = (cx - ax) * dx + (cy - ay) * dy;
+    if len2 == 0 || t <= 0 {
+        return (cx - ax).pow(2) + (cy - ay).pow(2);
+    }
+    if t >= len2 {
+        return (cx - bx).pow(2) + (cy - by).pow(2);
+    }
+    let cross = (cx - ax) * dy - (cy - ay) * dx;
+    cross * cross / len2
+}
+
+impl Host for GameHost<'_, '_> {
+    fn call(&mut self, name: &str, a: &[Val]) -> Result<Val, RunError> {
+        let arg = |i: usize| {
+            a.get(i)
+                .ok_or_else(|| err(format!("`{name}` needs argument {}", i + 1)))
+        };
+        Ok(match name {
+            "eliminated" => Val::Int(self.count(Status::Eliminated, a)?.len() as i64),
+            "exited" => Val::Int(self.count(Status::Exited, a)?.len() as i64),
+            "alive" => Val::Int(self.count(Status::OnBoard, a)?.len() as i64),
+            "units" => Self::pieces_list(self.count(Status::OnBoard, a)?),
+            "units_in" | "count_units" => {
+                let (at, rest) = match a.first() {
+                    Some(first) if self.is_place(first) => (Some(self.place(first)?), &a[1..]),
+                    _ => (None, a),
+                };
+                let mut v = self.count(Status::OnBoard, rest)?;
+                if let Some(at) = at {
+                    v.retain(|&i| self.state.pieces[i].pos == Some(at));
+                }
+                if name == "units_in" {
+                    Self::pieces_list(v)
+                } else {
+                    Val::Int(v.len() as i64)
+                }
+            }
+            "count_without" => {
+                let at = self.place(arg(0)?)?;
+                let Val::Entity(m) = arg(1)? else {
+                    return Err(err("`count_without` takes a place and a marker"));
+                };
+                let m = *m;
+                let v = self.count(Status::OnBoard, &a[2..])?;
+                Val::Int(
+                    v.into_iter()
+                        .filter(|&i| {
+                            let p = &self.state.pieces[i];
+                            p.pos == Some(at) && !p.markers.contains(&m)
+                        })
+                        .count() as i64,
+                )
+            }
+            "units_within" => {
+                let centre = self.place(arg(0)?)?;
+                let r = arg(1)?.as_int().ok_or_else(|| err("a distance"))?;
+                let me = a.first().and_then(|v| self.piece(v).ok());
+                let mut v = self.count(Status::OnBoard, &a[2..])?;
+                v.retain(|&i| {
+                    Some(i) != me
+                        && self.state.pieces[i]
+                            .pos
+                            .is_some_and(|p| self.distance(centre, p).is_ok_and(|d| d <= r))
+                });
+                Self::pieces_list(v)
+            }
+            "distance" => Val::Int(self.distance(self.place(arg(0)?)?, self.place(arg(1)?)?)?),
+            "adjacent" => {
+                let (x, y) = (self.place(arg(0)?)?, self.place(arg(1)?)?);
+                Val::Bool(match (&self.rules.board, x, y) {
+                    (BoardSpec::Hex { grid, .. }, Pos::Hex(p), Pos::Hex(q)) => grid.adjacent(p, q),
+                    (BoardSpec::Table { base, .. }, Pos::Point(p), Pos::Point(q)) => {
+                        table::within(p, q, *base)
+                    }
+                    _ => false,
+                })
+            }
+            "route_blocked" | "in_los" => {
+                let (x, y) = (self.place(arg(0)?)?, self.place(arg(1)?)?);
+                let blocked = match (&self.rules.board, x, y) {
+                    (BoardSpec::Hex { grid, .. }, Pos::Hex(p), Pos::Hex(q)) => grid
+                        .route_blocked(p, q, |h| self.occupied_by_unit(Pos::Hex(h), None))
+                        .map_err(|e| err(e.to_string()))?,
+                    (BoardSpec::Table { shapes, base, .. }, Pos::Point(p), Pos::Point(q)) => {
+                        // Terrain the firer or target stands in does not hide them from
+                        // each other; other blocking shapes and other figures do.
+                        let own: Vec<_> = shapes
+                            .iter()
+                            .filter(|s| !s.contains(p) && !s.contains(q))
+                            .copied()
+                            .collect();
+                        let skip: Vec<usize> =
+                            a.iter().filter_map(|v| self.piece(v).ok()).collect();
+                        !table::line_of_sight(p, q, &own)
+                            || !self.segment_clear_of_pieces(p, q, &skip, base / 2)
+                    }
+                    _ => return Err(err("places of different boards")),
+                };
+                Val::Bool(if name == "in_los" { !blocked } else { blocked })
+            }
+            "terrain_between" => {
+                let (x, y) = (self.place(arg(0)?)?, self.place(arg(1)?)?);
+                let Val::Entity(t) = arg(2)? else {
+                    return Err(err("`terrain_between` counts one terrain"));
+                };
+                let (Pos::Hex(p), Pos::Hex(q), BoardSpec::Hex { grid, .. }) =
+                    (x, y, &self.rules.board)
+                else {
+                    return Err(err("`terrain_between` counts hexes"));
+                };
+                let route = grid.route(p, q).map_err(|e| err(e.to_string()))?;
+                let inner = route.get(1..route.len().saturating_sub(1)).unwrap_or(&[]);
+                Val::Int(
+                    inner
+                        .iter()
+                        .filter(|h| self.terrain_at(Pos::Hex(**h)) == Some(*t))
+                        .count() as i64,
+                )
+            }
+            "terrain_on_line" => {
+                let (x, y) = (self.place(arg(0)?)?, self.place(arg(1)?)?);
+                let field = self.text(arg(2)?)?;
+                let want = arg(3)?.clone();
+                let (
+                    Pos::Point(p),
+                    Pos::Point(q),
+                    BoardSpec::Table {
+                        shapes,
+                        shape_terrain,
+                        ..
+                    },
+                ) = (x, y, &self.rules.board)
+                else {
+                    return Err(err("`terrain_on_line` is for open tables"));
+                };
+                let mut n = 0;
+                for (s, t) in shapes.iter().zip(shape_terrain) {
+                    if s.geometry.meets_segment(p, q) && self.entity_field(*t, &field)? == want {
+                        n += 1;
+                    }
+                }
+                Val::Int(n)
+            }
+            "has_marker" => {
+                let Val::Entity(m) = arg(1)? else {
+                    return Err(err("`has_marker` takes a marker"));
+                };
+                match arg(0)? {
+                    Val::Piece(_) => {
+                        let i = self.piece(arg(0)?)?;
+                        Val::Bool(self.state.pieces[i].markers.contains(m))
+                    }
+                    other => {
+                        let at = self.place(other)?;
+                        Val::Bool(self.state.place_markers.contains(&(at, *m)))
+                    }
+                }
+            }
+            "owner" => Val::Side(self.side_of(arg(0)?)?),
+            "enemy" => {
+                let s = self.side_of(arg(0)?)?;
+                let others: Vec<SideId> =
+                    self.rules.sides().into_iter().filter(|x| *x != s).collect();
+                match others.as_slice() {
+                    [one] => Val::Side(*one),
+                    _ => return Err(err("`enemy` needs a game of exactly two sides")),
+                }
+            }
+            "is" => {
+                let i = self.piece(arg(0)?)?;
+                match arg(1)? {
+                    Val::Entity(e) => Val::Bool(self.state.pieces[i].entity == *e),
+                    Val::Sym(k) => Val::Bool(self.kind_named(k).is_some_and(|k| {
+                        self.rules.program.entities[self.state.pieces[i].entity as usize].kind
+                            == Some(k)
+                    })),
+                    _ => return Err(err("`is` compares with a unit or a kind")),
+                }
+            }
+            "position" => Self::pos_val(self.place(arg(0)?)?),
+            "home" => {
+                let s = self.side_of(arg(0)?)?;
+                let f = self
+                    .rules
+                    .force(s)
+                    .ok_or_else(|| err("that side has no force"))?;
+                Self::pos_val(f.home)
+            }
+            "move_cost" => {
+                let i = self.piece(arg(0)?)?;
+                let Pos::Hex(to) = self.place(arg(1)?)? else {
+                    return Err(err("move costs are counted on hex boards"));
+                };
+                let BoardSpec::Hex { grid, .. } = &self.rules.board else {
+                    return Err(err("move costs are counted on hex boards"));
+                };
+                let k = BoardSpec::hex_index(grid, to);
+                Val::Int(match self.reach(i)?.get(k) {
+                    Some(&c) if c != u32::MAX => i64::from(c),
+                    _ => UNREACHABLE,
+                })
+            }
+            "can_exit" => {
+                let i = self.piece(arg(0)?)?;
+                let p = &self.state.pieces[i];
+                let ok = match (p.pos, p.side.and_then(|s| self.rules.force(s))) {
+                    (Some(Pos::Hex(h)), Some(f)) => p.on_board() && f.exits.contains(&h),
+                    _ => false,
+                };
+                Val::Bool(ok)
+            }
+            "exit_board" => {
+                let i = self.piece(arg(0)?)?;
+                let p = &mut self.state.pieces[i];
+                if p.on_board() {
+                    p.status = Status::Exited;
+                    p.exited_at = p.pos;
+                    self.said.push(format!(
+                        "{} leaves the board at {}",
+                        p.label,
+                        p.pos.map_or("?".into(), |x| x.label())
+                    ));
+                    self.scratch.version += 1;
+                }
+                Val::Unit
+            }
+            "move_toward" | "move_away" => {
+                let i = self.piece(arg(0)?)?;
+                let Pos::Point(target) = self.place(arg(1)?)? else {
+                    return Err(err("straight moves are made on open tables"));
+                };
+                let len = arg(2)?.as_int().ok_or_else(|| err("a distance"))?;
+                let Some(Pos::Point(from)) = self.state.pieces[i].pos else {
+                    return Err(err("the piece is not on the table"));
+                };
+                let aim = if name == "move_toward" {
+                    target
+                } else {
+                    let (dx, dy) = (from.x() - target.x(), from.y() - target.y());
+                    Point::new(
+                        (from.x() + dx.signum() * dx.abs().max(1) * 64)
+                            .clamp(-9_000_000, 9_000_000),
+                        (from.y() + dy.signum() * dy.abs().max(1) * 64)
+                            .clamp(-9_000_000, 9_000_000),
+                    )
+                    .map_err(|e| err(e.to_string()))?
+                };
+                let end = self.slide(i, aim, len)?;
+                if end != from {
+                    self.set_pos(i, Pos::Point(end))?;
+                }
+                Val::Unit
+            }
+            "nearest_distance" => {
+                let i = self.piece(arg(0)?)?;
+                let Some(at) = self.state.pieces[i].pos else {
+                    return Ok(Val::Int(FAR));
+                };
+                let side = self.state.pieces[i].side;
+                let mut f = self.filter(&a[1..])?;
+                f.side = side;
+                let mut best = FAR;
+                for j in 0..self.state.pieces.len() {
+                    let q = &self.state.pieces[j];
+                    if j != i
+                        && q.on_board()
+                        && self.matches(j, &f)
+                        && let Some(p) = q.pos
+                    {
+                        best = best.min(self.distance(at, p)?);
+                    }
+                }
+                Val::Int(best)
+            }
+            "counter" => {
+                let i = self.piece(arg(0)?)?;
+                Val::Int(self.state.pieces[i].counter(&self.text(arg(1)?)?))
+            }
+            "add_counter" | "set_counter" => {
+                let i = self.piece(arg(0)?)?;
+                let n = self.text(arg(1)?)?;
+                let v = arg(2)?
+                    .as_int()
+                    .ok_or_else(|| err("a counter holds a number"))?;
+                let p = &mut self.state.pieces[i];
+                let new = if name == "add_counter" {
+                    p.counter(&n).saturating_add(v)
+                } else {
+                    v
+                };
+                p.set_counter(&n, new);
+                self.scratch.version += 1;
+                Val::Unit
+            }
+            "option" => Val::Bool(self.rules.options.contains(&self.text(arg(0)?)?)),
+            "force_has" => {
+                let s = self.side_of(arg(0)?)?;
+                let key = self.text(arg(1)?)?;
+                Val::Bool(
+                    self.rules
+                        .force(s)
+                        .is_some_and(|f| f.flags.iter().any(|(k, v)| *k == key && *v)),
+                )
+            }
+            "free_action" => {
+                let s = self.side_of(arg(0)?)?;
+                self.state.pending_free.push(s);
+                Val::Unit
+            }
+            "terrain_of" => match self.terrain_at(self.place(arg(0)?)?) {
+                Some(t) => Val::Entity(t),
+                None => return Err(err("no terrain is given for that place")),
+            },
+            "hexes_within" => {
+                let Pos::Hex(c) = self.place(arg(0)?)? else {
+                    return Err(err("`hexes_within` is for hex boards"));
+                };
+                let n = arg(1)?.as_int().ok_or_else(|| err("a number of hexes"))?;
+                let BoardSpec::Hex { grid, .. } = &self.rules.board else {
+                    return Err(err("`hexes_within` is for hex boards"));
+                };
+                Val::List(
+                    grid.hexes_within(c, n.clamp(0, 1000) as u32)
+                        .into_iter()
+                        .map(|h| Val::Sym(h.to_string()))
+                        .collect(),
+                )
+            }
+            "score_of" => {
+                let s = self.side_of(arg(0)?)?;
+                Val::Int(self.state.scores[s as usize])
+            }
+            "turn_number" => Val::Int(i64::from(self.state.turn)),
+            "reveal" => {
+                let i = self.piece(arg(0)?)?;
+                self.state.pieces[i].hidden = false;
+                Val::Unit
+            }
+            other => return Err(err(format!("the engine has no function `{other}` yet"))),
+        })
+    }
+
+    fn effect(&mut self, e: &EffectRec) -> Result<(), RunError> {
+        let program = self.rules.program;
+        match e {
+            EffectRec::Eliminate(v) => match v {
+                Val::List(items) => {
+                    for x in items {
+                        let i = self.piece(x)?;
+                        self.eliminate(i);
+                    }
+                }
+                x => {
+                    let i = self.piece(x)?;
+                    self.eliminate(i);
+                }
+            },
+            EffectRec::Place { marker, target } => {
+                let name = &program.entities[*marker as usize].name;
+                if let Val::Piece(_) = target {
+                    let i = self.piece(target)?;
+                    let p = &mut self.state.pieces[i];
+                    if p.on_board() && !p.markers.contains(marker) {
+                        p.markers.push(*marker);
+                        self.said.push(format!("{name} on {}", p.label));
+                    }
+                } else {
+                    let at = self.place(target)?;
+                    if !self.state.place_markers.contains(&(at, *marker)) {
+                        self.state.place_markers.push((at, *marker));
+                        self.said.push(format!("{name} placed at {}", at.label()));
+                    }
+                }
+                self.scratch.version += 1;
+            }
+            EffectRec::Remove { marker, target } => {
+                match target {
+                    Val::Piece(_) => {
+                        let i = self.piece(target)?;
+                        self.state.pieces[i].markers.retain(|m| m != marker);
+                    }
+                    Val::Sym(s) if s == "all" => {
+                        for p in &mut self.state.pieces {
+                            p.markers.retain(|m| m != marker);
+                        }
+                        self.state.place_markers.retain(|(_, m)| m != marker);
+                    }
+                    other => {
+                        let at = self.place(other)?;
+                        self.state
+                            .place_markers
+                            .retain(|(p, m)| !(*p == at && m == marker));
+                    }
+                }
+                self.scratch.version += 1;
+            }
+            EffectRec::Move { what, to } => {
+                let i = self.piece(what)?;
+                let to = self.place(to)?;
+                self.set_pos(i, to)?;
+            }
+            EffectRec::Score { side, op, value } => {
+                let s = &mut self.state.scores[*side as usize];
+                *s = match op {
+                    ScoreOpRec::Add => s.saturating_add(*value),
+                    ScoreOpRec::Sub => s.saturating_sub(*value),
+                    ScoreOpRec::Set => *value,
+                };
+            }
+            EffectRec::Win(s) => {
+                if self.state.winner.is_none() {
+                    self.state.winner = Some(super::state::Winner::Side(*s));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn field(&mut self, piece: u32, field: &str) -> Result<Val, RunError> {
+        let i = self.piece(&Val::Piece(piece))?;
+        let e = self.state.pieces[i].entity;
+        self.entity_field(e, field)
+    }
+
+    fn compiled(
+        &mut self,
+        proc: u32,
+        args: &[Val],
+        dice: &mut Dice,
+    ) -> Option<Result<Outcome, RunError>> {
+        // Every call comes through here, so resolutions can be told in the narrative: on
+        // compiled code when there is some, else on the interpreter with this game as host.
+        let r = match self.jit.and_then(|j| j.run(proc, args, dice)) {
+            Some(r) => r,
+            None => {
+                let interp = Interp::new(self.rules.program, self.rules.assumptions);
+                let mut ctx = crate::interp::Ctx::new(dice, self);
+                interp.run(proc, args.to_vec(), &mut ctx)
+            }
+        };
+        let def = &self.rules.program.procs[proc as usize];
+        if let Ok(o) = &r
+            && def.kind == ProcKind::Resolve
+        {
+            let shown = match &o.key {
+                OutcomeKey::Named(n) => n.clone(),
+                OutcomeKey::Value(v) => v.show(self.rules.program),
+                _ => "done".into(),
+            };
+            self.said.push(format!("{}: {shown}", def.name));
+        }
+        Some(r)
+    }
+}
+
+/// A length for the narrative.
+pub fn show_len(len: i64) -> String {
+    inches(len)
+}

@@ -1,0 +1,442 @@
+//! Legal choices. An action is legal for a binding of its parameters when its leading
+//! `require`s hold. The engine lists candidate values per parameter from its type (pieces of
+//! the kind, places on the board, both booleans, the values of a small range) and narrows
+//! place candidates with the action's own guards before testing them: a leading
+//! `require distance(x, p) <= r` or `move_cost(x, p) <= r` limits `p` to the hexes within `r`
+//! of `x`, `require adjacent(x, p)` to the neighbours, `require count_units(p, …) > 0` to the
+//! hexes holding pieces. The guards are still checked afterwards: narrowing only saves work.
+
+use std::collections::BTreeSet;
+
+use sandtable_compiler::ir::{BinOp, Expr, ProcId, SideId, Stmt, Type};
+
+use super::host::GameHost;
+use super::setup::{BoardSpec, DeployArea, Rules};
+use super::state::Pos;
+use super::{EngineError, Game};
+use crate::board::table::INCH;
+use crate::board::{HexCoord, Point};
+use crate::interp::{Ctx, Interp};
+use crate::rng::Dice;
+use crate::value::Val;
+
+/// Most values listed for one ranged int parameter.
+const MAX_RANGE_CANDIDATES: i64 = 64;
+/// Spacing of the deployment points offered on an open table.
+const DEPLOY_GRID: i64 = 2 * INCH;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Act {
+    Deploy,
+    Action(ProcId),
+    /// A piece given the chance to act does nothing.
+    Hold,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Choice {
+    pub act: Act,
+    pub args: Vec<Val>,
+    /// As the deciding side sees it, e.g. `fire_at(taylor, P7)`.
+    pub label: String,
+}
+
+pub fn decode_place(rules: &Rules, v: &Val) -> Result<Pos, EngineError> {
+    match v {
+        Val::Sym(s) => HexCoord::parse(s)
+            .map(Pos::Hex)
+            .map_err(|e| EngineError::Policy(e.to_string())),
+        Val::List(xy) if xy.len() == 2 => {
+            let (Some(x), Some(y)) = (xy[0].as_int(), xy[1].as_int()) else {
+                return Err(EngineError::Policy("a point is two numbers".into()));
+            };
+            Point::new(x, y)
+                .map(Pos::Point)
+                .map_err(|e| EngineError::Policy(e.to_string()))
+        }
+        other => Err(EngineError::Policy(format!(
+            "not a place: {}",
+            other.show(rules.program)
+        ))),
+    }
+}
+
+/// A guard that narrows a place parameter.
+enum Narrow<'e> {
+    Within {
+        centre: &'e Expr,
+        radius: &'e Expr,
+        strict: bool,
+    },
+    Occupied,
+}
+
+fn uses_slot_at_or_after(e: &Expr, slot: u32) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| {
+        if let Expr::Local(s) = x
+            && *s >= slot
+        {
+            found = true;
+        }
+    });
+    found
+}
+
+/// The first guard among the leading `require`s that narrows parameter `slot`.
+fn narrowing(body: &[Stmt], slot: u32) -> Option<Narrow<'_>> {
+    for s in body {
+        let Stmt::Require(c) = s else { break };
+        match c {
+            Expr::Binary { op, lhs, rhs } if matches!(op, BinOp::Le | BinOp::Lt) => {
+                if let Expr::Host { name, args } = &**lhs
+                    && (name == "distance" || name == "move_cost")
+                    && args.len() == 2
+                    && args[1] == Expr::Local(slot)
+                    && !uses_slot_at_or_after(&args[0], slot)
+                    && !uses_slot_at_or_after(rhs, slot)
+                {
+                    return Some(Narrow::Within {
+                        centre: &args[0],
+                        radius: rhs,
+                        strict: *op == BinOp::Lt,
+                    });
+                }
+            }
+            Expr::Host { name, args }
+                if name == "adjacent"
+                    && args.len() == 2
+                    && args[1] == Expr::Local(slot)
+                    && !uses_slot_at_or_after(&args[0], slot) =>
+            {
+                return Some(Narrow::Within {
+                    centre: &args[0],
+                    radius: &ONE,
+                    strict: false,
+                });
+            }
+            Expr::Binary {
+                op: BinOp::Gt,
+                lhs,
+                rhs,
+            } if matches!(&**rhs, Expr::Const(sandtable_compiler::ir::Value::Int(0))) => {
+                if let Expr::Host { name, args } = &**lhs
+                    && name == "count_units"
+                    && args.first() == Some(&Expr::Local(slot))
+                {
+                    return Some(Narrow::Occupied);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The leading `require`s of a body, each with the number of parameters it needs bound.
+fn leading_guards(body: &[Stmt]) -> Vec<(&Expr, usize)> {
+    let mut out = Vec::new();
+    for s in body {
+        let Stmt::Require(c) = s else { break };
+        let mut level = 0;
+        c.walk(&mut |x| {
+            if let Expr::Local(slot) = x {
+                level = level.max(*slot as usize + 1);
+            }
+        });
+        out.push((c, level));
+    }
+    out
+}
+
+static ONE: Expr = Expr::Const(sandtable_compiler::ir::Value::Int(1));
+
+impl Game<'_, '_> {
+    fn with_host<T>(
+        &mut self,
+        f: impl FnOnce(&Interp, &mut Ctx) -> Result<T, crate::error::RunError>,
+    ) -> Result<T, EngineError> {
+        let mut said = Vec::new();
+        // Preconditions have no effects; a scratch dice stream keeps even a guard that rolls
+        // from touching the game's dice.
+        let mut dice = std::mem::replace(&mut self.guard_dice, Dice::scripted(Vec::new()));
+        let mut host = GameHost {
+            rules: self.rules,
+            state: &mut self.state,
+            scratch: &mut self.scratch,
+            said: &mut said,
+            jit: None,
+        };
+        let interp = Interp::new(self.rules.program, self.rules.assumptions);
+        let mut ctx = Ctx::new(&mut dice, &mut host);
+        let r = f(&interp, &mut ctx);
+        self.guard_dice = dice;
+        Ok(r?)
+    }
+
+    /// Every legal choice of `actions` for `side`; with `actor`, only that piece's.
+    pub fn legal(
+        &mut self,
+        side: SideId,
+        actions: &[ProcId],
+        actor: Option<usize>,
+    ) -> Result<Vec<Choice>, EngineError> {
+        let mut out = Vec::new();
+        for &a in actions {
+            let params = self.rules.program.procs[a as usize].params.clone();
+            if params.is_empty() {
+                if actor.is_none() && self.with_host(|i, c| i.preconditions(a, &[], c))? {
+                    out.push(self.choice(side, a, Vec::new()));
+                }
+                continue;
+            }
+            // The first parameter is the piece that acts: one of the side's own.
+            let Some(kind) = self.rules.param_kind(a, 0) else {
+                continue;
+            };
+            let actors: Vec<usize> = (0..self.state.pieces.len())
+                .filter(|&i| {
+                    let p = &self.state.pieces[i];
+                    actor.is_none_or(|x| x == i)
+                        && p.on_board()
+                        && p.side == Some(side)
+                        && kind.is_none_or(|k| {
+                            self.rules.program.entities[p.entity as usize].kind == Some(k)
+                        })
+                })
+                .collect();
+            let guards = leading_guards(&self.rules.program.procs[a as usize].body);
+            for i in actors {
+                let mut args = vec![Val::Piece(i as u32)];
+                self.bind(side, a, &params, &guards, 0, &mut args, &mut out)?;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Extend `args` one parameter at a time. Each leading `require` is tested as soon as
+    /// every parameter it reads is bound, still in source order (a guard runs only when all
+    /// before it held), so a failing guard prunes every binding of the later parameters.
+    #[allow(clippy::too_many_arguments)]
+    fn bind(
+        &mut self,
+        side: SideId,
+        a: ProcId,
+        params: &[sandtable_compiler::ir::Param],
+        guards: &[(&Expr, usize)],
+        next: usize,
+        args: &mut Vec<Val>,
+        out: &mut Vec<Choice>,
+    ) -> Result<(), EngineError> {
+        let mut k = next;
+        while k < guards.len() && guards[k].1 <= args.len() {
+            let (g, _) = guards[k];
+            let bound: &[Val] = args;
+            if !self.with_host(|i, c| Ok(i.eval(a, bound, g, c)? == Val::Bool(true)))? {
+                return Ok(());
+            }
+            k += 1;
+        }
+        if args.len() == params.len() {
+            out.push(self.choice(side, a, args.clone()));
+            return Ok(());
+        }
+        for v in self.candidates(a, params, args)? {
+            args.push(v);
+            self.bind(side, a, params, guards, k, args, out)?;
+            args.pop();
+        }
+        Ok(())
+    }
+
+    fn candidates(
+        &mut self,
+        a: ProcId,
+        params: &[sandtable_compiler::ir::Param],
+        args: &[Val],
+    ) -> Result<Vec<Val>, EngineError> {
+        let j = args.len();
+        let p = &params[j];
+        if let Some(d) = &p.default {
+            return Ok(vec![self.rules.program_const(d)?]);
+        }
+        Ok(match &p.ty {
+            Type::Bool => vec![Val::Bool(false), Val::Bool(true)],
+            Type::Int => match p.range {
+                Some((lo, hi)) if hi - lo < MAX_RANGE_CANDIDATES => {
+                    (lo..=hi).map(Val::Int).collect()
+                }
+                _ => Vec::new(),
+            },
+            Type::Side => self.rules.sides().into_iter().map(Val::Side).collect(),
+            Type::Entity(Some(k)) => (0..self.state.pieces.len())
+                .filter(|&i| {
+                    let q = &self.state.pieces[i];
+                    q.on_board()
+                        && !args.contains(&Val::Piece(i as u32))
+                        && self.rules.program.entities[q.entity as usize].kind == Some(*k)
+                })
+                .map(|i| Val::Piece(i as u32))
+                .collect(),
+            Type::Entity(None) => match &self.rules.board {
+                BoardSpec::Hex { grid, .. } => {
+                    let grid = *grid;
+                    let body = &self.rules.program.procs[a as usize].body;
+                    match narrowing(body, j as u32) {
+                        Some(Narrow::Within {
+                            centre,
+                            radius,
+                            strict,
+                        }) => {
+                            let bound = args.to_vec();
+                            let (c, r) = self.with_host(|i, ctx| {
+                                Ok((
+                                    i.eval(a, &bound, centre, ctx)?,
+                                    i.eval(a, &bound, radius, ctx)?,
+                                ))
+                            })?;
+                            let centre = match c {
+                                Val::Piece(i) => self.state.pieces[i as usize].pos,
+                                Val::Sym(s) => HexCoord::parse(&s).ok().map(Pos::Hex),
+                                _ => None,
+                            };
+                            let r = r.as_int().unwrap_or(0) - i64::from(strict);
+                            match centre {
+                                Some(Pos::Hex(h)) if r >= 0 => grid
+                                    .hexes_within(h, r.min(1000) as u32)
+                                    .into_iter()
+                                    .map(|h| Val::Sym(h.to_string()))
+                                    .collect(),
+                                _ => Vec::new(),
+                            }
+                        }
+                        Some(Narrow::Occupied) => {
+                            let set: BTreeSet<HexCoord> = self
+                                .state
+                                .pieces
+                                .iter()
+                                .filter(|q| q.on_board())
+                                .filter_map(|q| match q.pos {
+                                    Some(Pos::Hex(h)) => Some(h),
+                                    _ => None,
+                                })
+                                .collect();
+                            set.into_iter().map(|h| Val::Sym(h.to_string())).collect()
+                        }
+                        None => grid.hexes().map(|h| Val::Sym(h.to_string())).collect(),
+                    }
+                }
+                BoardSpec::Table { .. } => (0..self.state.pieces.len())
+                    .filter(|&i| {
+                        self.state.pieces[i].on_board() && !args.contains(&Val::Piece(i as u32))
+                    })
+                    .map(|i| Val::Piece(i as u32))
+                    .collect(),
+            },
+            // Lengths, free text and lists cannot be listed: such an action is not offered.
+            _ => Vec::new(),
+        })
+    }
+
+    fn choice(&self, side: SideId, a: ProcId, args: Vec<Val>) -> Choice {
+        let shown: Vec<String> = args
+            .iter()
+            .map(|v| match v {
+                Val::Piece(i) => self.piece_label(*i as usize, side),
+                other => other.show(self.rules.program),
+            })
+            .collect();
+        Choice {
+            act: super::Act::Action(a),
+            label: format!(
+                "{}({})",
+                self.rules.program.procs[a as usize].name,
+                shown.join(", ")
+            ),
+            args,
+        }
+    }
+
+    /// Where piece `i` may be set up: its force's area, minus full hexes (or, on a table,
+    /// points of a 2-inch grid clear of other figures' bases).
+    pub fn deploy_choices(&self, i: usize) -> Result<Vec<Choice>, EngineError> {
+        let p = &self.state.pieces[i];
+        let side = p.side.unwrap_or(0);
+        let force = self
+            .rules
+            .force(side)
+            .ok_or_else(|| EngineError::Setup(format!("no force for {}", p.label)))?;
+        let label = p.label.clone();
+        let mut out = Vec::new();
+        match (&force.area, &self.rules.board) {
+            (DeployArea::Hexes(hexes), _) => {
+                for h in hexes {
+                    let here = self
+                        .state
+                        .pieces_at(Pos::Hex(*h))
+                        .filter(|(_, q)| q.is_unit)
+                        .count();
+                    let enemy = self
+                        .state
+                        .pieces_at(Pos::Hex(*h))
+                        .any(|(_, q)| q.is_unit && q.side != Some(side));
+                    if enemy || force.max_per_hex.is_some_and(|m| here as u32 >= m) {
+                        continue;
+                    }
+                    out.push(Choice {
+                        act: super::Act::Deploy,
+                        args: vec![Val::Piece(i as u32), Val::Sym(h.to_string())],
+                        label: format!("deploy {label} at {h}"),
+                    });
+                }
+            }
+            (
+                DeployArea::Area(g),
+                BoardSpec::Table {
+                    base, width, depth, ..
+                },
+            ) => {
+                let mut y = DEPLOY_GRID / 2;
+                while y <= *depth {
+                    let mut x = DEPLOY_GRID / 2;
+                    while x <= *width {
+                        if let Ok(pt) = Point::new(x, y)
+                            && g.contains(pt)
+                            && self.state.pieces.iter().all(|q| match q.pos {
+                                Some(Pos::Point(c)) => {
+                                    !q.on_board()
+                                        || crate::board::table::distance_squared(c, pt)
+                                            >= base * base
+                                }
+                                _ => true,
+                            })
+                        {
+                            let at = Pos::Point(pt);
+                            out.push(Choice {
+                                act: super::Act::Deploy,
+                                args: vec![Val::Piece(i as u32), GameHost::pos_val(at)],
+                                label: format!("deploy {label} at {}", at.label()),
+                            });
+                        }
+                        x += DEPLOY_GRID;
+                    }
+                    y += DEPLOY_GRID;
+                }
+            }
+            (DeployArea::Area(_), BoardSpec::Hex { .. }) => {
+                return Err(EngineError::Setup(
+                    "an area deployment needs an open table".into(),
+                ));
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl Rules<'_> {
+    pub fn program_const(&self, v: &sandtable_compiler::ir::Value) -> Result<Val, EngineError> {
+        Interp::new(self.program, self.assumptions)
+            .constant(v)
+            .map_err(EngineError::from)
+    }
+}

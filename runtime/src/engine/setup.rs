@@ -1,0 +1,774 @@
+//! Reading a scenario out of the IR's config blocks: the board (or the stand-in that replaces
+//! it), turns, phases and their activation schemes, forces, deployment areas and hooks.
+//! Everything the engine plays comes from here; nothing is named in engine code.
+
+use std::collections::HashMap;
+
+use sandtable_compiler::ir::{
+    BinOp, Category, ConfigBlock, EntityId, Expr, ProcId, ProcKind, Program, Property, SideId,
+    Type, UnOp,
+};
+
+use super::EngineError;
+use crate::board::table::INCH;
+use crate::board::{Geometry, HexCoord, HexGrid, HexLayout, Point, Shape};
+use crate::interp::{Assumptions, Interp};
+use crate::value::Val;
+
+/// Most turns a game may last when its scenario sets no limit.
+pub const MAX_TURNS: u32 = 200;
+
+pub enum BoardSpec {
+    Hex {
+        grid: HexGrid,
+        /// Terrain per hex, indexed by [`BoardSpec::hex_index`]; `None` = no terrain given.
+        terrain: Vec<Option<EntityId>>,
+    },
+    Table {
+        width: i64,
+        depth: i64,
+        shapes: Vec<Shape>,
+        /// The terrain entity of each shape (the shape's `terrain` field is its index here).
+        shape_terrain: Vec<EntityId>,
+        /// Named areas (deployment zones).
+        areas: Vec<(String, Geometry)>,
+        /// Diameter of a figure's base: pieces keep this far apart and block fire within it.
+        base: i64,
+    },
+}
+
+impl BoardSpec {
+    pub fn hex_index(grid: &HexGrid, h: HexCoord) -> usize {
+        ((h.column() - 1) * grid.rows() + (h.row() - 1)) as usize
+    }
+}
+
+/// How the pieces of a phase get to act.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Activation {
+    /// Only the phase's hooks run.
+    None,
+    /// Chips per side go into one cup; each draw lets the drawn side take one action.
+    ChipCup(Vec<(SideId, u32)>),
+    /// Side after side, each piece of the side may act once (`all`, `fixed`, `sequence`).
+    EachPiece(Vec<SideId>),
+    /// Sides take turns activating one piece at a time until no piece is left to act.
+    Alternating(Vec<SideId>),
+}
+
+pub struct PhaseSpec {
+    pub name: String,
+    pub title: String,
+    pub activation: Activation,
+    pub actions: Vec<ProcId>,
+    pub on_run: Vec<ProcId>,
+}
+
+pub enum DeployArea {
+    Hexes(Vec<HexCoord>),
+    Area(Geometry),
+}
+
+pub struct ForceSpec {
+    pub side: SideId,
+    pub units: Vec<EntityId>,
+    pub area: DeployArea,
+    pub max_per_hex: Option<u32>,
+    pub hidden: bool,
+    pub exits: Vec<HexCoord>,
+    /// Boolean properties of the force (`artillery: false`), for `force_has`.
+    pub flags: Vec<(String, bool)>,
+    /// Where the side's home (flag, HQ) is: the middle of its deployment area.
+    pub home: crate::engine::state::Pos,
+}
+
+/// A scenario ready to play: everything the engine needs, checked once.
+pub struct Rules<'p> {
+    pub program: &'p Program,
+    pub assumptions: &'p Assumptions,
+    pub scenario: String,
+    pub scenario_title: String,
+    pub board: BoardSpec,
+    pub board_name: String,
+    /// The board a stand-in replaces, when one is used.
+    pub stand_in_for: Option<String>,
+    pub turns: u32,
+    pub turns_printed: bool,
+    pub phases: Vec<PhaseSpec>,
+    pub forces: Vec<ForceSpec>,
+    pub options: Vec<String>,
+    pub hooks: Vec<(String, ProcId)>,
+    pub victory: Option<ProcId>,
+    /// Actions a free action may pick from: those of the first phase with an activation.
+    pub free_actions: Vec<ProcId>,
+    /// Hex boards: the cost of entering each hex (by [`BoardSpec::hex_index`]): 1 plus its
+    /// terrain's `extra_entry_cost` field when it has one.
+    pub hex_cost: Vec<Option<u32>>,
+    /// Hex boards: the neighbours of each hex, by index.
+    pub hex_adjacent: Vec<Vec<u32>>,
+}
+
+fn prop<'a>(b: &'a ConfigBlock, key: &str) -> Option<&'a Property> {
+    b.properties.iter().find(|p| p.key == key)
+}
+
+impl<'p> Rules<'p> {
+    pub fn new(
+        program: &'p Program,
+        assumptions: &'p Assumptions,
+        scenario: &str,
+    ) -> Result<Self, EngineError> {
+        let wanted = scenario.replace('-', "_");
+        let scenarios: Vec<&ConfigBlock> = program
+            .configs
+            .iter()
+            .filter(|c| c.keyword == "scenario")
+            .collect();
+        let Some(sc) = scenarios
+            .iter()
+            .find(|c| c.name.as_deref() == Some(&wanted))
+        else {
+            let names: Vec<String> = scenarios
+                .iter()
+                .filter_map(|c| c.name.as_ref().map(|n| n.replace('_', "-")))
+                .collect();
+            return Err(EngineError::Setup(format!(
+                "{} has no scenario `{scenario}`; its scenarios are: {}",
+                program.name,
+                if names.is_empty() {
+                    "none".into()
+                } else {
+                    names.join(", ")
+                }
+            )));
+        };
+        let interp = Interp::new(program, assumptions);
+        let cv = |e: &Expr| const_value(&interp, e);
+        let mut r = Rules {
+            program,
+            assumptions,
+            scenario: wanted.clone(),
+            scenario_title: sc.title.clone().unwrap_or(wanted.clone()),
+            board: BoardSpec::Hex {
+                grid: HexGrid::new(1, 1, HexLayout::default()).map_err(setup_err)?,
+                terrain: vec![None],
+            },
+            board_name: String::new(),
+            stand_in_for: None,
+            turns: MAX_TURNS,
+            turns_printed: false,
+            phases: Vec::new(),
+            forces: Vec::new(),
+            options: Vec::new(),
+            hooks: sc.hooks.clone(),
+            victory: sc
+                .hooks
+                .iter()
+                .find(|(n, _)| n == "victory")
+                .map(|(_, p)| *p),
+            free_actions: Vec::new(),
+            hex_cost: Vec::new(),
+            hex_adjacent: Vec::new(),
+        };
+        // Board: the scenario's, or a board that declares itself its stand-in.
+        let board_name = match prop(sc, "board") {
+            Some(p) => sym(&cv(&p.values[0].1)?)?,
+            None => return Err(EngineError::Setup("the scenario names no `board`".into())),
+        };
+        let stand_in = program.configs.iter().find(|c| {
+            c.keyword == "board"
+                && prop(c, "stand_in").is_some_and(|p| {
+                    cv(&p.values[0].1).ok().and_then(|v| sym(&v).ok()) == Some(board_name.clone())
+                })
+        });
+        let board_block = match stand_in {
+            Some(b) => {
+                r.stand_in_for = Some(board_name.clone());
+                b
+            }
+            None => program
+                .configs
+                .iter()
+                .find(|c| c.keyword == "board" && c.name.as_deref() == Some(&board_name))
+                .ok_or_else(|| EngineError::Setup(format!("no board `{board_name}`")))?,
+        };
+        r.board_name = board_block.name.clone().unwrap_or_default();
+        r.board = read_board(program, &interp, board_block)?;
+        if let BoardSpec::Hex { grid, terrain } = &r.board {
+            for h in grid.hexes() {
+                let t = terrain[BoardSpec::hex_index(grid, h)];
+                let extra =
+                    match t.and_then(|t| program.entities[t as usize].field("extra_entry_cost")) {
+                        Some(v) => int(&interp.constant(v).map_err(setup_err)?)?,
+                        None => 0,
+                    };
+                r.hex_cost.push(Some(1 + extra.clamp(0, 1000) as u32));
+                r.hex_adjacent.push(
+                    grid.neighbours(h)
+                        .into_iter()
+                        .map(|n| BoardSpec::hex_index(grid, n) as u32)
+                        .collect(),
+                );
+            }
+        }
+
+        if let Some(p) = prop(sc, "turns") {
+            let n = int(&cv(&p.values[0].1)?)?;
+            r.turns = u32::try_from(n)
+                .ok()
+                .filter(|n| (1..=MAX_TURNS).contains(n))
+                .ok_or_else(|| {
+                    EngineError::Setup(format!("turns must be 1 to {MAX_TURNS}, not {n}"))
+                })?;
+            r.turns_printed = true;
+        }
+        if let Some(p) = prop(sc, "options") {
+            for (_, e) in &p.values {
+                match cv(e)? {
+                    Val::List(items) => {
+                        for i in items {
+                            r.options.push(sym(&i)?);
+                        }
+                    }
+                    v => r.options.push(sym(&v)?),
+                }
+            }
+        }
+        let chips: Vec<(SideId, u32)> = match prop(sc, "chips") {
+            Some(p) => p
+                .values
+                .iter()
+                .map(|(name, e)| {
+                    let side = side_named(program, name.as_deref().unwrap_or(""))?;
+                    let n = int(&cv(e)?)?;
+                    let n = u32::try_from(n)
+                        .ok()
+                        .filter(|n| *n <= 1000)
+                        .ok_or_else(|| {
+                            EngineError::Setup(format!("chip count {n} is out of range"))
+                        })?;
+                    Ok((side, n))
+                })
+                .collect::<Result<_, EngineError>>()?,
+            None => Vec::new(),
+        };
+
+        // Turn: its phases in order, each with its activation scheme.
+        let turn = program
+            .configs
+            .iter()
+            .find(|c| c.keyword == "turn")
+            .ok_or_else(|| EngineError::Setup("the ruleset has no `turn` block".into()))?;
+        for ph in turn.blocks.iter().filter(|b| b.keyword == "phase") {
+            let name = ph.name.clone().unwrap_or_default();
+            let mut actions = Vec::new();
+            if let Some(p) = prop(ph, "actions") {
+                for (_, e) in &p.values {
+                    let a = sym(&cv(e)?)?;
+                    let (id, def) = program.proc_by_name(&a).ok_or_else(|| {
+                        EngineError::Setup(format!("phase `{name}` lists unknown action `{a}`"))
+                    })?;
+                    if def.kind != ProcKind::Action {
+                        return Err(EngineError::Setup(format!(
+                            "phase `{name}` lists `{a}`, which is not an action"
+                        )));
+                    }
+                    actions.push(id);
+                }
+            }
+            let activation = match prop(ph, "activation") {
+                None => Activation::None,
+                Some(p) => {
+                    let an = sym(&cv(&p.values[0].1)?)?;
+                    let block = program
+                        .configs
+                        .iter()
+                        .find(|c| c.keyword == "activation" && c.name.as_deref() == Some(&an))
+                        .ok_or_else(|| EngineError::Setup(format!("no activation `{an}`")))?;
+                    read_activation(program, &interp, block, &chips)?
+                }
+            };
+            if r.free_actions.is_empty() && activation != Activation::None {
+                r.free_actions = actions.clone();
+            }
+            r.phases.push(PhaseSpec {
+                title: ph.title.clone().unwrap_or(name.clone()),
+                name,
+                activation,
+                actions,
+                on_run: ph
+                    .hooks
+                    .iter()
+                    .filter(|(n, _)| n == "run")
+                    .map(|(_, p)| *p)
+                    .collect(),
+            });
+        }
+
+        for f in sc.blocks.iter().filter(|b| b.keyword == "force") {
+            r.forces.push(read_force(program, &interp, f, &r.board)?);
+        }
+        if r.forces.is_empty() {
+            return Err(EngineError::Setup(
+                "the scenario has no `force` blocks".into(),
+            ));
+        }
+        Ok(r)
+    }
+
+    pub fn side_name(&self, s: SideId) -> &str {
+        &self.program.sides[s as usize].name
+    }
+
+    pub fn scenario_hooks(&self, event: &str) -> impl Iterator<Item = ProcId> + '_ {
+        let event = event.to_string();
+        self.hooks
+            .iter()
+            .filter(move |(n, _)| *n == event)
+            .map(|(_, p)| *p)
+    }
+
+    /// The two sides a game is between, in force order.
+    pub fn sides(&self) -> Vec<SideId> {
+        let mut v: Vec<SideId> = Vec::new();
+        for f in &self.forces {
+            if !v.contains(&f.side) {
+                v.push(f.side);
+            }
+        }
+        v
+    }
+
+    pub fn force(&self, side: SideId) -> Option<&ForceSpec> {
+        self.forces.iter().find(|f| f.side == side)
+    }
+
+    /// The kind an action's parameter of entity type must have, if any.
+    pub fn param_kind(&self, proc: ProcId, i: usize) -> Option<Option<u32>> {
+        match &self.program.procs[proc as usize].params.get(i)?.ty {
+            Type::Entity(k) => Some(*k),
+            _ => None,
+        }
+    }
+}
+
+fn setup_err(e: impl std::fmt::Display) -> EngineError {
+    EngineError::Setup(e.to_string())
+}
+
+/// A constant of a config property: `?` resolved through the assumptions, `3 * x` expanded
+/// into three copies.
+pub fn const_value(interp: &Interp, e: &Expr) -> Result<Val, EngineError> {
+    Ok(match e {
+        Expr::Const(v) => interp
+            .constant(v)
+            .map_err(|e| EngineError::Setup(e.to_string()))?,
+        Expr::List(items) => Val::List(
+            items
+                .iter()
+                .map(|x| const_value(interp, x))
+                .collect::<Result<_, _>>()?,
+        ),
+        Expr::Unary {
+            op: UnOp::Neg,
+            operand,
+        } => Val::Int(-int(&const_value(interp, operand)?)?),
+        Expr::Binary {
+            op: BinOp::Mul,
+            lhs,
+            rhs,
+        } => {
+            let (a, b) = (const_value(interp, lhs)?, const_value(interp, rhs)?);
+            match (&a, &b) {
+                (Val::Int(x), Val::Int(y)) => Val::Int(x.saturating_mul(*y)),
+                (Val::Int(n), other) | (other, Val::Int(n)) => {
+                    if !(0..=1000).contains(n) {
+                        return Err(EngineError::Setup(format!("{n} copies is out of range")));
+                    }
+                    Val::List(vec![other.clone(); *n as usize])
+                }
+                _ => return Err(EngineError::Setup("cannot multiply these values".into())),
+            }
+        }
+        _ => {
+            return Err(EngineError::Setup(
+                "a scenario value must be a constant".into(),
+            ));
+        }
+    })
+}
+
+fn int(v: &Val) -> Result<i64, EngineError> {
+    v.as_int()
+        .ok_or_else(|| EngineError::Setup(format!("expected a number, found {v:?}")))
+}
+
+fn sym(v: &Val) -> Result<String, EngineError> {
+    match v {
+        Val::Sym(s) | Val::Text(s) => Ok(s.clone()),
+        other => Err(EngineError::Setup(format!(
+            "expected a name, found {other:?}"
+        ))),
+    }
+}
+
+fn side_named(program: &Program, name: &str) -> Result<SideId, EngineError> {
+    program
+        .sides
+        .iter()
+        .position(|s| s.name == name)
+        .map(|i| i as SideId)
+        .ok_or_else(|| EngineError::Setup(format!("no side `{name}`")))
+}
+
+/// Values of one property, lists flattened.
+fn flat(interp: &Interp, p: &Property) -> Result<Vec<Val>, EngineError> {
+    let mut out = Vec::new();
+    for (_, e) in &p.values {
+        match const_value(interp, e)? {
+            Val::List(items) => out.extend(items),
+            v => out.push(v),
+        }
+    }
+    Ok(out)
+}
+
+fn read_activation(
+    program: &Program,
+    interp: &Interp,
+    b: &ConfigBlock,
+    chips: &[(SideId, u32)],
+) -> Result<Activation, EngineError> {
+    let order = |key: &str| -> Result<Vec<SideId>, EngineError> {
+        let Some(p) = prop(b, key) else {
+            return Ok((0..program.sides.len() as SideId).collect());
+        };
+        flat(interp, p)?
+            .iter()
+            .map(|v| match v {
+                Val::Side(s) => Ok(*s),
+                other => side_named(program, &sym(other)?),
+            })
+            .collect()
+    };
+    match b.scheme.as_deref() {
+        Some("chip_cup") => {
+            if chips.is_empty() {
+                return Err(EngineError::Setup(
+                    "a chip cup needs the scenario's `chips:` counts".into(),
+                ));
+            }
+            Ok(Activation::ChipCup(chips.to_vec()))
+        }
+        Some("all") | Some("fixed") | Some("sequence") => {
+            Ok(Activation::EachPiece(if prop(b, "order").is_some() {
+                order("order")?
+            } else {
+                order("sides")?
+            }))
+        }
+        Some("alternating") | Some("impulses") => {
+            Ok(Activation::Alternating(if prop(b, "first").is_some() {
+                order("first")?
+            } else {
+                order("sides")?
+            }))
+        }
+        Some(other) => Err(EngineError::Setup(format!(
+            "the engine does not play the `{other}` activation scheme yet; it plays chip_cup, all, fixed, sequence, alternating and impulses"
+        ))),
+        None => Err(EngineError::Setup(
+            "an activation block needs a scheme".into(),
+        )),
+    }
+}
+
+fn length(v: &Val) -> Result<i64, EngineError> {
+    int(v)
+}
+
+fn read_board(
+    program: &Program,
+    interp: &Interp,
+    b: &ConfigBlock,
+) -> Result<BoardSpec, EngineError> {
+    let entity = |v: &Val| -> Result<EntityId, EngineError> {
+        match v {
+            Val::Entity(e) => Ok(*e),
+            other => Err(EngineError::Setup(format!(
+                "expected a terrain, found {}",
+                other.show(program)
+            ))),
+        }
+    };
+    match b.scheme.as_deref() {
+        Some("hex") => {
+            let cols = prop(b, "columns")
+                .ok_or_else(|| EngineError::Setup("a hex board needs `columns`".into()))?;
+            let rows = prop(b, "rows")
+                .ok_or_else(|| EngineError::Setup("a hex board needs `rows`".into()))?;
+            let ncols = match const_value(interp, &cols.values[0].1)? {
+                Val::LabelRange(_, Some(hi)) => HexCoord::parse(&format!("{hi}1"))
+                    .map_err(setup_err)?
+                    .column(),
+                v => int(&v)? as u32,
+            };
+            let nrows = match const_value(interp, &rows.values[0].1)? {
+                Val::Range(_, Some(hi)) => hi as u32,
+                v => int(&v)? as u32,
+            };
+            let layout = match prop(b, "orientation") {
+                Some(p) if sym(&const_value(interp, &p.values[0].1)?)? == "odd_columns_down" => {
+                    HexLayout::OddColumnsDown
+                }
+                _ => HexLayout::EvenColumnsDown,
+            };
+            let grid = HexGrid::new(ncols, nrows, layout).map_err(setup_err)?;
+            let default = match prop(b, "default") {
+                Some(p) => Some(entity(&const_value(interp, &p.values[0].1)?)?),
+                None => None,
+            };
+            let mut terrain = vec![default; grid.hex_count() as usize];
+            for region in b.blocks.iter().filter(|x| x.keyword == "region") {
+                let t = prop(region, "terrain")
+                    .ok_or_else(|| EngineError::Setup("a region needs `terrain`".into()))?;
+                let t = entity(&const_value(interp, &t.values[0].1)?)?;
+                let hexes = prop(region, "hexes")
+                    .ok_or_else(|| EngineError::Setup("a region needs `hexes`".into()))?;
+                for v in flat(interp, hexes)? {
+                    let h = HexCoord::parse(&sym(&v)?).map_err(setup_err)?;
+                    if !grid.contains(h) {
+                        return Err(EngineError::Setup(format!("hex {h} is off the board")));
+                    }
+                    terrain[BoardSpec::hex_index(&grid, h)] = Some(t);
+                }
+            }
+            Ok(BoardSpec::Hex { grid, terrain })
+        }
+        Some("open") => {
+            let get = |k: &str| -> Result<i64, EngineError> {
+                let p = prop(b, k)
+                    .ok_or_else(|| EngineError::Setup(format!("an open board needs `{k}`")))?;
+                length(&const_value(interp, &p.values[0].1)?)
+            };
+            let (width, depth) = (get("width")?, get("depth")?);
+            if width <= 0 || depth <= 0 || width > 1_000_000 || depth > 1_000_000 {
+                return Err(EngineError::Setup(format!(
+                    "table size {width} x {depth} (tenths of a millimetre) is out of range"
+                )));
+            }
+            let base = match prop(b, "base") {
+                Some(p) => length(&const_value(interp, &p.values[0].1)?)?,
+                None => INCH,
+            };
+            let sight_field = match prop(b, "blocks_sight") {
+                Some(p) => Some(sym(&const_value(interp, &p.values[0].1)?)?),
+                None => None,
+            };
+            let outline = |blk: &ConfigBlock| -> Result<Geometry, EngineError> {
+                let pt = |x: i64, y: i64| Point::new(x, y).map_err(setup_err);
+                if let Some(p) = prop(blk, "rect") {
+                    let v: Vec<i64> = flat(interp, p)?
+                        .iter()
+                        .map(length)
+                        .collect::<Result<_, _>>()?;
+                    if v.len() != 4 {
+                        return Err(EngineError::Setup("`rect` takes x0, y0, x1, y1".into()));
+                    }
+                    Ok(Geometry::rect(pt(v[0], v[1])?, pt(v[2], v[3])?))
+                } else if let Some(p) = prop(blk, "circle") {
+                    let v: Vec<i64> = flat(interp, p)?
+                        .iter()
+                        .map(length)
+                        .collect::<Result<_, _>>()?;
+                    if v.len() != 3 {
+                        return Err(EngineError::Setup("`circle` takes x, y, radius".into()));
+                    }
+                    Geometry::circle(pt(v[0], v[1])?, v[2]).map_err(setup_err)
+                } else {
+                    Err(EngineError::Setup(format!(
+                        "`{}` needs a `rect` or a `circle`",
+                        blk.name.clone().unwrap_or(blk.keyword.clone())
+                    )))
+                }
+            };
+            let mut shapes = Vec::new();
+            let mut shape_terrain = Vec::new();
+            for f in b.blocks.iter().filter(|x| x.keyword == "feature") {
+                let t = prop(f, "terrain")
+                    .ok_or_else(|| EngineError::Setup("a feature needs `terrain`".into()))?;
+                let t = entity(&const_value(interp, &t.values[0].1)?)?;
+                let blocks_sight = match &sight_field {
+                    Some(field) => {
+                        let v = program.entities[t as usize].field(field).ok_or_else(|| {
+                            EngineError::Setup(format!(
+                                "terrain `{}` has no field `{field}`",
+                                program.entities[t as usize].name
+                            ))
+                        })?;
+                        interp.constant(v).map_err(setup_err)?.as_bool() == Some(true)
+                    }
+                    None => false,
+                };
+                shapes.push(Shape {
+                    geometry: outline(f)?,
+                    blocks_sight,
+                    terrain: shape_terrain.len() as u32,
+                });
+                shape_terrain.push(t);
+            }
+            let mut areas = Vec::new();
+            for a in b.blocks.iter().filter(|x| x.keyword == "area") {
+                areas.push((a.name.clone().unwrap_or_default(), outline(a)?));
+            }
+            Ok(BoardSpec::Table {
+                width,
+                depth,
+                shapes,
+                shape_terrain,
+                areas,
+                base,
+            })
+        }
+        other => Err(EngineError::Setup(format!(
+            "the engine plays hex and open boards, not `{}`",
+            other.unwrap_or("?")
+        ))),
+    }
+}
+
+fn read_force(
+    program: &Program,
+    interp: &Interp,
+    f: &ConfigBlock,
+    board: &BoardSpec,
+) -> Result<ForceSpec, EngineError> {
+    let name = f.name.clone().unwrap_or_default();
+    let side = side_named(program, &name)?;
+    let mut units = Vec::new();
+    for key in ["units", "decoys"] {
+        let Some(p) = prop(f, key) else { continue };
+        for v in flat(interp, p)? {
+            match v {
+                Val::Entity(e) if program.entities[e as usize].category != Category::Terrain => {
+                    units.push(e)
+                }
+                // A bare count (`decoys: 2`) names no piece: nothing to place.
+                Val::Int(_) => {}
+                other => {
+                    return Err(EngineError::Setup(format!(
+                        "force {name}: `{key}` holds {}, not a piece",
+                        other.show(program)
+                    )));
+                }
+            }
+        }
+    }
+    if units.is_empty() {
+        return Err(EngineError::Setup(format!("force {name} has no units")));
+    }
+    let mut flags = Vec::new();
+    for p in &f.properties {
+        if let Some((_, e)) = p.values.first()
+            && let Ok(Val::Bool(b)) = const_value(interp, e)
+        {
+            flags.push((p.key.clone(), b));
+        }
+    }
+    let hidden = flags.iter().any(|(k, v)| k == "hidden" && *v);
+    let max_per_hex = match prop(f, "max_per_hex") {
+        Some(p) => Some(int(&const_value(interp, &p.values[0].1)?)? as u32),
+        None => None,
+    };
+    let exits = match prop(f, "exit") {
+        Some(p) => flat(interp, p)?
+            .iter()
+            .map(|v| HexCoord::parse(&sym(v)?).map_err(setup_err))
+            .collect::<Result<_, _>>()?,
+        None => Vec::new(),
+    };
+    let deploy = prop(f, "deploy")
+        .ok_or_else(|| EngineError::Setup(format!("force {name} has no `deploy` area")))?;
+    let (area, home) = match board {
+        BoardSpec::Hex { grid, .. } => {
+            let mut named: HashMap<String, Val> = HashMap::new();
+            for (k, e) in &deploy.values {
+                if let Some(k) = k {
+                    named.insert(k.clone(), const_value(interp, e)?);
+                }
+            }
+            let rows = named.get("rows").cloned();
+            let cols = match named.get("columns") {
+                Some(Val::LabelRange(a, b)) => {
+                    let c = |l: &Option<String>| -> Result<Option<u32>, EngineError> {
+                        l.as_ref()
+                            .map(|l| {
+                                HexCoord::parse(&format!("{l}1"))
+                                    .map(|h| h.column())
+                                    .map_err(setup_err)
+                            })
+                            .transpose()
+                    };
+                    Some((c(a)?, c(b)?))
+                }
+                _ => None,
+            };
+            let hexes: Vec<HexCoord> = grid
+                .hexes()
+                .filter(|h| {
+                    let row_ok = match &rows {
+                        Some(Val::Range(lo, hi)) => {
+                            lo.is_none_or(|l| i64::from(h.row()) >= l)
+                                && hi.is_none_or(|x| i64::from(h.row()) <= x)
+                        }
+                        _ => true,
+                    };
+                    let col_ok = match cols {
+                        Some((lo, hi)) => {
+                            lo.is_none_or(|l| h.column() >= l) && hi.is_none_or(|x| h.column() <= x)
+                        }
+                        None => true,
+                    };
+                    row_ok && col_ok
+                })
+                .collect();
+            if hexes.is_empty() {
+                return Err(EngineError::Setup(format!(
+                    "force {name}: the deployment area holds no hex of the board"
+                )));
+            }
+            let home = crate::engine::state::Pos::Hex(hexes[hexes.len() / 2]);
+            (DeployArea::Hexes(hexes), home)
+        }
+        BoardSpec::Table { areas, .. } => {
+            let an = sym(&const_value(interp, &deploy.values[0].1)?)?;
+            let g = areas
+                .iter()
+                .find(|(n, _)| *n == an)
+                .map(|(_, g)| *g)
+                .ok_or_else(|| {
+                    EngineError::Setup(format!("force {name}: the board has no area `{an}`"))
+                })?;
+            let centre = match (g.as_rect(), g.as_circle()) {
+                (Some((a, b)), _) => Point::new((a.x() + b.x()) / 2, (a.y() + b.y()) / 2),
+                (_, Some((c, _))) => Ok(c),
+                _ => Point::new(0, 0),
+            }
+            .map_err(setup_err)?;
+            (
+                DeployArea::Area(g),
+                crate::engine::state::Pos::Point(centre),
+            )
+        }
+    };
+    Ok(ForceSpec {
+        side,
+        units,
+        area,
+        max_per_hex,
+        hidden,
+        exits,
+        flags,
+        home,
+    })
+}

@@ -1,0 +1,145 @@
+//! Many games in parallel. Game `i` of a run with seed `s` is the game `run --seed s+i`
+//! plays, whatever thread plays it; totals are integer sums, so they do not depend on how the
+//! games were spread over threads.
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::policy::{self, Policy};
+use super::state::Winner;
+use super::{EngineError, Game, GameResult, Rules};
+use crate::jit::{BackendKind, JitProgram};
+
+/// Games per unit of parallel work.
+const CHUNK: u64 = 32;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    pub games: u64,
+    /// Wins per side id.
+    pub wins: Vec<u64>,
+    pub draws: u64,
+    pub turns: u64,
+    /// Units lost per side id, summed over games.
+    pub losses: Vec<u64>,
+    pub decisions: u64,
+}
+
+impl Totals {
+    fn new(sides: usize) -> Self {
+        Totals {
+            games: 0,
+            wins: vec![0; sides],
+            draws: 0,
+            turns: 0,
+            losses: vec![0; sides],
+            decisions: 0,
+        }
+    }
+    fn add(&mut self, r: &GameResult) {
+        self.games += 1;
+        match r.winner {
+            Winner::Side(s) => self.wins[s as usize] += 1,
+            Winner::Draw => self.draws += 1,
+        }
+        self.turns += u64::from(r.turns);
+        for (t, l) in self.losses.iter_mut().zip(&r.losses) {
+            *t += u64::from(*l);
+        }
+        self.decisions += u64::from(r.decisions);
+    }
+}
+
+/// Play one game headless with the named policies (one per side id).
+pub fn play_one(
+    rules: &Rules,
+    jit: Option<&JitProgram>,
+    seed: u64,
+    policies: &[String],
+) -> Result<GameResult, EngineError> {
+    let mut ps: Vec<Box<dyn Policy>> = policies
+        .iter()
+        .enumerate()
+        .map(|(s, k)| policy::by_name(k, seed, s as u32))
+        .collect::<Result<_, _>>()
+        .map_err(EngineError::Policy)?;
+    let mut g = Game::new(rules, seed, jit);
+    g.logging = false;
+    g.play(&mut ps)
+}
+
+/// Play `games` games from `seed` on `jobs` threads; `progress` hears how many finished.
+pub fn simulate(
+    rules: &Rules,
+    games: u64,
+    seed: u64,
+    jobs: usize,
+    backend: BackendKind,
+    policies: &[String],
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Totals, EngineError> {
+    if policies.contains(&"human".to_string()) {
+        return Err(EngineError::Policy(
+            "`sim` plays without a terminal: use `run` for a human policy".into(),
+        ));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .map_err(|e| EngineError::Policy(format!("cannot start {jobs} threads: {e}")))?;
+    let chunks = games.div_ceil(CHUNK);
+    let sides = rules.program.sides.len();
+    let results: Vec<Result<Totals, (u64, EngineError)>> = pool.install(|| {
+        (0..chunks)
+            .into_par_iter()
+            .map_init(
+                || match backend {
+                    BackendKind::Jit => JitProgram::compile(rules.program, rules.assumptions).ok(),
+                    BackendKind::Interp => None,
+                },
+                |jit, c| {
+                    let mut t = Totals::new(sides);
+                    let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(games));
+                    for i in lo..hi {
+                        let s = seed.wrapping_add(i);
+                        let r = play_one(rules, jit.as_ref(), s, policies).map_err(|e| (i, e))?;
+                        t.add(&r);
+                    }
+                    progress(hi - lo);
+                    Ok(t)
+                },
+            )
+            .collect()
+    });
+    let mut total = Totals::new(sides);
+    for r in results {
+        let t = r.map_err(|(i, e)| {
+            EngineError::Policy(format!(
+                "game {i} (seed {}) failed: {e}",
+                seed.wrapping_add(i)
+            ))
+        })?;
+        total.games += t.games;
+        for s in 0..sides {
+            total.wins[s] += t.wins[s];
+            total.losses[s] += t.losses[s];
+        }
+        total.draws += t.draws;
+        total.turns += t.turns;
+        total.decisions += t.decisions;
+    }
+    Ok(total)
+}
+
+/// Wilson score interval at 95 % for `k` successes in `n` trials.
+pub fn wilson(k: u64, n: u64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let z = 1.959_963_984_540_054_f64;
+    let (n, p) = (n as f64, k as f64 / n as f64);
+    let d = 1.0 + z * z / n;
+    let c = (p + z * z / (2.0 * n)) / d;
+    let h = z * ((p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt()) / d;
+    ((c - h).max(0.0), (c + h).min(1.0))
+}

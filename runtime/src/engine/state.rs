@@ -1,0 +1,112 @@
+//! The state of one game: where every piece is, what it carries, the scores. Cloned freely
+//! (a greedy policy looks ahead on a copy), so it holds no references and no random stream.
+
+use sandtable_compiler::ir::{EntityId, SideId};
+use serde::Serialize;
+
+use crate::board::{HexCoord, Point};
+
+/// Where a piece stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Pos {
+    Hex(HexCoord),
+    Point(Point),
+}
+
+impl Pos {
+    /// As printed: a hex label, or a point in inches with two decimals.
+    pub fn label(self) -> String {
+        match self {
+            Pos::Hex(h) => h.to_string(),
+            Pos::Point(p) => format!("({}, {})", inches(p.x()), inches(p.y())),
+        }
+    }
+}
+
+/// A length in tenths of a millimetre shown in inches, e.g. `12.5in`.
+pub fn inches(len: i64) -> String {
+    let hundredths = (len * 100 + len.signum() * 127) / 254;
+    let s = format!("{}.{:02}", hundredths / 100, (hundredths % 100).abs());
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    format!("{s}in")
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    OnBoard,
+    Eliminated,
+    Exited,
+}
+
+#[derive(Debug, Clone)]
+pub struct Piece {
+    pub entity: EntityId,
+    pub side: Option<SideId>,
+    /// Readable and unique: the entity's name, with `#n` when the force has several.
+    pub label: String,
+    pub pos: Option<Pos>,
+    pub status: Status,
+    /// Markers on the piece (at most one of each).
+    pub markers: Vec<EntityId>,
+    /// Named counters (damage taken, turns of reloading, distance moved this turn).
+    pub counters: Vec<(String, i64)>,
+    /// Face down to the other sides (their policies do not learn which entity it is).
+    pub hidden: bool,
+    /// The hex or point it left the board from.
+    pub exited_at: Option<Pos>,
+    /// A unit (counted in losses) rather than a weapon piece or marker.
+    pub is_unit: bool,
+}
+
+impl Piece {
+    pub fn on_board(&self) -> bool {
+        self.status == Status::OnBoard
+    }
+    pub fn counter(&self, name: &str) -> i64 {
+        self.counters
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(0, |(_, v)| *v)
+    }
+    pub fn set_counter(&mut self, name: &str, value: i64) {
+        match self.counters.iter_mut().find(|(n, _)| n == name) {
+            Some(c) => c.1 = value,
+            None => self.counters.push((name.to_string(), value)),
+        }
+    }
+}
+
+/// Who won: a side, or nobody.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Winner {
+    Side(SideId),
+    Draw,
+}
+
+#[derive(Debug, Clone)]
+pub struct State {
+    pub pieces: Vec<Piece>,
+    /// Markers lying on hexes or points rather than on pieces (wire, bunkers).
+    pub place_markers: Vec<(Pos, EntityId)>,
+    pub scores: Vec<i64>,
+    pub turn: u32,
+    pub winner: Option<Winner>,
+    /// Sides owed a free action by a rule (`free_action(side)`), in order.
+    pub pending_free: Vec<SideId>,
+}
+
+impl State {
+    pub fn pieces_at(&self, pos: Pos) -> impl Iterator<Item = (usize, &Piece)> {
+        self.pieces
+            .iter()
+            .enumerate()
+            .filter(move |(_, p)| p.on_board() && p.pos == Some(pos))
+    }
+    pub fn losses(&self, side: SideId) -> u32 {
+        self.pieces
+            .iter()
+            .filter(|p| p.is_unit && p.side == Some(side) && p.status == Status::Eliminated)
+            .count() as u32
+    }
+}
