@@ -141,6 +141,21 @@ pub fn parse_value(
 
 /// A value of unknown type: number, boolean, piece or side name, else a symbol.
 pub fn parse_any(program: &Program, t: &str) -> Val {
+    // A list, `[a, 3 * b]`, with counts expanded (an army list, a side order).
+    if let Some(inner) = t.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
+        let mut items = Vec::new();
+        for part in inner.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            match part.split_once('*') {
+                Some((n, x)) if n.trim().parse::<u16>().is_ok() => {
+                    let n: u16 = n.trim().parse().unwrap_or(0);
+                    let v = parse_any(program, x.trim());
+                    items.extend(std::iter::repeat_n(v, usize::from(n.min(1000))));
+                }
+                _ => items.push(parse_any(program, part)),
+            }
+        }
+        return Val::List(items);
+    }
     if let Some(n) = parse_number(t) {
         return Val::Int(n);
     }

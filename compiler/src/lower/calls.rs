@@ -81,12 +81,14 @@ impl<'a> Lowerer<'a> {
                 .map(|a| self.lower_expr(file, scope, &a.value, path).expr)
                 .collect();
             let ty = match name {
-                "adjacent" | "in_los" | "route_blocked" | "has_marker" | "is" | "can_exit"
-                | "option" | "force_has" => Type::Bool,
+                "adjacent" | "in_los" | "route_blocked" | "has_marker" | "is" | "in_terrain"
+                | "can_exit" | "option" | "force_has" => Type::Bool,
                 "owner" | "enemy" => Type::Side,
                 "units" | "units_in" | "units_within" | "hexes_within" => {
                     Type::List(Box::new(Type::Entity(None)))
                 }
+                // Hexes on a hex board, a length on an open table: known only when played.
+                "distance" | "nearest_distance" | "counter" => Type::Any,
                 "free_action" | "retreat" | "reveal" | "terrain_of" | "position" | "home"
                 | "exit_board" | "move_toward" | "move_away" | "add_counter" | "set_counter" => {
                     Type::Any

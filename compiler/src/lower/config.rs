@@ -57,6 +57,8 @@ pub(crate) const SCHEMAS: &[Schema] = &[
             "note",
             "hexes",
             "features",
+            "base",
+            "blocks_sight",
         ],
         blocks: &["region", "area", "feature"],
         schemes: &["hex", "open", "sectors", "square"],

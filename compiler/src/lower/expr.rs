@@ -34,6 +34,7 @@ pub const HOST_FUNCTIONS: &[(&str, usize, usize)] = &[
     ("owner", 1, 1),
     ("enemy", 1, 1),
     ("is", 2, 2),
+    ("in_terrain", 2, 2),
     ("position", 1, 1),
     ("home", 1, 1),
     ("move_cost", 2, 2),

@@ -601,6 +601,27 @@ impl Host for GameHost<'_, '_> {
                     _ => return Err(err("`is` compares with a unit or a kind")),
                 }
             }
+            "in_terrain" => {
+                let at = self.place(arg(0)?)?;
+                let Val::Entity(t) = arg(1)? else {
+                    return Err(err("`in_terrain` takes a place and a terrain"));
+                };
+                let t = *t;
+                Val::Bool(match (&self.rules.board, at) {
+                    (
+                        BoardSpec::Table {
+                            shapes,
+                            shape_terrain,
+                            ..
+                        },
+                        Pos::Point(p),
+                    ) => shapes
+                        .iter()
+                        .zip(shape_terrain)
+                        .any(|(s, x)| *x == t && s.contains(p)),
+                    _ => self.terrain_at(at) == Some(t),
+                })
+            }
             "position" => Self::pos_val(self.place(arg(0)?)?),
             "home" => {
                 let s = self.side_of(arg(0)?)?;
@@ -670,7 +691,8 @@ impl Host for GameHost<'_, '_> {
                     .map_err(|e| err(e.to_string()))?
                 };
                 let end = self.slide(i, aim, len)?;
-                if end != from {
+                // Less than a millimetre is no move worth telling (or counting).
+                if table::distance_squared(end, from) >= 100 {
                     self.set_pos(i, Pos::Point(end))?;
                 }
                 Val::Unit

@@ -95,18 +95,25 @@ impl<'r, 'p> Game<'r, 'p> {
         let program = rules.program;
         let mut pieces: Vec<Piece> = Vec::new();
         for f in &rules.forces {
-            for &e in &f.units {
+            let side_name = &program.sides[f.side as usize].name;
+            for (k, &e) in f.units.iter().enumerate() {
                 let ent = &program.entities[e as usize];
                 let same = f.units.iter().filter(|x| **x == e).count();
-                let nth = pieces.iter().filter(|p| p.entity == e).count() + 1;
+                let nth = f.units[..k].iter().filter(|x| **x == e).count() + 1;
+                let mut label = if same > 1 {
+                    format!("{} #{nth}", ent.name)
+                } else {
+                    ent.name.clone()
+                };
+                // Pieces of an entity that belongs to no side (both armies field `guard`)
+                // are named with their side, so every label is unique.
+                if ent.side.is_none() {
+                    label = format!("{side_name} {label}");
+                }
                 pieces.push(Piece {
                     entity: e,
                     side: ent.side.or(Some(f.side)),
-                    label: if same > 1 {
-                        format!("{} #{nth}", ent.name)
-                    } else {
-                        ent.name.clone()
-                    },
+                    label,
                     pos: None,
                     status: Status::OnBoard,
                     markers: Vec::new(),
@@ -309,15 +316,16 @@ impl<'r, 'p> Game<'r, 'p> {
                 }
                 self.phase(ph, policies)?;
             }
-            let hooks: Vec<ProcId> = self.rules.scenario_hooks("turn_end").collect();
+            let mut hooks = self.rules.turn_end.clone();
+            hooks.extend(self.rules.scenario_hooks("turn_end"));
             self.run_hooks(hooks, policies)?;
             for p in &mut self.state.pieces {
                 p.set_counter("moved", 0);
             }
         }
-        if self.state.winner.is_none()
-            && let Some(v) = self.rules.victory
-        {
+        // The victory block runs at the end even when a hook already named the winner: it
+        // sets the final scores (a later `win` does not override the first).
+        if let Some(v) = self.rules.victory {
             self.run_proc(v, Vec::new())?;
         }
         let winner = self.state.winner.unwrap_or(Winner::Draw);

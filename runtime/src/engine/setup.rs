@@ -106,6 +106,8 @@ pub struct Rules<'p> {
     pub hex_cost: Vec<Option<u32>>,
     /// Hex boards: the neighbours of each hex, by index.
     pub hex_adjacent: Vec<Vec<u32>>,
+    /// The turn block's `on end` hooks: clean-up after the last phase of every turn.
+    pub turn_end: Vec<ProcId>,
 }
 
 fn prop<'a>(b: &'a ConfigBlock, key: &str) -> Option<&'a Property> {
@@ -169,6 +171,7 @@ impl<'p> Rules<'p> {
             free_actions: Vec::new(),
             hex_cost: Vec::new(),
             hex_adjacent: Vec::new(),
+            turn_end: Vec::new(),
         };
         // Board: the scenario's, or a board that declares itself its stand-in.
         let board_name = match prop(sc, "board") {
@@ -259,6 +262,12 @@ impl<'p> Rules<'p> {
             .iter()
             .find(|c| c.keyword == "turn")
             .ok_or_else(|| EngineError::Setup("the ruleset has no `turn` block".into()))?;
+        r.turn_end = turn
+            .hooks
+            .iter()
+            .filter(|(n, _)| n == "end")
+            .map(|(_, p)| *p)
+            .collect();
         for ph in turn.blocks.iter().filter(|b| b.keyword == "phase") {
             let name = ph.name.clone().unwrap_or_default();
             let mut actions = Vec::new();
