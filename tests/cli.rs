@@ -356,3 +356,141 @@ fn unknowns_need_an_assumption_and_assumption_files_supply_them() {
     assert_eq!(code, 1);
     assert!(err.contains("is not an unknown"), "{err}");
 }
+
+fn temp(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("sandtable-cli-{}-{name}", std::process::id()))
+}
+
+#[test]
+fn run_plays_both_scenarios_to_a_winner_and_replay_reproduces_them() {
+    for (sys, scenario) in [
+        ("rules/platoon", "protecting-the-flank"),
+        ("rules/plastic_battle", "total-destruction"),
+    ] {
+        let log = temp(&format!("{scenario}.jsonl"));
+        let log_s = log.to_str().unwrap();
+        let (code, out, err) = sandtable(&[
+            "run",
+            sys,
+            "--scenario",
+            scenario,
+            "--seed",
+            "1",
+            "--log",
+            log_s,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let last = out.lines().last().unwrap_or_default();
+        assert!(
+            last.starts_with("Result: ") && last.contains(" wins after "),
+            "{last}"
+        );
+        assert!(
+            out.contains("not from the book"),
+            "the stand-in and assumptions are announced"
+        );
+        let (code, again, err) = sandtable(&["replay", log_s]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(again, out, "replay tells the same story");
+
+        // A damaged log and a foreign file are refused plainly.
+        let text = std::fs::read_to_string(&log).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let mut damaged = lines.clone();
+        let cut = &lines[5][..lines[5].len() / 2];
+        damaged[5] = cut;
+        std::fs::write(&log, damaged.join("\n")).unwrap();
+        let (code, _, err) = sandtable(&["replay", log_s]);
+        assert_eq!(code, 1);
+        assert!(err.contains("line 6 is damaged"), "{err}");
+        std::fs::write(&log, "{\"hello\": 1}\n").unwrap();
+        let (code, _, err) = sandtable(&["replay", log_s]);
+        assert_eq!(code, 1);
+        assert!(err.contains("not a sandtable game log"), "{err}");
+        // A decision changed by hand no longer matches the game.
+        let changed: Vec<String> = lines
+            .iter()
+            .map(|l| l.replacen("\"choice\":0,", "\"choice\":1,", 1))
+            .collect();
+        if changed.iter().zip(&lines).any(|(a, b)| a != b) {
+            std::fs::write(&log, changed.join("\n")).unwrap();
+            let (code, _, err) = sandtable(&["replay", log_s]);
+            assert_eq!(code, 1, "a changed log replayed: {err}");
+        }
+        let _ = std::fs::remove_file(&log);
+    }
+}
+
+#[test]
+fn sim_prints_json_totals_that_do_not_depend_on_jobs() {
+    let run = |jobs: &str| {
+        let (code, out, err) = sandtable(&[
+            "sim",
+            "rules/platoon",
+            "--scenario",
+            "protecting-the-flank",
+            "-n",
+            "24",
+            "--jobs",
+            jobs,
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<serde_json::Value>(&out).expect("sim --json prints JSON")
+    };
+    let (a, b) = (run("1"), run("2"));
+    assert_eq!(a["games"], 24);
+    for k in ["sides", "draws", "mean_turns", "mean_decisions"] {
+        assert_eq!(a[k], b[k], "{k} depends on --jobs");
+    }
+    let sides = a["sides"].as_array().unwrap();
+    let wins: u64 = sides.iter().map(|s| s["wins"].as_u64().unwrap()).sum();
+    assert_eq!(wins + a["draws"].as_u64().unwrap(), 24);
+    assert!(a["playouts_per_second"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn game_commands_refuse_bad_input_plainly() {
+    let (code, _, err) = sandtable(&["run", "rules/platoon", "--scenario", "nope"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("no scenario `nope`") && err.contains("protecting-the-flank"),
+        "{err}"
+    );
+    let (code, _, err) = sandtable(&[
+        "run",
+        "rules/platoon",
+        "--scenario",
+        "protecting-the-flank",
+        "--policy",
+        "us=clever",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown policy `clever`"), "{err}");
+    let (code, _, err) = sandtable(&[
+        "run",
+        "rules/platoon",
+        "--scenario",
+        "protecting-the-flank",
+        "--policy",
+        "vc=random",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no side `vc`"), "{err}");
+    let (code, _, err) = sandtable(&[
+        "sim",
+        "rules/platoon",
+        "--scenario",
+        "protecting-the-flank",
+        "-n",
+        "0",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = sandtable(&["replay", "/no/such/log.jsonl"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot read"), "{err}");
+    // A scenario whose book leaves values unknown names them when no assumptions are given.
+    let (code, _, err) = sandtable(&["run", "rules/platoon", "--scenario", "ambush-at-night"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("is unknown (`?`)"), "{err}");
+}
