@@ -92,6 +92,15 @@ pub struct SimArgs {
     /// Print the figures as JSON
     #[arg(long)]
     json: bool,
+    /// Also play the same games with a hand-written Rust playout and report the speed ratio
+    /// (`platoon-flank`: Platoon's Protecting the Flank, random against random)
+    #[arg(long, value_enum)]
+    reference: Option<ReferenceArg>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum ReferenceArg {
+    PlatoonFlank,
 }
 
 /// Most games one `sim` may play.
@@ -472,6 +481,19 @@ struct SimJson {
     seconds: f64,
     playouts_per_second: f64,
     assumptions: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reference: Option<ReferenceJson>,
+}
+
+#[derive(Serialize)]
+struct ReferenceJson {
+    name: String,
+    seconds: f64,
+    playouts_per_second: f64,
+    /// Engine playouts/s over the reference's.
+    ratio: f64,
+    /// The reference's totals equal the engine's (the same games were played).
+    same_totals: bool,
 }
 
 pub fn sim(args: SimArgs) -> u8 {
@@ -519,7 +541,49 @@ pub fn sim(args: SimArgs) -> u8 {
     };
     drop(progress);
     let secs = t0.elapsed().as_secs_f64();
-    let out = summary(&args, &loaded, &rules, &kinds, jobs, backend, &totals, secs);
+    let mut out = summary(&args, &loaded, &rules, &kinds, jobs, backend, &totals, secs);
+    if let Some(ReferenceArg::PlatoonFlank) = args.reference {
+        if rules.scenario != "protecting_the_flank" || kinds.iter().any(|k| k != "random") {
+            eprintln!(
+                "error: --reference platoon-flank plays Platoon's protecting-the-flank with random policies only"
+            );
+            return EXIT_USAGE;
+        }
+        let flank = match sandtable_runtime::engine::reference::Flank::new(&rules) {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("error: the reference cannot read these rules: {e}");
+                return EXIT_FINDINGS;
+            }
+        };
+        let t1 = Instant::now();
+        let rt = match sim::simulate_reference(
+            &flank,
+            loaded.program.sides.len(),
+            args.n,
+            args.seed,
+            jobs,
+        ) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return EXIT_FINDINGS;
+            }
+        };
+        let rs = t1.elapsed().as_secs_f64();
+        let rps = if rs > 0.0 { args.n as f64 / rs } else { 0.0 };
+        out.reference = Some(ReferenceJson {
+            name: "platoon-flank".into(),
+            seconds: rs,
+            playouts_per_second: rps,
+            ratio: if rps > 0.0 {
+                out.playouts_per_second / rps
+            } else {
+                0.0
+            },
+            same_totals: rt == totals,
+        });
+    }
     if args.json {
         report::print_json(&out);
     } else {
@@ -574,6 +638,7 @@ fn summary(
         seconds: secs,
         playouts_per_second: if secs > 0.0 { n / secs } else { 0.0 },
         assumptions: loaded.files.clone(),
+        reference: None,
     }
 }
 
@@ -615,4 +680,14 @@ fn print_summary(s: &SimJson) {
         "mean turns {:.2}, mean decisions {:.1}; {:.2} s, {:.0} playouts/s",
         s.mean_turns, s.mean_decisions, s.seconds, s.playouts_per_second
     );
+    if let Some(r) = &s.reference {
+        println!(
+            "reference {}: {:.2} s, {:.0} playouts/s; engine/reference = {:.3}x; same totals: {}",
+            r.name,
+            r.seconds,
+            r.playouts_per_second,
+            r.ratio,
+            if r.same_totals { "yes" } else { "NO" }
+        );
+    }
 }

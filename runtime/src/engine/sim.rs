@@ -36,6 +36,16 @@ impl Totals {
             decisions: 0,
         }
     }
+    fn merge(&mut self, t: &Totals) {
+        self.games += t.games;
+        for s in 0..self.wins.len() {
+            self.wins[s] += t.wins[s];
+            self.losses[s] += t.losses[s];
+        }
+        self.draws += t.draws;
+        self.turns += t.turns;
+        self.decisions += t.decisions;
+    }
     fn add(&mut self, r: &GameResult) {
         self.games += 1;
         match r.winner {
@@ -119,14 +129,39 @@ pub fn simulate(
                 seed.wrapping_add(i)
             ))
         })?;
-        total.games += t.games;
-        for s in 0..sides {
-            total.wins[s] += t.wins[s];
-            total.losses[s] += t.losses[s];
-        }
-        total.draws += t.draws;
-        total.turns += t.turns;
-        total.decisions += t.decisions;
+        total.merge(&t);
+    }
+    Ok(total)
+}
+
+/// The hand-written Platoon playout over the same games and threads as [`simulate`].
+pub fn simulate_reference(
+    flank: &super::reference::Flank,
+    sides: usize,
+    games: u64,
+    seed: u64,
+    jobs: usize,
+) -> Result<Totals, EngineError> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .map_err(|e| EngineError::Policy(format!("cannot start {jobs} threads: {e}")))?;
+    let chunks = games.div_ceil(CHUNK);
+    let parts: Vec<Totals> = pool.install(|| {
+        (0..chunks)
+            .into_par_iter()
+            .map(|c| {
+                let mut t = Totals::new(sides);
+                for i in c * CHUNK..((c + 1) * CHUNK).min(games) {
+                    t.add(&flank.playout(seed.wrapping_add(i)));
+                }
+                t
+            })
+            .collect()
+    });
+    let mut total = Totals::new(sides);
+    for t in parts {
+        total.merge(&t);
     }
     Ok(total)
 }

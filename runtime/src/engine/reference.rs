@@ -1,0 +1,501 @@
+//! A hand-written Rust playout of Platoon's Protecting the Flank (7.d) between two random
+//! policies: the speed reference `sandtable sim --reference platoon-flank` measures the engine
+//! against. It spells out the same rules the encoding says (chip cup, the actions and their
+//! preconditions, fire, grenades, melee, exits, the 7.d.4 victory) on plain arrays, and draws
+//! from the same streams in the same order as the engine, so its games are the engine's
+//! games, which a test checks.
+//!
+//! Only the numbers come from the ruleset (fire modifiers, terrain, deployment areas), read
+//! once by [`Flank::new`]; nothing but the benchmark and its test calls this module.
+
+use sandtable_compiler::ir::SideId;
+
+use super::setup::{Activation, BoardSpec, DeployArea, Rules};
+use super::state::Winner;
+use super::{GameResult, stream_seed};
+use crate::board::{HexCoord, HexGrid};
+use crate::interp::Interp;
+use crate::rng::Dice;
+use crate::value::Val;
+
+const NONE: u32 = u32::MAX;
+
+#[derive(Clone)]
+struct Spec {
+    side: SideId,
+    soldier: bool,
+    fire_modifier: i64,
+    movement: u32,
+    fire_radius: i64,
+}
+
+/// The scenario as plain data.
+pub struct Flank {
+    grid: HexGrid,
+    cube: Vec<(i32, i32, i32)>,
+    cost: Vec<u32>,
+    target_modifier: Vec<i64>,
+    jungle: Vec<bool>,
+    max_jungle: i64,
+    adjacent: Vec<Vec<u32>>,
+    /// `within[r][h]`: the hexes within `r` of `h`, in the engine's order.
+    within: Vec<Vec<Vec<u32>>>,
+    pieces: Vec<Spec>,
+    deploy: Vec<Vec<u32>>,
+    exits: Vec<u32>,
+    cup: Vec<SideId>,
+    turns: u32,
+    us: SideId,
+    nva: SideId,
+    grenade: i64,
+}
+
+struct Play {
+    pos: Vec<u32>,
+    alive: Vec<bool>,
+    exited_at: Vec<u32>,
+    pinned: Vec<bool>,
+    dice: Dice,
+    policy: Vec<Dice>,
+    decisions: u32,
+}
+
+#[derive(Clone, Copy)]
+enum Choice {
+    Move(usize, u32),
+    Leave(usize),
+    Fire(usize, u32),
+    Grenade(usize, u32),
+    Pass,
+}
+
+fn roll10(d: &mut Dice) -> i64 {
+    i64::from(d.index(10)) + 1
+}
+
+impl Flank {
+    /// Read the numbers of the scenario from compiled rules (with their assumptions).
+    pub fn new(rules: &Rules) -> Result<Flank, String> {
+        let p = rules.program;
+        let interp = Interp::new(p, rules.assumptions);
+        let BoardSpec::Hex { grid, terrain } = &rules.board else {
+            return Err("Protecting the Flank is played on a hex board".into());
+        };
+        let ent = |name: &str| {
+            p.entities
+                .iter()
+                .position(|e| e.name == name)
+                .ok_or(format!("no `{name}`"))
+        };
+        let field = |e: usize, f: &str| -> Result<i64, String> {
+            interp
+                .field(&Val::Entity(e as u32), f)
+                .map_err(|x| x.to_string())?
+                .as_int()
+                .ok_or(format!("{f} is not a number"))
+        };
+        let side = |n: &str| {
+            p.sides
+                .iter()
+                .position(|s| s.name == n)
+                .map(|s| s as SideId)
+                .ok_or(format!("no side {n}"))
+        };
+        let (us, nva) = (side("us")?, side("nva")?);
+        let jungle_e = ent("jungle")?;
+        let n = grid.hex_count() as usize;
+        let mut tm = vec![0; n];
+        let mut jungle = vec![false; n];
+        for h in grid.hexes() {
+            let i = BoardSpec::hex_index(grid, h);
+            let t = terrain[i].ok_or("a hex without terrain")? as usize;
+            tm[i] = field(t, "target_modifier")?;
+            jungle[i] = t == jungle_e;
+        }
+        let mut within = Vec::new();
+        for r in 0..=6u32 {
+            within.push(
+                grid.hexes()
+                    .map(|h| {
+                        grid.hexes_within(h, r)
+                            .into_iter()
+                            .map(|x| BoardSpec::hex_index(grid, x) as u32)
+                            .collect()
+                    })
+                    .collect(),
+            );
+        }
+        let kind_of = |e: usize| {
+            p.entities[e]
+                .kind
+                .map(|k| p.kinds[k as usize].name.as_str())
+        };
+        let mut pieces = Vec::new();
+        let mut deploy = vec![Vec::new(); p.sides.len()];
+        let mut exits = Vec::new();
+        for f in &rules.forces {
+            for &e in &f.units {
+                let e = e as usize;
+                let soldier = kind_of(e) == Some("soldier");
+                pieces.push(Spec {
+                    side: f.side,
+                    soldier,
+                    fire_modifier: if soldier {
+                        field(e, "fire_modifier")?
+                    } else {
+                        0
+                    },
+                    movement: field(e, "movement_factor")? as u32,
+                    fire_radius: if soldier { field(e, "fire_radius")? } else { 0 },
+                });
+            }
+            let DeployArea::Hexes(hs) = &f.area else {
+                return Err("deployment by hexes".into());
+            };
+            deploy[f.side as usize] = hs
+                .iter()
+                .map(|h| BoardSpec::hex_index(grid, *h) as u32)
+                .collect();
+            exits.extend(
+                f.exits
+                    .iter()
+                    .map(|h| BoardSpec::hex_index(grid, *h) as u32),
+            );
+        }
+        let cup = rules
+            .phases
+            .iter()
+            .find_map(|ph| match &ph.activation {
+                Activation::ChipCup(c) => Some(
+                    c.iter()
+                        .flat_map(|(s, k)| std::iter::repeat_n(*s, *k as usize))
+                        .collect::<Vec<_>>(),
+                ),
+                _ => None,
+            })
+            .ok_or("no chip cup")?;
+        Ok(Flank {
+            grid: *grid,
+            cube: grid
+                .hexes()
+                .map(|h| {
+                    let c = grid.to_cube(h);
+                    (c.q, c.r, c.s)
+                })
+                .collect(),
+            cost: rules.hex_cost.iter().map(|c| c.unwrap_or(NONE)).collect(),
+            target_modifier: tm,
+            jungle,
+            max_jungle: field(jungle_e, "max_in_fire_route")?,
+            adjacent: rules.hex_adjacent.clone(),
+            within,
+            pieces,
+            deploy,
+            exits,
+            cup,
+            turns: rules.turns,
+            us,
+            nva,
+            grenade: field(ent("grenade")?, "fire_modifier")?,
+        })
+    }
+
+    fn distance(&self, a: u32, b: u32) -> u32 {
+        let (x, y) = (self.cube[a as usize], self.cube[b as usize]);
+        (x.0.abs_diff(y.0))
+            .max(x.1.abs_diff(y.1))
+            .max(x.2.abs_diff(y.2))
+    }
+
+    fn hex(&self, i: u32) -> HexCoord {
+        let rows = self.grid.rows();
+        HexCoord::new(i / rows + 1, i % rows + 1).unwrap_or_else(|_| HexCoord::new(1, 1).unwrap())
+    }
+
+    fn enemy_at(&self, s: &Play, side: SideId, h: u32) -> bool {
+        (0..self.pieces.len()).any(|i| s.alive[i] && s.pos[i] == h && self.pieces[i].side != side)
+    }
+
+    fn reach(&self, s: &Play, i: usize) -> Vec<u32> {
+        let n = self.cube.len();
+        let side = self.pieces[i].side;
+        let mut enemy = vec![false; n];
+        for j in 0..self.pieces.len() {
+            if s.alive[j] && self.pieces[j].side != side {
+                enemy[s.pos[j] as usize] = true;
+            }
+        }
+        let start = s.pos[i] as usize;
+        let mut dist = vec![u32::MAX; n];
+        dist[start] = 0;
+        let mut heap = std::collections::BinaryHeap::new();
+        heap.push(std::cmp::Reverse((0u32, start)));
+        while let Some(std::cmp::Reverse((d, at))) = heap.pop() {
+            if d > dist[at] || (enemy[at] && at != start) {
+                continue;
+            }
+            for &nb in &self.adjacent[at] {
+                let nb = nb as usize;
+                let nd = d.saturating_add(self.cost[nb]);
+                if nd < dist[nb] {
+                    dist[nb] = nd;
+                    heap.push(std::cmp::Reverse((nd, nb)));
+                }
+            }
+        }
+        dist
+    }
+
+    /// Fire is blocked by any unit on the route strictly between, or too much jungle.
+    fn line_ok(&self, s: &Play, a: u32, b: u32) -> bool {
+        let Ok(route) = self.grid.route(self.hex(a), self.hex(b)) else {
+            return false;
+        };
+        let inner = route.get(1..route.len().saturating_sub(1)).unwrap_or(&[]);
+        let mut jungle = 0;
+        for h in inner {
+            let k = BoardSpec::hex_index(&self.grid, *h) as u32;
+            if (0..self.pieces.len()).any(|j| s.alive[j] && s.pos[j] == k) {
+                return false;
+            }
+            jungle += i64::from(self.jungle[k as usize]);
+        }
+        jungle <= self.max_jungle
+    }
+
+    fn legal(&self, s: &Play, side: SideId) -> Vec<Choice> {
+        let mut out = Vec::new();
+        let mine = |i: usize| s.alive[i] && self.pieces[i].side == side;
+        // move_piece, then move_decoy (4.a, 4.e, 5).
+        for want_soldier in [true, false] {
+            for i in 0..self.pieces.len() {
+                if !mine(i) || self.pieces[i].soldier != want_soldier || s.pinned[i] {
+                    continue;
+                }
+                let reach = self.reach(s, i);
+                let mf = self.pieces[i].movement;
+                for &h in &self.within[mf.min(6) as usize][s.pos[i] as usize] {
+                    if reach[h as usize] <= mf
+                        && h != s.pos[i]
+                        && (want_soldier || !self.enemy_at(s, side, h))
+                    {
+                        out.push(Choice::Move(i, h));
+                    }
+                }
+            }
+        }
+        // leave_board (5.e) from an exit hex of the force.
+        for i in 0..self.pieces.len() {
+            if mine(i)
+                && self.pieces[i].soldier
+                && !s.pinned[i]
+                && side == self.nva
+                && self.exits.contains(&s.pos[i])
+            {
+                out.push(Choice::Leave(i));
+            }
+        }
+        // fire_at (7.a): occupied hexes in board order.
+        let mut occupied: Vec<u32> = (0..self.pieces.len())
+            .filter(|&j| s.alive[j])
+            .map(|j| s.pos[j])
+            .collect();
+        occupied.sort_unstable();
+        occupied.dedup();
+        for i in 0..self.pieces.len() {
+            if !mine(i) || !self.pieces[i].soldier || s.pinned[i] {
+                continue;
+            }
+            for &h in &occupied {
+                if self.enemy_at(s, side, h)
+                    && i64::from(self.distance(s.pos[i], h)) <= self.pieces[i].fire_radius
+                    && self.line_ok(s, s.pos[i], h)
+                {
+                    out.push(Choice::Fire(i, h));
+                }
+            }
+        }
+        // throw_grenade (7.c): adjacent hexes with enemies.
+        for i in 0..self.pieces.len() {
+            if !mine(i) || !self.pieces[i].soldier || s.pinned[i] {
+                continue;
+            }
+            for &h in &self.within[1][s.pos[i] as usize] {
+                let adjacent = self.distance(s.pos[i], h) == 1;
+                if adjacent && self.enemy_at(s, side, h) {
+                    out.push(Choice::Grenade(i, h));
+                }
+            }
+        }
+        out.push(Choice::Pass);
+        out
+    }
+
+    fn shoot(&self, s: &mut Play, side: SideId, h: u32, modifier: i64) {
+        let targets: Vec<usize> = (0..self.pieces.len())
+            .filter(|&j| s.alive[j] && s.pos[j] == h && self.pieces[j].side != side)
+            .collect();
+        for u in targets {
+            let attack = roll10(&mut s.dice) + modifier;
+            let defence = roll10(&mut s.dice) + self.target_modifier[h as usize];
+            match attack - defence {
+                ..=0 => {}
+                1..=4 => s.pinned[u] = true,
+                _ => {
+                    s.alive[u] = false;
+                    s.pinned[u] = false;
+                }
+            }
+        }
+    }
+
+    fn apply(&self, s: &mut Play, c: Choice) {
+        match c {
+            Choice::Pass => {}
+            Choice::Leave(i) => {
+                s.alive[i] = false;
+                s.exited_at[i] = s.pos[i];
+            }
+            Choice::Fire(i, h) => {
+                self.shoot(s, self.pieces[i].side, h, self.pieces[i].fire_modifier)
+            }
+            Choice::Grenade(i, h) => self.shoot(s, self.pieces[i].side, h, self.grenade),
+            Choice::Move(i, h) => {
+                let from = s.pos[i];
+                s.pos[i] = h;
+                if !self.pieces[i].soldier {
+                    return;
+                }
+                // 5.c.2 enemy decoys go; 5.c.3 melee between unpinned soldiers.
+                let side = self.pieces[i].side;
+                for j in 0..self.pieces.len() {
+                    if s.alive[j]
+                        && s.pos[j] == h
+                        && self.pieces[j].side != side
+                        && !self.pieces[j].soldier
+                    {
+                        s.alive[j] = false;
+                        s.pinned[j] = false;
+                    }
+                }
+                let count = |s: &Play, mine: bool, pinned_ok: bool| {
+                    (0..self.pieces.len())
+                        .filter(|&j| {
+                            s.alive[j]
+                                && s.pos[j] == h
+                                && self.pieces[j].soldier
+                                && (self.pieces[j].side == side) == mine
+                                && (pinned_ok || !s.pinned[j])
+                        })
+                        .count() as i64
+                };
+                if count(s, false, true) > 0 {
+                    let (att, def) = (count(s, true, false), count(s, false, false));
+                    let attack = roll10(&mut s.dice) + 2 * att;
+                    let defence = roll10(&mut s.dice) + 2 * def;
+                    let losers_mine = match attack - defence {
+                        5.. => Some(false),
+                        -4..=4 => None,
+                        _ => Some(true),
+                    };
+                    match losers_mine {
+                        None => s.pos[i] = from,
+                        Some(mine) => {
+                            for j in 0..self.pieces.len() {
+                                if s.alive[j]
+                                    && s.pos[j] == h
+                                    && self.pieces[j].soldier
+                                    && (self.pieces[j].side == side) == mine
+                                {
+                                    s.alive[j] = false;
+                                    s.pinned[j] = false;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn decide(&self, s: &mut Play, side: SideId) {
+        let choices = self.legal(s, side);
+        let k = s.policy[side as usize].index(choices.len() as u32) as usize;
+        s.decisions += 1;
+        self.apply(s, choices[k]);
+    }
+
+    /// One game between random policies, as the engine plays it with the same seed.
+    pub fn playout(&self, seed: u64) -> GameResult {
+        let n = self.pieces.len();
+        let sides = self.deploy.len();
+        let mut s = Play {
+            pos: vec![NONE; n],
+            alive: vec![true; n],
+            exited_at: vec![NONE; n],
+            pinned: vec![false; n],
+            dice: Dice::new(stream_seed(seed, 0)),
+            policy: (0..sides as u64)
+                .map(|x| Dice::new(stream_seed(seed, 1 + x)))
+                .collect(),
+            decisions: 0,
+        };
+        for i in 0..n {
+            let side = self.pieces[i].side;
+            let spots: Vec<u32> = self.deploy[side as usize]
+                .iter()
+                .copied()
+                .filter(|&h| !(0..n).any(|j| s.pos[j] == h && self.pieces[j].side != side))
+                .collect();
+            let k = s.policy[side as usize].index(spots.len() as u32) as usize;
+            s.pos[i] = spots[k];
+            s.decisions += 1;
+        }
+        // 7.d.3: the free American action.
+        self.decide(&mut s, self.us);
+        for _ in 0..self.turns {
+            let mut cup = self.cup.clone();
+            while !cup.is_empty() {
+                let k = s.dice.index(cup.len() as u32) as usize;
+                let side = cup.remove(k);
+                self.decide(&mut s, side);
+            }
+            s.pinned.iter_mut().for_each(|p| *p = false);
+        }
+        // 7.d.4.
+        let lost = |side: SideId, soldiers_only: bool| {
+            (0..n)
+                .filter(|&j| {
+                    !s.alive[j]
+                        && s.exited_at[j] == NONE
+                        && self.pieces[j].side == side
+                        && (!soldiers_only || self.pieces[j].soldier)
+                })
+                .count() as i64
+        };
+        let out = (0..n)
+            .filter(|&j| {
+                self.pieces[j].side == self.nva
+                    && self.pieces[j].soldier
+                    && self.exits.contains(&s.exited_at[j])
+            })
+            .count() as i64;
+        let points = lost(self.us, true) + out;
+        let nva_wins =
+            points >= 6 || lost(self.us, true) > lost(self.nva, true) || lost(self.us, true) == 4;
+        let mut scores = vec![0; sides];
+        scores[self.nva as usize] = points;
+        GameResult {
+            winner: Winner::Side(if nva_wins { self.nva } else { self.us }),
+            turns: self.turns,
+            scores,
+            losses: (0..sides as SideId)
+                .map(|x| lost(x, false) as u32)
+                .collect(),
+            decisions: s.decisions,
+        }
+    }
+}
+
+/// Names of the references `sim --reference` knows.
+pub const REFERENCES: &[&str] = &["platoon-flank"];
