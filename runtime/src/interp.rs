@@ -216,6 +216,25 @@ impl<'p> Interp<'p> {
         Ok(true)
     }
 
+    /// Evaluate an expression that reads only the slots in `slots` (borrowed as the frame,
+    /// so nothing is copied); `slots` is given back unchanged.
+    pub fn eval_in(
+        &self,
+        proc: u32,
+        slots: &mut Vec<Val>,
+        e: &Expr,
+        ctx: &mut Ctx,
+    ) -> Result<Val, RunError> {
+        let mut frame = Frame {
+            slots: std::mem::take(slots),
+            effects: Vec::new(),
+            proc,
+        };
+        let r = self.expr(e, &mut frame, ctx);
+        *slots = frame.slots;
+        r
+    }
+
     /// Evaluate one expression of procedure `proc` with its first slots bound to `args`.
     pub fn eval(&self, proc: u32, args: &[Val], e: &Expr, ctx: &mut Ctx) -> Result<Val, RunError> {
         let p = &self.program.procs[proc as usize];
@@ -557,11 +576,21 @@ impl<'p> Interp<'p> {
             }
             Expr::Builtin { func, args } => self.builtin(*func, args, f, ctx)?,
             Expr::Host { name, args } => {
-                let mut vals = Vec::with_capacity(args.len());
-                for a in args {
-                    vals.push(self.expr(a, f, ctx)?);
+                // Engine functions take at most four arguments: no allocation per call (they
+                // sit in the guards the engine tests thousands of times per decision).
+                if args.len() <= 4 {
+                    let mut vals = [Val::Unit, Val::Unit, Val::Unit, Val::Unit];
+                    for (slot, a) in vals.iter_mut().zip(args) {
+                        *slot = self.expr(a, f, ctx)?;
+                    }
+                    ctx.host.call(name, &vals[..args.len()])?
+                } else {
+                    let mut vals = Vec::with_capacity(args.len());
+                    for a in args {
+                        vals.push(self.expr(a, f, ctx)?);
+                    }
+                    ctx.host.call(name, &vals)?
                 }
-                ctx.host.call(name, &vals)?
             }
             Expr::Call { proc, args } => {
                 let mut vals = Vec::with_capacity(args.len());
@@ -909,7 +938,7 @@ pub fn binary(op: BinOp, a: &Val, b: &Val) -> Result<Val, RunError> {
                 (Some(x), Some(y), Val::Int(_) | Val::Pool(_), Val::Int(_) | Val::Pool(_)) => {
                     x == y
                 }
-                _ => a == b,
+                _ => a.same(b),
             };
             Val::Bool(if op == B::Eq { eq } else { !eq })
         }
@@ -917,7 +946,7 @@ pub fn binary(op: BinOp, a: &Val, b: &Val) -> Result<Val, RunError> {
             Val::Range(lo, hi) => a
                 .as_int()
                 .is_some_and(|x| lo.is_none_or(|l| x >= l) && hi.is_none_or(|h| x <= h)),
-            Val::List(items) => items.contains(a),
+            Val::List(items) => items.iter().any(|x| x.same(a)),
             _ => false,
         }),
         B::And | B::Or => unreachable!("short-circuit operators are evaluated by the caller"),

@@ -23,10 +23,24 @@ pub enum Val {
     Pool(Vec<i64>),
     /// A piece on the table during a game (an instance of a unit, weapon or marker entity).
     Piece(u32),
+    /// A hex of a game's board; equal to the symbol of its printed label (`S11`).
+    Hex(crate::board::HexCoord),
     Unit,
 }
 
 impl Val {
+    /// Equality as the rules see it: a board hex equals the symbol of its label.
+    pub fn same(&self, other: &Val) -> bool {
+        match (self, other) {
+            (Val::Hex(h), Val::Sym(s)) | (Val::Sym(s), Val::Hex(h)) => {
+                crate::board::HexCoord::parse(s) == Ok(*h)
+            }
+            (Val::List(a), Val::List(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same(y))
+            }
+            _ => self == other,
+        }
+    }
     pub fn as_int(&self) -> Option<i64> {
         match self {
             Val::Int(n) => Some(*n),
@@ -83,6 +97,7 @@ impl Val {
                     .join(", ")
             ),
             Val::Piece(n) => format!("piece #{n}"),
+            Val::Hex(h) => h.to_string(),
             Val::Unit => "()".into(),
         }
     }

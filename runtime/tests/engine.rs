@@ -55,7 +55,7 @@ impl Policy for Checking {
                 // Deployment places pieces not yet on the board; every other choice is
                 // made by a piece in play.
                 if !matches!(c.act, sandtable_runtime::engine::Act::Deploy) && !p.on_board() {
-                    self.offered_to_off_board.push(c.label.clone());
+                    self.offered_to_off_board.push(game.label(side, c));
                 }
             }
             // The side never sees the name of an enemy piece that stands face down.

@@ -158,6 +158,12 @@ fn column_letters(column: u32) -> String {
     out.iter().rev().collect()
 }
 
+impl serde::Serialize for HexCoord {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 impl fmt::Display for HexCoord {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}{}", column_letters(self.column), self.row)

@@ -32,6 +32,8 @@ pub struct GameHost<'a, 'p> {
     pub scratch: &'a mut Scratch,
     /// What happened, in words, for the narrative and the log.
     pub said: &'a mut Vec<String>,
+    /// Tell what happens in words (off in bulk simulation, where nobody reads them).
+    pub tell: bool,
     pub jit: Option<&'a JitProgram<'p>>,
 }
 
@@ -74,7 +76,7 @@ impl GameHost<'_, '_> {
 
     pub fn pos_val(pos: Pos) -> Val {
         match pos {
-            Pos::Hex(h) => Val::Sym(h.to_string()),
+            Pos::Hex(h) => Val::Hex(h),
             Pos::Point(p) => Val::List(vec![Val::Int(p.x()), Val::Int(p.y())]),
         }
     }
@@ -91,8 +93,12 @@ impl GameHost<'_, '_> {
                     ))
                 })
             }
-            Val::Sym(s) => {
-                let h = HexCoord::parse(s).map_err(|e| err(e.to_string()))?;
+            Val::Sym(_) | Val::Hex(_) => {
+                let h = match v {
+                    Val::Hex(h) => *h,
+                    Val::Sym(s) => HexCoord::parse(s).map_err(|e| err(e.to_string()))?,
+                    _ => unreachable!("matched above"),
+                };
                 match &self.rules.board {
                     BoardSpec::Hex { grid, .. } if grid.contains(h) => Ok(Pos::Hex(h)),
                     _ => Err(err(format!("hex {h} is not on the board"))),
@@ -115,7 +121,7 @@ impl GameHost<'_, '_> {
 
     fn is_place(&self, v: &Val) -> bool {
         match v {
-            Val::Piece(_) => true,
+            Val::Piece(_) | Val::Hex(_) => true,
             Val::Sym(s) => self.kind_named(s).is_none() && HexCoord::parse(s).is_ok(),
             Val::List(xy) => xy.len() == 2 && xy.iter().all(|x| matches!(x, Val::Int(_))),
             _ => false,
@@ -132,7 +138,7 @@ impl GameHost<'_, '_> {
                     Some(k) => f.kind = Some(k),
                     None => f.exits = Some(vec![a.clone()]),
                 },
-                Val::List(_) | Val::LabelRange(..) => f.exits = Some(vec![a.clone()]),
+                Val::List(_) | Val::LabelRange(..) | Val::Hex(_) => f.exits = Some(vec![a.clone()]),
                 other => {
                     return Err(err(format!(
                         "cannot select pieces by {}",
@@ -157,11 +163,10 @@ impl GameHost<'_, '_> {
         let Some(Pos::Hex(h)) = self.state.pieces[i].exited_at else {
             return exits.is_empty();
         };
+        let here = Val::Hex(h);
         exits.iter().all(|e| match e {
-            Val::List(items) => items
-                .iter()
-                .any(|x| matches!(x, Val::Sym(s) if HexCoord::parse(s) == Ok(h))),
-            Val::Sym(s) => HexCoord::parse(s) == Ok(h),
+            Val::List(items) => items.iter().any(|x| x.same(&here)),
+            Val::Sym(_) | Val::Hex(_) => e.same(&here),
             Val::LabelRange(lo, hi) => {
                 let col = |l: &Option<String>| {
                     l.as_ref()
@@ -220,6 +225,12 @@ impl GameHost<'_, '_> {
     }
 
     fn entity_field(&self, e: EntityId, field: &str) -> Result<Val, RunError> {
+        if let Some(fields) = self.rules.entity_fields.get(e as usize)
+            && let Some((_, Some(v))) = fields.iter().find(|(n, _)| n == field)
+        {
+            return Ok(v.clone());
+        }
+        // Not resolved at set-up (an unknown without an assumption): the interpreter says why.
         self.interp().field(&Val::Entity(e), field)
     }
 
@@ -363,12 +374,14 @@ impl GameHost<'_, '_> {
         let m = p.counter("moved");
         p.set_counter("moved", m + moved);
         p.pos = Some(to);
-        self.said.push(format!(
-            "{} moves {} -> {}",
-            p.label,
-            from.map_or("?".into(), |f| f.label()),
-            to.label()
-        ));
+        if self.tell {
+            self.said.push(format!(
+                "{} moves {} -> {}",
+                p.label,
+                from.map_or("?".into(), |f| f.label()),
+                to.label()
+            ));
+        }
         self.scratch.version += 1;
         Ok(())
     }
@@ -378,7 +391,9 @@ impl GameHost<'_, '_> {
         if p.status == Status::OnBoard {
             p.status = Status::Eliminated;
             p.markers.clear();
-            self.said.push(format!("{} eliminated", p.label));
+            if self.tell {
+                self.said.push(format!("{} eliminated", p.label));
+            }
             self.scratch.version += 1;
         }
     }
@@ -449,14 +464,15 @@ impl Host for GameHost<'_, '_> {
                     Some(first) if self.is_place(first) => (Some(self.place(first)?), &a[1..]),
                     _ => (None, a),
                 };
-                let mut v = self.count(Status::OnBoard, rest)?;
-                if let Some(at) = at {
-                    v.retain(|&i| self.state.pieces[i].pos == Some(at));
-                }
+                let f = self.filter(rest)?;
+                let here = |i: usize| {
+                    let p = &self.state.pieces[i];
+                    p.on_board() && at.is_none_or(|at| p.pos == Some(at)) && self.matches(i, &f)
+                };
                 if name == "units_in" {
-                    Self::pieces_list(v)
+                    Self::pieces_list((0..self.state.pieces.len()).filter(|&i| here(i)).collect())
                 } else {
-                    Val::Int(v.len() as i64)
+                    Val::Int((0..self.state.pieces.len()).filter(|&i| here(i)).count() as i64)
                 }
             }
             "count_without" => {
@@ -660,11 +676,13 @@ impl Host for GameHost<'_, '_> {
                 if p.on_board() {
                     p.status = Status::Exited;
                     p.exited_at = p.pos;
-                    self.said.push(format!(
-                        "{} leaves the board at {}",
-                        p.label,
-                        p.pos.map_or("?".into(), |x| x.label())
-                    ));
+                    if self.tell {
+                        self.said.push(format!(
+                            "{} leaves the board at {}",
+                            p.label,
+                            p.pos.map_or("?".into(), |x| x.label())
+                        ));
+                    }
                     self.scratch.version += 1;
                 }
                 Val::Unit
@@ -768,7 +786,7 @@ impl Host for GameHost<'_, '_> {
                 Val::List(
                     grid.hexes_within(c, n.clamp(0, 1000) as u32)
                         .into_iter()
-                        .map(|h| Val::Sym(h.to_string()))
+                        .map(Val::Hex)
                         .collect(),
                 )
             }
@@ -808,13 +826,17 @@ impl Host for GameHost<'_, '_> {
                     let p = &mut self.state.pieces[i];
                     if p.on_board() && !p.markers.contains(marker) {
                         p.markers.push(*marker);
-                        self.said.push(format!("{name} on {}", p.label));
+                        if self.tell {
+                            self.said.push(format!("{name} on {}", p.label));
+                        }
                     }
                 } else {
                     let at = self.place(target)?;
                     if !self.state.place_markers.contains(&(at, *marker)) {
                         self.state.place_markers.push((at, *marker));
-                        self.said.push(format!("{name} placed at {}", at.label()));
+                        if self.tell {
+                            self.said.push(format!("{name} placed at {}", at.label()));
+                        }
                     }
                 }
                 self.scratch.version += 1;
@@ -893,7 +915,9 @@ impl Host for GameHost<'_, '_> {
                 OutcomeKey::Value(v) => v.show(self.rules.program),
                 _ => "done".into(),
             };
-            self.said.push(format!("{}: {shown}", def.name));
+            if self.tell {
+                self.said.push(format!("{}: {shown}", def.name));
+            }
         }
         Some(r)
     }

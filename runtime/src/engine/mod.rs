@@ -174,6 +174,7 @@ impl<'r, 'p> Game<'r, 'p> {
                 state: &mut self.state,
                 scratch: &mut self.scratch,
                 said: &mut said,
+                tell: self.logging,
                 jit: self.jit,
             };
             let interp = Interp::new(self.rules.program, self.rules.assumptions);
@@ -237,13 +238,16 @@ impl<'r, 'p> Game<'r, 'p> {
         let c = choices
             .get(k)
             .ok_or_else(|| EngineError::Policy(format!("choice {k} is out of range")))?;
-        let name = self.side_name(side);
-        self.log(Event::Decision {
-            side: name,
-            choice: k,
-            of: choices.len(),
-            label: c.label.clone(),
-        });
+        if self.logging {
+            let label = self.label(side, c);
+            let name = self.side_name(side);
+            self.log(Event::Decision {
+                side: name,
+                choice: k,
+                of: choices.len(),
+                label,
+            });
+        }
         self.apply(c)
     }
 
@@ -451,7 +455,6 @@ impl<'r, 'p> Game<'r, 'p> {
         choices.push(Choice {
             act: Act::Hold,
             args: vec![Val::Piece(i as u32)],
-            label: format!("{} holds", self.piece_label(i, side)),
         });
         self.decide(side, choices, policies)
     }

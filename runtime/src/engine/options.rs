@@ -17,7 +17,6 @@ use super::{EngineError, Game};
 use crate::board::table::INCH;
 use crate::board::{HexCoord, Point};
 use crate::interp::{Ctx, Interp};
-use crate::rng::Dice;
 use crate::value::Val;
 
 /// Most values listed for one ranged int parameter.
@@ -33,16 +32,17 @@ pub enum Act {
     Hold,
 }
 
+/// One thing a side may do. Its words (`fire_at(taylor, P7)`) come from [`Game::label`],
+/// only when someone reads them: most choices are never shown.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Choice {
     pub act: Act,
     pub args: Vec<Val>,
-    /// As the deciding side sees it, e.g. `fire_at(taylor, P7)`.
-    pub label: String,
 }
 
 pub fn decode_place(rules: &Rules, v: &Val) -> Result<Pos, EngineError> {
     match v {
+        Val::Hex(h) => Ok(Pos::Hex(*h)),
         Val::Sym(s) => HexCoord::parse(s)
             .map(Pos::Hex)
             .map_err(|e| EngineError::Policy(e.to_string())),
@@ -159,19 +159,18 @@ impl Game<'_, '_> {
         let mut said = Vec::new();
         // Preconditions have no effects; a scratch dice stream keeps even a guard that rolls
         // from touching the game's dice.
-        let mut dice = std::mem::replace(&mut self.guard_dice, Dice::scripted(Vec::new()));
+        let dice = &mut self.guard_dice;
         let mut host = GameHost {
             rules: self.rules,
             state: &mut self.state,
             scratch: &mut self.scratch,
             said: &mut said,
+            tell: false,
             jit: None,
         };
         let interp = Interp::new(self.rules.program, self.rules.assumptions);
-        let mut ctx = Ctx::new(&mut dice, &mut host);
-        let r = f(&interp, &mut ctx);
-        self.guard_dice = dice;
-        Ok(r?)
+        let mut ctx = Ctx::new(dice, &mut host);
+        Ok(f(&interp, &mut ctx)?)
     }
 
     /// Every legal choice of `actions` for `side`; with `actor`, only that piece's.
@@ -231,8 +230,8 @@ impl Game<'_, '_> {
         let mut k = next;
         while k < guards.len() && guards[k].1 <= args.len() {
             let (g, _) = guards[k];
-            let bound: &[Val] = args;
-            if !self.with_host(|i, c| Ok(i.eval(a, bound, g, c)? == Val::Bool(true)))? {
+            // The bound arguments are the guard's whole frame: leading guards read no `let`.
+            if !self.with_host(|i, c| Ok(i.eval_in(a, args, g, c)? == Val::Bool(true)))? {
                 return Ok(());
             }
             k += 1;
@@ -298,6 +297,7 @@ impl Game<'_, '_> {
                             let centre = match c {
                                 Val::Piece(i) => self.state.pieces[i as usize].pos,
                                 Val::Sym(s) => HexCoord::parse(&s).ok().map(Pos::Hex),
+                                Val::Hex(h) => Some(Pos::Hex(h)),
                                 _ => None,
                             };
                             let r = r.as_int().unwrap_or(0) - i64::from(strict);
@@ -305,7 +305,7 @@ impl Game<'_, '_> {
                                 Some(Pos::Hex(h)) if r >= 0 => grid
                                     .hexes_within(h, r.min(1000) as u32)
                                     .into_iter()
-                                    .map(|h| Val::Sym(h.to_string()))
+                                    .map(Val::Hex)
                                     .collect(),
                                 _ => Vec::new(),
                             }
@@ -321,9 +321,9 @@ impl Game<'_, '_> {
                                     _ => None,
                                 })
                                 .collect();
-                            set.into_iter().map(|h| Val::Sym(h.to_string())).collect()
+                            set.into_iter().map(Val::Hex).collect()
                         }
-                        None => grid.hexes().map(|h| Val::Sym(h.to_string())).collect(),
+                        None => grid.hexes().map(Val::Hex).collect(),
                     }
                 }
                 BoardSpec::Table { .. } => (0..self.state.pieces.len())
@@ -338,22 +338,34 @@ impl Game<'_, '_> {
         })
     }
 
-    fn choice(&self, side: SideId, a: ProcId, args: Vec<Val>) -> Choice {
-        let shown: Vec<String> = args
-            .iter()
-            .map(|v| match v {
-                Val::Piece(i) => self.piece_label(*i as usize, side),
-                other => other.show(self.rules.program),
-            })
-            .collect();
+    fn choice(&self, _side: SideId, a: ProcId, args: Vec<Val>) -> Choice {
         Choice {
             act: super::Act::Action(a),
-            label: format!(
-                "{}({})",
-                self.rules.program.procs[a as usize].name,
-                shown.join(", ")
-            ),
             args,
+        }
+    }
+
+    /// A choice in words, as `side` sees it (hidden enemy pieces are not named).
+    pub fn label(&self, side: SideId, c: &Choice) -> String {
+        let show = |v: &Val| match v {
+            Val::Piece(i) => self.piece_label(*i as usize, side),
+            other => other.show(self.rules.program),
+        };
+        match &c.act {
+            super::Act::Deploy => format!(
+                "deploy {} at {}",
+                c.args.first().map_or(String::new(), show),
+                match c.args.get(1).map(|v| decode_place(self.rules, v)) {
+                    Some(Ok(p)) => p.label(),
+                    _ => "?".into(),
+                }
+            ),
+            super::Act::Hold => format!("{} holds", c.args.first().map_or(String::new(), show)),
+            super::Act::Action(a) => format!(
+                "{}({})",
+                self.rules.program.procs[*a as usize].name,
+                c.args.iter().map(show).collect::<Vec<_>>().join(", ")
+            ),
         }
     }
 
@@ -366,7 +378,6 @@ impl Game<'_, '_> {
             .rules
             .force(side)
             .ok_or_else(|| EngineError::Setup(format!("no force for {}", p.label)))?;
-        let label = p.label.clone();
         let mut out = Vec::new();
         match (&force.area, &self.rules.board) {
             (DeployArea::Hexes(hexes), _) => {
@@ -385,8 +396,7 @@ impl Game<'_, '_> {
                     }
                     out.push(Choice {
                         act: super::Act::Deploy,
-                        args: vec![Val::Piece(i as u32), Val::Sym(h.to_string())],
-                        label: format!("deploy {label} at {h}"),
+                        args: vec![Val::Piece(i as u32), Val::Hex(*h)],
                     });
                 }
             }
@@ -415,7 +425,6 @@ impl Game<'_, '_> {
                             out.push(Choice {
                                 act: super::Act::Deploy,
                                 args: vec![Val::Piece(i as u32), GameHost::pos_val(at)],
-                                label: format!("deploy {label} at {}", at.label()),
                             });
                         }
                         x += DEPLOY_GRID;

@@ -110,7 +110,7 @@ impl<R: BufRead, W: Write> Policy for Human<R, W> {
         let io = |e: std::io::Error| EngineError::Policy(format!("human policy: {e}"));
         writeln!(self.output, "\n{}", game.view(side)).map_err(io)?;
         for (k, c) in choices.iter().enumerate() {
-            writeln!(self.output, "  {:>3}. {}", k + 1, c.label).map_err(io)?;
+            writeln!(self.output, "  {:>3}. {}", k + 1, game.label(side, c)).map_err(io)?;
         }
         loop {
             write!(
@@ -143,13 +143,18 @@ pub struct Scripted {
 }
 
 impl Policy for Scripted {
-    fn choose(&mut self, _: &Game, _: SideId, choices: &[Choice]) -> Result<usize, EngineError> {
+    fn choose(
+        &mut self,
+        game: &Game,
+        side: SideId,
+        choices: &[Choice],
+    ) -> Result<usize, EngineError> {
         let Some((k, of, label)) = self.script.pop_front() else {
             return Err(EngineError::Replay(
                 "the game asks for more decisions than the log holds".into(),
             ));
         };
-        if of != choices.len() || choices.get(k).is_none_or(|c| c.label != label) {
+        if of != choices.len() || choices.get(k).is_none_or(|c| game.label(side, c) != label) {
             return Err(EngineError::Replay(format!(
                 "the log's decision `{label}` (choice {} of {of}) is not offered by these rules at that point ({} choices)",
                 k + 1,

@@ -108,6 +108,9 @@ pub struct Rules<'p> {
     pub hex_adjacent: Vec<Vec<u32>>,
     /// The turn block's `on end` hooks: clean-up after the last phase of every turn.
     pub turn_end: Vec<ProcId>,
+    /// Every entity's fields with the assumptions applied, by entity id; `None` for an
+    /// unknown with no assumption (asking for it is an error with its name).
+    pub entity_fields: Vec<Vec<(String, Option<Val>)>>,
 }
 
 fn prop<'a>(b: &'a ConfigBlock, key: &str) -> Option<&'a Property> {
@@ -172,6 +175,16 @@ impl<'p> Rules<'p> {
             hex_cost: Vec::new(),
             hex_adjacent: Vec::new(),
             turn_end: Vec::new(),
+            entity_fields: program
+                .entities
+                .iter()
+                .map(|e| {
+                    e.fields
+                        .iter()
+                        .map(|(n, v)| (n.clone(), interp.constant(v).ok()))
+                        .collect()
+                })
+                .collect(),
         };
         // Board: the scenario's, or a board that declares itself its stand-in.
         let board_name = match prop(sc, "board") {
