@@ -59,9 +59,10 @@ impl Policy for Checking {
                 }
             }
             // The side never sees the name of an enemy piece that stands face down.
+            let label = game.label(side, c);
             for p in &game.state.pieces {
-                if p.hidden && p.side != Some(side) && p.on_board() && c.label.contains(&p.label) {
-                    self.hidden_names_seen.push(c.label.clone());
+                if p.hidden && p.side != Some(side) && p.on_board() && label.contains(&p.label) {
+                    self.hidden_names_seen.push(label.clone());
                 }
             }
         }
@@ -78,13 +79,14 @@ impl Policy for Checking {
 
 /// Rebuild every piece's place from the log alone and compare it with the final state;
 /// count eliminations and exits per piece.
-fn recount(
-    game: &Game,
-) -> (
+/// Where each piece is by the log (`None` once gone), who was eliminated, who exited where.
+type Recount = (
     HashMap<String, Option<String>>,
     Vec<String>,
     Vec<(String, String)>,
-) {
+);
+
+fn recount(game: &Game) -> Recount {
     let mut at: HashMap<String, Option<String>> = HashMap::new();
     let mut eliminated = Vec::new();
     let mut exited = Vec::new();

@@ -225,6 +225,16 @@ fn preamble(h: &Header, r: &Rules) -> Vec<String> {
             h.assumptions.join(", ")
         ));
     }
+    if !h.assume.is_empty() {
+        v.push(format!(
+            "assumed on the command line: {}",
+            h.assume
+                .iter()
+                .map(|(k, x)| format!("{k}={x}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     if !r.turns_printed {
         v.push(format!(
             "turns: no limit given; the game stops after {}",
@@ -327,6 +337,7 @@ pub fn run(args: RunArgs) -> u8 {
             .map(|s| (rules.side_name(*s).to_string(), kinds[*s as usize].clone()))
             .collect(),
         assumptions: loaded.files.clone(),
+        assume: report::pairs(&a.assumes, "--assume").unwrap_or_default(),
     };
     let mut policies: Vec<Box<dyn Policy>> = Vec::new();
     for (s, k) in kinds.iter().enumerate() {
@@ -386,7 +397,12 @@ pub fn replay(args: ReplayArgs) -> u8 {
         .clone()
         .unwrap_or_else(|| PathBuf::from(&header.ruleset_path));
     let files: Vec<PathBuf> = header.assumptions.iter().map(PathBuf::from).collect();
-    let loaded = match load(&ruleset, &header.scenario, &[], &files, false) {
+    let assumes: Vec<String> = header
+        .assume
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    let loaded = match load(&ruleset, &header.scenario, &assumes, &files, false) {
         Ok(l) => l,
         Err(c) => return c,
     };

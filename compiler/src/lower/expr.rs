@@ -49,12 +49,11 @@ pub const HOST_FUNCTIONS: &[(&str, usize, usize)] = &[
     ("set_counter", 3, 3),
     ("option", 1, 1),
     ("force_has", 2, 2),
-    ("free_action", 1, 2),
+    ("free_action", 1, 1),
     ("terrain_of", 1, 1),
     ("hexes_within", 2, 2),
     ("score_of", 1, 1),
     ("turn_number", 0, 0),
-    ("retreat", 1, 2),
     ("reveal", 1, 1),
 ];
 

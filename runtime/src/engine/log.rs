@@ -24,6 +24,9 @@ pub struct Header {
     pub policies: Vec<(String, String)>,
     /// Assumption files used (values not from the book).
     pub assumptions: Vec<String>,
+    /// `--assume NAME=VALUE` pairs given on the command line.
+    #[serde(default)]
+    pub assume: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -156,6 +159,7 @@ mod tests {
             backend: "interp".into(),
             policies: vec![],
             assumptions: vec![],
+            assume: vec![],
         };
         let evs = vec![
             Event::Turn { turn: 1 },

@@ -410,6 +410,7 @@ impl<'r, 'p> Game<'r, 'p> {
                             return Ok(());
                         }
                         self.activate(side, i, &spec.actions, policies)?;
+                        self.free_actions(policies)?;
                     }
                 }
             }
@@ -420,6 +421,7 @@ impl<'r, 'p> Game<'r, 'p> {
                     for (k, &side) in order.iter().enumerate() {
                         if let Some(i) = (!queues[k].is_empty()).then(|| queues[k].remove(0)) {
                             self.activate(side, i, &spec.actions, policies)?;
+                            self.free_actions(policies)?;
                         }
                     }
                 }
