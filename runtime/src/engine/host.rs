@@ -244,7 +244,7 @@ impl GameHost<'_, '_> {
     /// entering costs the hex's price (see [`Rules::hex_cost`]); hexes with a marker whose
     /// `blocks_movement` is true cannot be entered, and a hex holding enemy units can be
     /// entered but not left.
-    fn reach(&mut self, i: usize) -> Result<&[u32], RunError> {
+    pub(crate) fn reach(&mut self, i: usize) -> Result<&[u32], RunError> {
         let version = self.scratch.version;
         if self.scratch.reach.len() < self.state.pieces.len() {
             self.scratch.reach.resize(self.state.pieces.len(), None);
@@ -313,6 +313,21 @@ impl GameHost<'_, '_> {
         Ok(self.scratch.reach[i]
             .as_ref()
             .map_or(&[], |(_, d)| d.as_slice()))
+    }
+
+    /// Hexes holding at least one on-board piece that the filters select (as `count_units`).
+    pub(crate) fn occupied_by(
+        &self,
+        filters: &[Val],
+    ) -> Result<std::collections::BTreeSet<HexCoord>, RunError> {
+        let f = self.filter(filters)?;
+        Ok((0..self.state.pieces.len())
+            .filter(|&i| self.state.pieces[i].on_board() && self.matches(i, &f))
+            .filter_map(|i| match self.state.pieces[i].pos {
+                Some(Pos::Hex(h)) => Some(h),
+                _ => None,
+            })
+            .collect())
     }
 
     fn segment_clear_of_pieces(&self, a: Point, b: Point, skip: &[usize], radius: Length) -> bool {

@@ -63,12 +63,16 @@ pub fn decode_place(rules: &Rules, v: &Val) -> Result<Pos, EngineError> {
 
 /// A guard that narrows a place parameter.
 enum Narrow<'e> {
+    /// Guard number `guard`, of the form `by(centre, p) <= radius` (or `< radius`).
     Within {
+        guard: usize,
+        by: By,
         centre: &'e Expr,
         radius: &'e Expr,
         strict: bool,
     },
-    Occupied,
+    /// Guard number `guard`: `count_units(p, filters…) > 0`.
+    Occupied { guard: usize, filters: &'e [Expr] },
 }
 
 fn uses_slot_at_or_after(e: &Expr, slot: u32) -> bool {
@@ -84,8 +88,15 @@ fn uses_slot_at_or_after(e: &Expr, slot: u32) -> bool {
 }
 
 /// The first guard among the leading `require`s that narrows parameter `slot`.
+#[derive(Clone, Copy, PartialEq)]
+enum By {
+    Distance,
+    MoveCost,
+    Adjacent,
+}
+
 fn narrowing(body: &[Stmt], slot: u32) -> Option<Narrow<'_>> {
-    for s in body {
+    for (guard, s) in body.iter().enumerate() {
         let Stmt::Require(c) = s else { break };
         match c {
             Expr::Binary { op, lhs, rhs } if matches!(op, BinOp::Le | BinOp::Lt) => {
@@ -97,6 +108,12 @@ fn narrowing(body: &[Stmt], slot: u32) -> Option<Narrow<'_>> {
                     && !uses_slot_at_or_after(rhs, slot)
                 {
                     return Some(Narrow::Within {
+                        guard,
+                        by: if name == "distance" {
+                            By::Distance
+                        } else {
+                            By::MoveCost
+                        },
                         centre: &args[0],
                         radius: rhs,
                         strict: *op == BinOp::Lt,
@@ -110,6 +127,8 @@ fn narrowing(body: &[Stmt], slot: u32) -> Option<Narrow<'_>> {
                     && !uses_slot_at_or_after(&args[0], slot) =>
             {
                 return Some(Narrow::Within {
+                    guard,
+                    by: By::Adjacent,
                     centre: &args[0],
                     radius: &ONE,
                     strict: false,
@@ -123,8 +142,12 @@ fn narrowing(body: &[Stmt], slot: u32) -> Option<Narrow<'_>> {
                 if let Expr::Host { name, args } = &**lhs
                     && name == "count_units"
                     && args.first() == Some(&Expr::Local(slot))
+                    && !args[1..].iter().any(|x| uses_slot_at_or_after(x, slot))
                 {
-                    return Some(Narrow::Occupied);
+                    return Some(Narrow::Occupied {
+                        guard,
+                        filters: &args[1..],
+                    });
                 }
             }
             _ => {}
@@ -207,7 +230,7 @@ impl Game<'_, '_> {
             let guards = leading_guards(&self.rules.program.procs[a as usize].body);
             for i in actors {
                 let mut args = vec![Val::Piece(i as u32)];
-                self.bind(side, a, &params, &guards, 0, &mut args, &mut out)?;
+                self.bind(side, a, &params, &guards, 0, None, &mut args, &mut out)?;
             }
         }
         Ok(out)
@@ -224,12 +247,18 @@ impl Game<'_, '_> {
         params: &[sandtable_compiler::ir::Param],
         guards: &[(&Expr, usize)],
         next: usize,
+        implied: Option<usize>,
         args: &mut Vec<Val>,
         out: &mut Vec<Choice>,
     ) -> Result<(), EngineError> {
         let mut k = next;
         while k < guards.len() && guards[k].1 <= args.len() {
             let (g, _) = guards[k];
+            if implied == Some(k) {
+                // The candidates were listed exactly as this guard allows.
+                k += 1;
+                continue;
+            }
             // The bound arguments are the guard's whole frame: leading guards read no `let`.
             if !self.with_host(|i, c| Ok(i.eval_in(a, args, g, c)? == Val::Bool(true)))? {
                 return Ok(());
@@ -240,26 +269,29 @@ impl Game<'_, '_> {
             out.push(self.choice(side, a, args.clone()));
             return Ok(());
         }
-        for v in self.candidates(a, params, args)? {
+        let (values, implied) = self.candidates(a, params, args)?;
+        for v in values {
             args.push(v);
-            self.bind(side, a, params, guards, k, args, out)?;
+            self.bind(side, a, params, guards, k, implied, args, out)?;
             args.pop();
         }
         Ok(())
     }
 
+    /// Values to try for the next parameter, and the guard they satisfy by construction.
     fn candidates(
         &mut self,
         a: ProcId,
         params: &[sandtable_compiler::ir::Param],
         args: &[Val],
-    ) -> Result<Vec<Val>, EngineError> {
+    ) -> Result<(Vec<Val>, Option<usize>), EngineError> {
         let j = args.len();
         let p = &params[j];
         if let Some(d) = &p.default {
-            return Ok(vec![self.rules.program_const(d)?]);
+            return Ok((vec![self.rules.program_const(d)?], None));
         }
-        Ok(match &p.ty {
+        let mut implied = None;
+        let values = match &p.ty {
             Type::Bool => vec![Val::Bool(false), Val::Bool(true)],
             Type::Int => match p.range {
                 Some((lo, hi)) if hi - lo < MAX_RANGE_CANDIDATES => {
@@ -283,6 +315,8 @@ impl Game<'_, '_> {
                     let body = &self.rules.program.procs[a as usize].body;
                     match narrowing(body, j as u32) {
                         Some(Narrow::Within {
+                            guard,
+                            by,
                             centre,
                             radius,
                             strict,
@@ -294,6 +328,10 @@ impl Game<'_, '_> {
                                     i.eval(a, &bound, radius, ctx)?,
                                 ))
                             })?;
+                            let piece = match c {
+                                Val::Piece(i) => Some(i as usize),
+                                _ => None,
+                            };
                             let centre = match c {
                                 Val::Piece(i) => self.state.pieces[i as usize].pos,
                                 Val::Sym(s) => HexCoord::parse(&s).ok().map(Pos::Hex),
@@ -301,27 +339,46 @@ impl Game<'_, '_> {
                                 _ => None,
                             };
                             let r = r.as_int().unwrap_or(0) - i64::from(strict);
-                            match centre {
-                                Some(Pos::Hex(h)) if r >= 0 => grid
-                                    .hexes_within(h, r.min(1000) as u32)
-                                    .into_iter()
-                                    .map(Val::Hex)
-                                    .collect(),
-                                _ => Vec::new(),
+                            let Some(Pos::Hex(h)) = centre else {
+                                return Ok((Vec::new(), None));
+                            };
+                            if r < 0 {
+                                return Ok((Vec::new(), None));
+                            }
+                            let near = grid.hexes_within(h, r.min(1000) as u32);
+                            // Listed exactly as the guard allows, so it need not be tested:
+                            // hexes within the distance; neighbours; hexes the piece reaches
+                            // for the cost (the engine's own cached costs).
+                            match (by, piece) {
+                                (By::Distance, _) => {
+                                    implied = Some(guard);
+                                    near.into_iter().map(Val::Hex).collect()
+                                }
+                                (By::Adjacent, _) => {
+                                    implied = Some(guard);
+                                    near.into_iter().filter(|x| *x != h).map(Val::Hex).collect()
+                                }
+                                (By::MoveCost, Some(i)) => {
+                                    let costs = self.move_costs(i)?;
+                                    implied = Some(guard);
+                                    near.into_iter()
+                                        .filter(|x| {
+                                            let k = BoardSpec::hex_index(&grid, *x);
+                                            costs.get(k).is_some_and(|c| i64::from(*c) <= r)
+                                        })
+                                        .map(Val::Hex)
+                                        .collect()
+                                }
+                                (By::MoveCost, None) => near.into_iter().map(Val::Hex).collect(),
                             }
                         }
-                        Some(Narrow::Occupied) => {
-                            let set: BTreeSet<HexCoord> = self
-                                .state
-                                .pieces
-                                .iter()
-                                .filter(|q| q.on_board())
-                                .filter_map(|q| match q.pos {
-                                    Some(Pos::Hex(h)) => Some(h),
-                                    _ => None,
-                                })
-                                .collect();
-                            set.into_iter().map(Val::Hex).collect()
+                        Some(Narrow::Occupied { guard, filters }) => {
+                            let bound = args.to_vec();
+                            let wanted: Vec<Val> = self.with_host(|i, ctx| {
+                                filters.iter().map(|f| i.eval(a, &bound, f, ctx)).collect()
+                            })?;
+                            implied = Some(guard);
+                            self.occupied(&wanted)?.into_iter().map(Val::Hex).collect()
                         }
                         None => grid.hexes().map(Val::Hex).collect(),
                     }
@@ -335,7 +392,36 @@ impl Game<'_, '_> {
             },
             // Lengths, free text and lists cannot be listed: such an action is not offered.
             _ => Vec::new(),
-        })
+        };
+        Ok((values, implied))
+    }
+
+    /// The hexes where `count_units(hex, filters…)` is above zero, in board order.
+    fn occupied(&mut self, filters: &[Val]) -> Result<BTreeSet<HexCoord>, EngineError> {
+        let mut said = Vec::new();
+        let host = GameHost {
+            rules: self.rules,
+            state: &mut self.state,
+            scratch: &mut self.scratch,
+            said: &mut said,
+            tell: false,
+            jit: None,
+        };
+        Ok(host.occupied_by(filters)?)
+    }
+
+    /// The cost for piece `i` to reach each hex, as `move_cost` answers it.
+    fn move_costs(&mut self, i: usize) -> Result<Vec<u32>, EngineError> {
+        let mut said = Vec::new();
+        let mut host = GameHost {
+            rules: self.rules,
+            state: &mut self.state,
+            scratch: &mut self.scratch,
+            said: &mut said,
+            tell: false,
+            jit: None,
+        };
+        Ok(host.reach(i)?.to_vec())
     }
 
     fn choice(&self, _side: SideId, a: ProcId, args: Vec<Val>) -> Choice {
