@@ -421,3 +421,48 @@ fn the_hand_written_platoon_playout_plays_the_engines_games() {
         assert_eq!(reference.playout(seed), engine, "seed {seed}");
     }
 }
+
+#[test]
+fn a_card_deck_draws_its_cards_and_fires_an_inserted_event_once() {
+    let c =
+        sandtable_compiler::compile_path(&root().join("runtime/tests/games/deck.sand")).unwrap();
+    assert!(!c.has_errors());
+    let a = Assumptions::default();
+    let rules = Rules::new(&c.program, &a, "skirmish").unwrap();
+    let mut fired_somewhere = false;
+    for seed in 0..30 {
+        let mut ps: Vec<Box<dyn Policy>> = (0..2)
+            .map(|s| Box::new(Random::new(seed, s)) as _)
+            .collect();
+        let mut game = Game::new(&rules, seed, None);
+        game.play(&mut ps).unwrap();
+        // Four draws a turn (draws_before_reshuffle), five turns.
+        let mut per_turn: Vec<u32> = Vec::new();
+        let mut strikes = 0;
+        for e in &game.events {
+            match e {
+                Event::Turn { .. } => per_turn.push(0),
+                Event::Card { .. } => *per_turn.last_mut().unwrap() += 1,
+                Event::Said { text } if text.starts_with("card drawn: ") => {
+                    *per_turn.last_mut().unwrap() += 1;
+                    if text.contains("(strike)") {
+                        strikes += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        assert_eq!(per_turn, vec![4; 5], "seed {seed}");
+        assert!(strikes <= 1, "seed {seed}: the event fired twice");
+        let reds = c
+            .program
+            .sides
+            .iter()
+            .position(|s| s.name == "reds")
+            .unwrap();
+        assert_eq!(game.state.scores[reds], 10 * strikes, "seed {seed}");
+        fired_somewhere |= strikes == 1;
+        assert!(game.chips_drawn.iter().sum::<u32>() <= 20);
+    }
+    assert!(fired_somewhere, "no game drew a king in 30 seeds");
+}

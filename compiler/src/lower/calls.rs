@@ -89,8 +89,10 @@ impl<'a> Lowerer<'a> {
                 }
                 // Hexes on a hex board, a length on an open table: known only when played.
                 "distance" | "nearest_distance" | "counter" => Type::Any,
-                "free_action" | "reveal" | "terrain_of" | "position" | "home" | "exit_board"
-                | "move_toward" | "move_away" | "add_counter" | "set_counter" => Type::Any,
+                "free_action" | "insert_cards" | "reveal" | "terrain_of" | "position" | "home"
+                | "exit_board" | "move_toward" | "move_away" | "add_counter" | "set_counter" => {
+                    Type::Any
+                }
                 _ => Type::Int,
             };
             let mut t = Typed::new(

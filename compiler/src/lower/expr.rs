@@ -50,6 +50,7 @@ pub const HOST_FUNCTIONS: &[(&str, usize, usize)] = &[
     ("option", 1, 1),
     ("force_has", 2, 2),
     ("free_action", 1, 1),
+    ("insert_cards", 1, 1),
     ("terrain_of", 1, 1),
     ("hexes_within", 2, 2),
     ("score_of", 1, 1),

@@ -781,6 +781,11 @@ impl Host for GameHost<'_, '_> {
                         .is_some_and(|f| f.flags.iter().any(|(k, v)| *k == key && *v)),
                 )
             }
+            "insert_cards" => {
+                let name = self.text(arg(0)?)?;
+                self.state.pending_inserts.push(name);
+                Val::Unit
+            }
             "free_action" => {
                 let s = self.side_of(arg(0)?)?;
                 self.state.pending_free.push(s);

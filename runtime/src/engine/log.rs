@@ -42,6 +42,11 @@ pub enum Event {
         side: String,
         left: u32,
     },
+    Card {
+        card: String,
+        side: String,
+        left: u32,
+    },
     Decision {
         side: String,
         choice: usize,
@@ -65,6 +70,9 @@ pub fn narrate(e: &Event) -> String {
         Event::Turn { turn } => format!("\n== Turn {turn} =="),
         Event::Phase { phase } => format!("-- {phase}"),
         Event::Chip { side, left } => format!("chip drawn: {side} ({left} left in the cup)"),
+        Event::Card { card, side, left } => {
+            format!("card drawn: {card}, {side} acts ({left} left in the deck)")
+        }
         Event::Decision { side, label, .. } => format!("  {side}: {label}"),
         Event::Said { text } => format!("      {text}"),
         Event::End {

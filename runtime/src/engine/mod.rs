@@ -134,6 +134,9 @@ impl<'r, 'p> Game<'r, 'p> {
                 turn: 0,
                 winner: None,
                 pending_free: Vec::new(),
+                deck: None,
+                pending_inserts: Vec::new(),
+                events_fired: Vec::new(),
             },
             dice: Dice::new(stream_seed(seed, 0)),
             guard_dice: Dice::new(stream_seed(seed, 99)),
@@ -402,6 +405,7 @@ impl<'r, 'p> Game<'r, 'p> {
                     self.free_actions(policies)?;
                 }
             }
+            setup::Activation::Deck(deck) => self.play_deck(deck, &spec.actions, policies)?,
             setup::Activation::EachPiece(order) => {
                 for &side in order {
                     let ids = self.own_on_board(side);
@@ -427,6 +431,96 @@ impl<'r, 'p> Game<'r, 'p> {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// One phase of a card deck: shuffle (with any cards rules asked to insert), then draw
+    /// up to `draws` cards; a side card is one action for that side, the first card of an
+    /// inserted kind runs its event's hooks.
+    fn play_deck(
+        &mut self,
+        deck: &setup::DeckSpec,
+        actions: &[ProcId],
+        policies: &mut [Box<dyn Policy + '_>],
+    ) -> Result<(), EngineError> {
+        let (mut pile, mut aside) = self
+            .state
+            .deck
+            .take()
+            .unwrap_or_else(|| (deck.cards.clone(), Vec::new()));
+        pile.append(&mut aside);
+        for name in std::mem::take(&mut self.state.pending_inserts) {
+            let Some(ins) = deck.inserts.iter().find(|x| x.label == name) else {
+                continue;
+            };
+            // Replace ordinary cards chosen at random, then add the inserted ones.
+            for _ in 0..ins.replaces {
+                let ordinary: Vec<usize> = (0..pile.len())
+                    .filter(|&k| pile[k].event.is_none())
+                    .collect();
+                if ordinary.is_empty() {
+                    break;
+                }
+                let k = ordinary[self.dice.index(ordinary.len() as u32) as usize];
+                pile.remove(k);
+            }
+            for _ in 0..ins.count {
+                pile.push(setup::DeckCard {
+                    label: ins.label.clone(),
+                    side: None,
+                    event: Some(ins.event.clone()),
+                });
+            }
+        }
+        for k in (1..pile.len()).rev() {
+            let j = self.dice.index(k as u32 + 1) as usize;
+            pile.swap(k, j);
+        }
+        let draws = deck
+            .draws
+            .map_or(pile.len(), |d| d as usize)
+            .min(pile.len());
+        for _ in 0..draws {
+            if self.state.winner.is_some() {
+                break;
+            }
+            let Some(card) = pile.pop() else { break };
+            let left = pile.len() as u32;
+            match (&card.event, card.side) {
+                (Some(ev), _) if !self.state.events_fired.contains(ev) => {
+                    self.state.events_fired.push(ev.clone());
+                    self.log(Event::Said {
+                        text: format!("card drawn: {} ({ev})", card.label),
+                    });
+                    let hooks: Vec<ProcId> = deck
+                        .hooks
+                        .iter()
+                        .filter(|(n, _)| n == ev)
+                        .map(|(_, p)| *p)
+                        .collect();
+                    self.run_hooks(hooks, policies)?;
+                }
+                (_, Some(side)) => {
+                    self.chips_drawn[side as usize] += 1;
+                    let name = self.side_name(side);
+                    self.log(Event::Card {
+                        card: card.label.clone(),
+                        side: name,
+                        left,
+                    });
+                    let choices = self.legal(side, actions, None)?;
+                    if !choices.is_empty() {
+                        self.decide(side, choices, policies)?;
+                    }
+                    self.free_actions(policies)?;
+                }
+                _ => self.log(Event::Said {
+                    text: format!("card drawn: {}", card.label),
+                }),
+            }
+            aside.push(card);
+        }
+        self.state.deck = Some((pile, aside));
         Ok(())
     }
 

@@ -54,6 +54,35 @@ pub enum Activation {
     EachPiece(Vec<SideId>),
     /// Sides take turns activating one piece at a time until no piece is left to act.
     Alternating(Vec<SideId>),
+    /// A deck of cards: each side card drawn gives that side one action; after `draws`
+    /// cards (or the whole deck) the phase ends and the deck is reshuffled.
+    Deck(DeckSpec),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeckCard {
+    pub label: String,
+    pub side: Option<SideId>,
+    /// An inserted card: the first drawn of its kind runs the activation's `on EVENT` hooks.
+    pub event: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeckInsert {
+    pub label: String,
+    pub count: u32,
+    pub replaces: u32,
+    pub event: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeckSpec {
+    pub cards: Vec<DeckCard>,
+    pub draws: Option<u32>,
+    /// Cards a rule may put into the deck with `insert_cards(label)`.
+    pub inserts: Vec<DeckInsert>,
+    /// `on EVENT` hooks of the activation block.
+    pub hooks: Vec<(String, ProcId)>,
 }
 
 pub struct PhaseSpec {
@@ -496,13 +525,96 @@ fn read_activation(
                 order("sides")?
             }))
         }
+        Some("deck") => read_deck(program, interp, b).map(Activation::Deck),
         Some(other) => Err(EngineError::Setup(format!(
-            "the engine does not play the `{other}` activation scheme yet; it plays chip_cup, all, fixed, sequence, alternating and impulses"
+            "the engine does not play the `{other}` activation scheme yet; it plays chip_cup, deck, all, fixed, sequence, alternating and impulses"
         ))),
         None => Err(EngineError::Setup(
             "an activation block needs a scheme".into(),
         )),
     }
+}
+
+/// Most cards one deck may hold.
+const MAX_CARDS: u32 = 10_000;
+
+fn read_deck(program: &Program, interp: &Interp, b: &ConfigBlock) -> Result<DeckSpec, EngineError> {
+    let named = |p: &Property, key: &str| -> Result<Option<Val>, EngineError> {
+        p.values
+            .iter()
+            .find(|(k, _)| k.as_deref() == Some(key))
+            .map(|(_, e)| const_value(interp, e))
+            .transpose()
+    };
+    let count = |p: &Property, key: &str| -> Result<u32, EngineError> {
+        match named(p, key)? {
+            Some(v) => u32::try_from(int(&v)?)
+                .ok()
+                .filter(|n| *n <= MAX_CARDS)
+                .ok_or_else(|| EngineError::Setup(format!("`{key}` is out of range"))),
+            None => Ok(1),
+        }
+    };
+    let label = |p: &Property| -> Result<String, EngineError> {
+        match p.values.iter().find(|(k, _)| k.is_none()) {
+            Some((_, e)) => sym(&const_value(interp, e)?),
+            None => Err(EngineError::Setup("a card needs a name".into())),
+        }
+    };
+    let mut spec = DeckSpec {
+        cards: Vec::new(),
+        draws: None,
+        inserts: Vec::new(),
+        hooks: b.hooks.clone(),
+    };
+    for p in &b.properties {
+        match p.key.as_str() {
+            "card" => {
+                let side = match named(p, "side")? {
+                    Some(Val::Side(s)) => Some(s),
+                    Some(other) => Some(side_named(program, &sym(&other)?)?),
+                    None => None,
+                };
+                let n = count(p, "count")?;
+                let l = label(p)?;
+                for _ in 0..n {
+                    spec.cards.push(DeckCard {
+                        label: l.clone(),
+                        side,
+                        event: None,
+                    });
+                }
+                if spec.cards.len() as u32 > MAX_CARDS {
+                    return Err(EngineError::Setup(format!(
+                        "a deck holds at most {MAX_CARDS} cards"
+                    )));
+                }
+            }
+            "insert" => spec.inserts.push(DeckInsert {
+                label: label(p)?,
+                count: count(p, "count")?,
+                replaces: match named(p, "replaces")? {
+                    Some(v) => u32::try_from(int(&v)?).unwrap_or(0),
+                    None => 0,
+                },
+                event: match named(p, "event")? {
+                    Some(v) => sym(&v)?,
+                    None => label(p)?,
+                },
+            }),
+            "draws_before_reshuffle" => {
+                let n = int(&const_value(interp, &p.values[0].1)?)?;
+                spec.draws = Some(u32::try_from(n).ok().filter(|n| *n >= 1).ok_or_else(|| {
+                    EngineError::Setup(format!("draws_before_reshuffle must be 1 or more, not {n}"))
+                })?);
+            }
+            _ => {}
+        }
+    }
+    if spec.cards.is_empty() {
+        return Err(EngineError::Setup("a deck needs `card:` lines".into()));
+    }
+    Ok(spec)
 }
 
 fn length(v: &Val) -> Result<i64, EngineError> {

@@ -94,6 +94,13 @@ pub struct State {
     pub winner: Option<Winner>,
     /// Sides owed a free action by a rule (`free_action(side)`), in order.
     pub pending_free: Vec<SideId>,
+    /// A card-deck activation: the cards in the deck (drawn from the end) and those set
+    /// aside until the reshuffle; `None` until first used.
+    pub deck: Option<(Vec<super::setup::DeckCard>, Vec<super::setup::DeckCard>)>,
+    /// Inserts a rule asked for (`insert_cards`), shuffled in at the next reshuffle.
+    pub pending_inserts: Vec<String>,
+    /// Events whose first card has been drawn.
+    pub events_fired: Vec<String>,
 }
 
 impl State {
