@@ -494,3 +494,58 @@ fn game_commands_refuse_bad_input_plainly() {
     assert_eq!(code, 1);
     assert!(err.contains("is unknown (`?`)"), "{err}");
 }
+
+#[test]
+fn a_human_policy_is_asked_on_the_terminal_and_sees_only_its_side() {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sandtable"))
+        .args([
+            "run",
+            "rules/platoon",
+            "--scenario",
+            "protecting-the-flank",
+            "--seed",
+            "4",
+            "--policy",
+            "us=human",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        let mut stdin = child.stdin.take().unwrap();
+        // A wrong answer first, then always the first choice.
+        let _ = stdin.write_all(b"zero\n");
+        for _ in 0..200 {
+            let _ = stdin.write_all(b"1\n");
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("us chooses (1-"), "{stderr}");
+    assert!(stderr.contains("type a number from 1 to"), "{stderr}");
+    assert!(stderr.contains("face-down nva piece"), "{stderr}");
+    assert!(
+        !stderr.contains("nva_ak47"),
+        "the American player saw an NVA piece's identity"
+    );
+    assert!(
+        stdout.lines().last().unwrap().contains(" wins after "),
+        "{stdout}"
+    );
+    // With no input left the game stops plainly.
+    let (code, _, err) = sandtable(&[
+        "run",
+        "rules/platoon",
+        "--scenario",
+        "protecting-the-flank",
+        "--policy",
+        "us=human",
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("input ended"), "{err}");
+}

@@ -70,6 +70,9 @@ pub struct ReplayArgs {
     /// Read the rules from here instead of the path the log records
     #[arg(long)]
     ruleset: Option<PathBuf>,
+    /// Print the result as JSON instead of the narrative
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
@@ -449,10 +452,13 @@ pub fn replay(args: ReplayArgs) -> u8 {
         .map(|script| Box::new(Scripted { script }) as Box<dyn Policy>)
         .collect();
     let mut game = Game::new(&rules, header.seed, jit.as_ref());
-    if let Err(e) = game.play(&mut policies) {
-        eprintln!("error: {}: {e}", args.log.display());
-        return EXIT_FINDINGS;
-    }
+    let result = match game.play(&mut policies) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {}: {e}", args.log.display());
+            return EXIT_FINDINGS;
+        }
+    };
     if let Some(i) =
         (0..events.len().max(game.events.len())).find(|&i| events.get(i) != game.events.get(i))
     {
@@ -466,7 +472,11 @@ pub fn replay(args: ReplayArgs) -> u8 {
         );
         return EXIT_FINDINGS;
     }
-    print_story(&preamble(&header, &rules), &game.events);
+    if args.json {
+        report::print_json(&result_json(&header, &rules, &result));
+    } else {
+        print_story(&preamble(&header, &rules), &game.events);
+    }
     EXIT_OK
 }
 

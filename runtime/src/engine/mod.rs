@@ -638,35 +638,44 @@ impl<'r, 'p> Game<'r, 'p> {
                 .collect::<Vec<_>>()
                 .join(", ")
         ));
+        // Board order (column then row, or row then x on a table); markers are in plain
+        // sight even on a face-down piece.
+        let key = |p: Pos| match p {
+            Pos::Hex(h) => (i64::from(h.column()), i64::from(h.row())),
+            Pos::Point(pt) => (pt.y(), pt.x()),
+        };
+        let mut lines: Vec<((i64, i64), String)> = Vec::new();
         for (i, p) in self.state.pieces.iter().enumerate() {
-            if !p.on_board() || p.pos.is_none() {
+            let (true, Some(at)) = (p.on_board(), p.pos) else {
                 continue;
-            }
+            };
             let who = if p.hidden && p.side != Some(side) {
                 format!(
                     "face-down {} piece",
                     p.side.map_or("?".into(), |s| self.side_name(s))
                 )
             } else {
-                let marks: Vec<&str> = p
-                    .markers
-                    .iter()
-                    .map(|m| self.rules.program.entities[*m as usize].name.as_str())
-                    .collect();
-                format!(
-                    "{}{}",
-                    self.piece_label(i, side),
-                    if marks.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" [{}]", marks.join(", "))
-                    }
-                )
+                self.piece_label(i, side)
             };
-            out.push_str(&format!(
-                "  {:>12}  {who}\n",
-                p.pos.map_or("?".into(), Pos::label)
-            ));
+            let marks: Vec<&str> = p
+                .markers
+                .iter()
+                .map(|m| self.rules.program.entities[*m as usize].name.as_str())
+                .collect();
+            let marks = if marks.is_empty() {
+                String::new()
+            } else {
+                format!(" [{}]", marks.join(", "))
+            };
+            lines.push((key(at), format!("  {:>12}  {who}{marks}\n", at.label())));
+        }
+        for (at, m) in &self.state.place_markers {
+            let name = &self.rules.program.entities[*m as usize].name;
+            lines.push((key(*at), format!("  {:>12}  marker {name}\n", at.label())));
+        }
+        lines.sort_by_key(|(k, _)| *k);
+        for (_, l) in lines {
+            out.push_str(&l);
         }
         out
     }
