@@ -23,6 +23,8 @@ use crate::value::Val;
 const MAX_RANGE_CANDIDATES: i64 = 64;
 /// Spacing of the deployment points offered on an open table.
 const DEPLOY_GRID: i64 = 2 * INCH;
+/// Most grid points a table may offer for set-up (a 20 m square table at 2 inches).
+const MAX_DEPLOY_POINTS: i64 = 1_000_000;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Act {
@@ -492,6 +494,12 @@ impl Game<'_, '_> {
                     base, width, depth, ..
                 },
             ) => {
+                let points = (width / DEPLOY_GRID + 1) * (depth / DEPLOY_GRID + 1);
+                if points > MAX_DEPLOY_POINTS {
+                    return Err(EngineError::Setup(format!(
+                        "the table offers {points} set-up points on a 2-inch grid; the limit is {MAX_DEPLOY_POINTS}"
+                    )));
+                }
                 let mut y = DEPLOY_GRID / 2;
                 while y <= *depth {
                     let mut x = DEPLOY_GRID / 2;
