@@ -197,13 +197,21 @@ fn check_invariants(game: &Game, checks: &[Checking]) {
             p.label
         );
     }
-    // No two places for one piece: every on-board piece stands on exactly one place, and
-    // two pieces never share a point on an open table.
-    let mut points = std::collections::HashSet::new();
+    // No two places for one piece: every on-board piece stands on exactly one place, and on
+    // an open table figures keep a base (1 inch) apart.
+    let mut points: Vec<(&str, sandtable_runtime::board::Point)> = Vec::new();
     for p in game.state.pieces.iter().filter(|p| p.on_board()) {
         let pos = p.pos.expect("a piece in play has a place");
         if let Pos::Point(pt) = pos {
-            assert!(points.insert(pt), "two figures on one point");
+            for (other, q) in &points {
+                let d2 = sandtable_runtime::board::table::distance_squared(pt, *q);
+                assert!(
+                    d2 >= 254 * 254,
+                    "{} and {other} stand closer than a base",
+                    p.label
+                );
+            }
+            points.push((&p.label, pt));
         }
     }
 }
