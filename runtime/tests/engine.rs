@@ -75,6 +75,9 @@ impl Policy for Checking {
         }
         self.inner.choose(game, side, choices)
     }
+    fn choose_value(&mut self, side: SideId, options: &[String]) -> Result<usize, EngineError> {
+        self.inner.choose_value(side, options)
+    }
 }
 
 /// Rebuild every piece's place from the log alone and compare it with the final state;
@@ -155,6 +158,9 @@ struct CheckingRef<'a>(&'a mut Checking);
 impl Policy for CheckingRef<'_> {
     fn choose(&mut self, g: &Game, s: SideId, c: &[Choice]) -> Result<usize, EngineError> {
         self.0.choose(g, s, c)
+    }
+    fn choose_value(&mut self, s: SideId, o: &[String]) -> Result<usize, EngineError> {
+        self.0.choose_value(s, o)
     }
 }
 
@@ -432,8 +438,8 @@ fn the_hand_written_platoon_playout_plays_the_engines_games() {
 
 #[test]
 fn a_card_deck_draws_its_cards_and_fires_an_inserted_event_once() {
-    let c =
-        sandtable_compiler::compile_path(&root().join("runtime/tests/games/deck.sand")).unwrap();
+    let c = sandtable_compiler::compile_path(&root().join("runtime/tests/games/skirmish.sand"))
+        .unwrap();
     assert!(!c.has_errors());
     let a = Assumptions::default();
     let rules = Rules::new(&c.program, &a, "skirmish").unwrap();
@@ -473,4 +479,66 @@ fn a_card_deck_draws_its_cards_and_fires_an_inserted_event_once() {
         assert!(game.chips_drawn.iter().sum::<u32>() <= 20);
     }
     assert!(fired_somewhere, "no game drew a king in 30 seeds");
+}
+
+#[test]
+fn choices_inside_actions_go_to_the_acting_sides_policy_and_replay() {
+    let c = sandtable_compiler::compile_path(&root().join("runtime/tests/games/skirmish.sand"))
+        .unwrap();
+    let a = Assumptions::default();
+    let rules = Rules::new(&c.program, &a, "skirmish").unwrap();
+    let mut seen = 0;
+    for seed in 0..10 {
+        let mut ps: Vec<Box<dyn Policy>> = (0..2)
+            .map(|s| Box::new(Random::new(seed, s)) as _)
+            .collect();
+        let mut game = Game::new(&rules, seed, None);
+        let result = game.play(&mut ps).unwrap();
+        // Every `scout` decision is followed by the side's own `choose` decision.
+        let mut expect_choice: Option<String> = None;
+        for e in &game.events {
+            if let Event::Decision { side, label, .. } = e {
+                if let Some(s) = expect_choice.take() {
+                    assert_eq!(*side, s, "seed {seed}");
+                    assert!(label.starts_with("choose "), "seed {seed}: {label}");
+                    seen += 1;
+                } else if label.starts_with("scout(") {
+                    expect_choice = Some(side.clone());
+                }
+            }
+        }
+        // The replay takes the mid-action choices from the log too.
+        let mut per: Vec<VecDeque<(usize, usize, String)>> = vec![VecDeque::new(); 2];
+        for e in &game.events {
+            if let Event::Decision {
+                side,
+                choice,
+                of,
+                label,
+            } = e
+            {
+                let s = c
+                    .program
+                    .sides
+                    .iter()
+                    .position(|x| x.name == *side)
+                    .unwrap();
+                per[s].push_back((*choice, *of, label.clone()));
+            }
+        }
+        let mut scripted: Vec<Box<dyn Policy>> = per
+            .into_iter()
+            .map(|script| Box::new(Scripted { script }) as Box<dyn Policy>)
+            .collect();
+        let mut again = Game::new(&rules, seed, None);
+        assert_eq!(again.play(&mut scripted).unwrap(), result);
+        assert_eq!(again.events, game.events);
+    }
+    assert!(seen > 0, "no scout was played in 10 games");
+    // Greedy looks ahead through such actions (choosing at random inside them).
+    let mut ps: Vec<Box<dyn Policy>> = vec![
+        sandtable_runtime::engine::policy::by_name("greedy", 3, 0).unwrap(),
+        Box::new(Random::new(3, 1)),
+    ];
+    Game::new(&rules, 3, None).play(&mut ps).unwrap();
 }

@@ -34,6 +34,11 @@ pub struct GameHost<'a, 'p> {
     pub said: &'a mut Vec<String>,
     /// Tell what happens in words (off in bulk simulation, where nobody reads them).
     pub tell: bool,
+    /// Who answers a `choose` inside the procedure: the acting side and its policy. Hooks
+    /// have none, and a `choose` there is an error.
+    pub chooser: Option<(SideId, &'a mut dyn super::policy::Policy)>,
+    /// Choices made at `choose` points: (index, number of options, label), for the log.
+    pub picks: Vec<(usize, usize, String)>,
     pub jit: Option<&'a JitProgram<'p>>,
 }
 
@@ -902,6 +907,42 @@ impl Host for GameHost<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    fn choose(&mut self, options: &[Val]) -> Result<usize, RunError> {
+        let Some((side, _)) = &self.chooser else {
+            return Err(RunError::Type(
+                "a `choose` outside an action has no side to decide it".into(),
+            ));
+        };
+        let side = *side;
+        let labels: Vec<String> = options
+            .iter()
+            .map(|v| match v {
+                Val::Piece(i) if (*i as usize) < self.state.pieces.len() => {
+                    let p = &self.state.pieces[*i as usize];
+                    if p.hidden && p.side != Some(side) {
+                        format!("hidden piece at {}", p.pos.map_or("?".into(), Pos::label))
+                    } else {
+                        p.label.clone()
+                    }
+                }
+                other => other.show(self.rules.program),
+            })
+            .collect();
+        let Some((_, policy)) = self.chooser.as_mut() else {
+            return Err(RunError::NeedsDecision);
+        };
+        let k = policy
+            .choose_value(side, &labels)
+            .map_err(|e| RunError::Type(e.to_string()))?;
+        let label = labels
+            .get(k)
+            .cloned()
+            .ok_or_else(|| RunError::Type("choice out of range".into()))?;
+        self.picks
+            .push((k, labels.len(), super::policy::choose_label(&label)));
+        Ok(k)
     }
 
     fn field(&mut self, piece: u32, field: &str) -> Result<Val, RunError> {

@@ -168,23 +168,54 @@ impl<'r, 'p> Game<'r, 'p> {
         self.rules.side_name(s).to_string()
     }
 
-    /// Run a hook or an action with the game as host.
-    fn run_proc(&mut self, proc: ProcId, args: Vec<Val>) -> Result<(), EngineError> {
+    /// Run a hook or an action with the game as host; `chooser` answers its `choose` points.
+    fn run_proc(
+        &mut self,
+        proc: ProcId,
+        args: Vec<Val>,
+        chooser: Option<(SideId, &mut dyn Policy)>,
+    ) -> Result<(), EngineError> {
         let mut said = Vec::new();
-        let r = {
+        // A shorter-lived view of the policy, so the host can borrow it with the rest.
+        let chooser = match chooser {
+            Some((side, p)) => {
+                let p: &mut dyn Policy = p;
+                Some((side, p))
+            }
+            None => None,
+        };
+        let (r, picks) = {
             let mut host = GameHost {
                 rules: self.rules,
                 state: &mut self.state,
                 scratch: &mut self.scratch,
                 said: &mut said,
                 tell: self.logging,
+                chooser,
+                picks: Vec::new(),
                 jit: self.jit,
             };
             let interp = Interp::new(self.rules.program, self.rules.assumptions);
-            let mut ctx = Ctx::new(&mut self.dice, &mut host);
-            interp.run(proc, args, &mut ctx)
+            let r = {
+                let mut ctx = Ctx::new(&mut self.dice, &mut host);
+                interp.run(proc, args, &mut ctx)
+            };
+            let side = host.chooser.as_ref().map(|(s, _)| *s);
+            (r, side.map(|s| (s, host.picks)))
         };
         self.say(said);
+        if let Some((side, picks)) = picks {
+            self.decisions += picks.len();
+            for (choice, of, label) in picks {
+                let name = self.side_name(side);
+                self.log(Event::Decision {
+                    side: name,
+                    choice,
+                    of,
+                    label,
+                });
+            }
+        }
         match r {
             Ok(_) => Ok(()),
             Err(RunError::Illegal(a)) => Err(EngineError::Run(RunError::Type(format!(
@@ -194,8 +225,19 @@ impl<'r, 'p> Game<'r, 'p> {
         }
     }
 
-    /// Carry out a choice: deploy a piece, or run an action.
+    /// Carry out a choice with no one to answer `choose` points inside it.
     pub fn apply(&mut self, choice: &Choice) -> Result<(), EngineError> {
+        self.apply_with(0, choice, None)
+    }
+
+    /// Carry out `side`'s choice: deploy a piece, or run an action whose `choose` points
+    /// `chooser` answers.
+    pub fn apply_with(
+        &mut self,
+        side: SideId,
+        choice: &Choice,
+        chooser: Option<&mut dyn Policy>,
+    ) -> Result<(), EngineError> {
         if let Some(Val::Piece(i)) = choice.args.first() {
             let i = *i as usize;
             if self.state.pieces.get(i).is_none_or(|p| !p.on_board()) {
@@ -216,7 +258,7 @@ impl<'r, 'p> Game<'r, 'p> {
                 self.scratch.version += 1;
                 Ok(())
             }
-            Act::Action(a) => self.run_proc(a, choice.args.clone()),
+            Act::Action(a) => self.run_proc(a, choice.args.clone(), chooser.map(|p| (side, p))),
         }
     }
 
@@ -251,7 +293,7 @@ impl<'r, 'p> Game<'r, 'p> {
                 label,
             });
         }
-        self.apply(c)
+        self.apply_with(side, c, Some(policy.as_mut()))
     }
 
     fn run_hooks(
@@ -260,7 +302,7 @@ impl<'r, 'p> Game<'r, 'p> {
         policies: &mut [Box<dyn Policy + '_>],
     ) -> Result<(), EngineError> {
         for p in procs {
-            self.run_proc(p, Vec::new())?;
+            self.run_proc(p, Vec::new(), None)?;
             self.free_actions(policies)?;
         }
         Ok(())
@@ -334,7 +376,7 @@ impl<'r, 'p> Game<'r, 'p> {
         // The victory block runs at the end even when a hook already named the winner: it
         // sets the final scores (a later `win` does not override the first).
         if let Some(v) = self.rules.victory {
-            self.run_proc(v, Vec::new())?;
+            self.run_proc(v, Vec::new(), None)?;
         }
         let winner = self.state.winner.unwrap_or(Winner::Draw);
         self.state.winner = Some(winner);
@@ -574,7 +616,7 @@ impl<'r, 'p> Game<'r, 'p> {
         if g.state.winner.is_none()
             && let Some(v) = self.rules.victory
         {
-            let _ = g.run_proc(v, Vec::new());
+            let _ = g.run_proc(v, Vec::new(), None);
         }
         let mut value = 0i64;
         match g.state.winner {

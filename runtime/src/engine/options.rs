@@ -191,6 +191,8 @@ impl Game<'_, '_> {
             scratch: &mut self.scratch,
             said: &mut said,
             tell: false,
+            chooser: None,
+            picks: Vec::new(),
             jit: None,
         };
         let interp = Interp::new(self.rules.program, self.rules.assumptions);
@@ -407,6 +409,8 @@ impl Game<'_, '_> {
             scratch: &mut self.scratch,
             said: &mut said,
             tell: false,
+            chooser: None,
+            picks: Vec::new(),
             jit: None,
         };
         Ok(host.occupied_by(filters)?)
@@ -421,6 +425,8 @@ impl Game<'_, '_> {
             scratch: &mut self.scratch,
             said: &mut said,
             tell: false,
+            chooser: None,
+            picks: Vec::new(),
             jit: None,
         };
         Ok(host.reach(i)?.to_vec())

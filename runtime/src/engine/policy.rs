@@ -16,6 +16,9 @@ pub trait Policy {
         side: SideId,
         choices: &[Choice],
     ) -> Result<usize, EngineError>;
+    /// Pick one of `options` at a `choose` point inside an action, in words as the side sees
+    /// them. The game is mid-action here, so there is no position to look ahead from.
+    fn choose_value(&mut self, side: SideId, options: &[String]) -> Result<usize, EngineError>;
 }
 
 /// The policy kinds a user can name on the command line.
@@ -36,6 +39,9 @@ impl Random {
 impl Policy for Random {
     fn choose(&mut self, _: &Game, _: SideId, choices: &[Choice]) -> Result<usize, EngineError> {
         Ok(self.dice.index(choices.len() as u32) as usize)
+    }
+    fn choose_value(&mut self, _: SideId, options: &[String]) -> Result<usize, EngineError> {
+        Ok(self.dice.index(options.len() as u32) as usize)
     }
 }
 
@@ -71,7 +77,9 @@ impl Policy for Greedy {
                 let seed = (u64::from(self.dice.index(u32::MAX)) << 32)
                     | u64::from(self.dice.index(u32::MAX));
                 let mut g = game.lookahead_copy(side, seed);
-                total += match g.apply(c) {
+                // Choices inside the action are made at random in the look-ahead.
+                let mut inner = Random::new(seed, side);
+                total += match g.apply_with(side, c, Some(&mut inner)) {
                     Ok(()) => g.evaluate(side),
                     Err(_) => i64::MIN / 1024,
                 };
@@ -85,6 +93,10 @@ impl Policy for Greedy {
             }
         }
         Ok(best[self.dice.index(best.len() as u32) as usize])
+    }
+    /// Mid-action there is no position to score: a uniform pick.
+    fn choose_value(&mut self, _: SideId, options: &[String]) -> Result<usize, EngineError> {
+        Ok(self.dice.index(options.len() as u32) as usize)
     }
 }
 
@@ -109,17 +121,24 @@ impl<R: BufRead, W: Write> Policy for Human<R, W> {
     ) -> Result<usize, EngineError> {
         let io = |e: std::io::Error| EngineError::Policy(format!("human policy: {e}"));
         writeln!(self.output, "\n{}", game.view(side)).map_err(io)?;
-        for (k, c) in choices.iter().enumerate() {
-            writeln!(self.output, "  {:>3}. {}", k + 1, game.label(side, c)).map_err(io)?;
+        let labels: Vec<String> = choices.iter().map(|c| game.label(side, c)).collect();
+        self.ask(game.rules.side_name(side), &labels)
+    }
+    fn choose_value(&mut self, side: SideId, options: &[String]) -> Result<usize, EngineError> {
+        let io = |e: std::io::Error| EngineError::Policy(format!("human policy: {e}"));
+        writeln!(self.output, "\nA choice inside the action (side {side}):").map_err(io)?;
+        self.ask("you", options)
+    }
+}
+
+impl<R: BufRead, W: Write> Human<R, W> {
+    fn ask(&mut self, who: &str, labels: &[String]) -> Result<usize, EngineError> {
+        let io = |e: std::io::Error| EngineError::Policy(format!("human policy: {e}"));
+        for (k, l) in labels.iter().enumerate() {
+            writeln!(self.output, "  {:>3}. {l}", k + 1).map_err(io)?;
         }
         loop {
-            write!(
-                self.output,
-                "{} chooses (1-{}): ",
-                game.rules.side_name(side),
-                choices.len()
-            )
-            .map_err(io)?;
+            write!(self.output, "{who} chooses (1-{}): ", labels.len()).map_err(io)?;
             self.output.flush().map_err(io)?;
             let mut line = String::new();
             if self.input.read_line(&mut line).map_err(io)? == 0 {
@@ -128,9 +147,10 @@ impl<R: BufRead, W: Write> Policy for Human<R, W> {
                 ));
             }
             match line.trim().parse::<usize>() {
-                Ok(n) if (1..=choices.len()).contains(&n) => return Ok(n - 1),
-                _ => writeln!(self.output, "type a number from 1 to {}", choices.len())
-                    .map_err(io)?,
+                Ok(n) if (1..=labels.len()).contains(&n) => return Ok(n - 1),
+                _ => {
+                    writeln!(self.output, "type a number from 1 to {}", labels.len()).map_err(io)?
+                }
             }
         }
     }
@@ -163,6 +183,26 @@ impl Policy for Scripted {
         }
         Ok(k)
     }
+    fn choose_value(&mut self, _: SideId, options: &[String]) -> Result<usize, EngineError> {
+        let Some((k, of, label)) = self.script.pop_front() else {
+            return Err(EngineError::Replay(
+                "the game asks for more decisions than the log holds".into(),
+            ));
+        };
+        if of != options.len() || options.get(k).is_none_or(|o| choose_label(o) != label) {
+            return Err(EngineError::Replay(format!(
+                "the log's decision `{label}` (choice {} of {of}) is not offered by these rules at that point ({} options)",
+                k + 1,
+                options.len()
+            )));
+        }
+        Ok(k)
+    }
+}
+
+/// How a choice made inside an action is written in the log.
+pub fn choose_label(option: &str) -> String {
+    format!("choose {option}")
 }
 
 /// A policy by name, for a side, seeded from the game seed.
