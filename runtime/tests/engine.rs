@@ -61,14 +61,14 @@ impl Policy for Checking {
             // The side never sees the name of an enemy piece that stands face down.
             let label = game.label(side, c);
             for p in &game.state.pieces {
-                if p.hidden && p.side != Some(side) && p.on_board() && label.contains(&p.label) {
+                if p.hidden && p.side != Some(side) && p.on_board() && label.contains(&*p.label) {
                     self.hidden_names_seen.push(label.clone());
                 }
             }
         }
         let view = game.view(side);
         for p in &game.state.pieces {
-            if p.hidden && p.side != Some(side) && p.on_board() && view.contains(&p.label) {
+            if p.hidden && p.side != Some(side) && p.on_board() && view.contains(&*p.label) {
                 self.hidden_names_seen
                     .push(format!("view shows {}", p.label));
             }
@@ -180,7 +180,7 @@ fn check_invariants(game: &Game, checks: &[Checking]) {
     assert!(game.acted_off_board.is_empty());
     let (at, eliminated, _) = recount(game);
     for p in &game.state.pieces {
-        let logged = at.get(&p.label).cloned().flatten();
+        let logged = at.get(&*p.label).cloned().flatten();
         match p.status {
             Status::OnBoard => {
                 assert_eq!(
@@ -198,7 +198,7 @@ fn check_invariants(game: &Game, checks: &[Checking]) {
         }
         assert_eq!(
             p.status == Status::Eliminated,
-            eliminated.contains(&p.label),
+            eliminated.iter().any(|l| **l == *p.label),
             "{}: eliminated in the state and in the log disagree",
             p.label
         );
@@ -271,7 +271,7 @@ fn side_of(game: &Game, label: &str) -> u32 {
     game.state
         .pieces
         .iter()
-        .find(|p| p.label == label)
+        .find(|p| &*p.label == label)
         .and_then(|p| p.side)
         .unwrap()
 }

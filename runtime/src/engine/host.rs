@@ -924,7 +924,7 @@ impl Host for GameHost<'_, '_> {
                     if p.hidden && p.side != Some(side) {
                         format!("hidden piece at {}", p.pos.map_or("?".into(), Pos::label))
                     } else {
-                        p.label.clone()
+                        p.label.to_string()
                     }
                 }
                 other => other.show(self.rules.program),

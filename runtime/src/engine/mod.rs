@@ -114,7 +114,7 @@ impl<'r, 'p> Game<'r, 'p> {
                 pieces.push(Piece {
                     entity: e,
                     side: ent.side.or(Some(f.side)),
-                    label,
+                    label: label.into(),
                     pos: None,
                     status: Status::OnBoard,
                     markers: Vec::new(),
@@ -600,7 +600,7 @@ impl<'r, 'p> Game<'r, 'p> {
     /// Score of the position for `side` as a greedy policy sees it: the scenario's victory
     /// (run on a copy: who would win now, and the scores it sets), then the losses.
     pub fn evaluate(&self, side: SideId) -> i64 {
-        let mut g = Game {
+        Game {
             rules: self.rules,
             state: self.state.clone(),
             dice: Dice::new(0),
@@ -612,22 +612,28 @@ impl<'r, 'p> Game<'r, 'p> {
             decisions: 0,
             chips_drawn: Vec::new(),
             acted_off_board: Vec::new(),
-        };
-        if g.state.winner.is_none()
+        }
+        .into_value(side)
+    }
+
+    /// [`Game::evaluate`] on this game itself, which it uses up (a look-ahead copy).
+    pub fn into_value(mut self, side: SideId) -> i64 {
+        self.logging = false;
+        if self.state.winner.is_none()
             && let Some(v) = self.rules.victory
         {
-            let _ = g.run_proc(v, Vec::new(), None);
+            let _ = self.run_proc(v, Vec::new(), None);
         }
         let mut value = 0i64;
-        match g.state.winner {
+        match self.state.winner {
             Some(Winner::Side(s)) if s == side => value += 10_000,
             Some(Winner::Side(_)) => value -= 10_000,
             _ => {}
         }
         for s in self.rules.sides() {
             let sign = if s == side { 1 } else { -1 };
-            value += sign * 100 * g.state.scores[s as usize];
-            value -= sign * 10 * i64::from(g.state.losses(s));
+            value += sign * 100 * self.state.scores[s as usize];
+            value -= sign * 10 * i64::from(self.state.losses(s));
         }
         value
     }
@@ -728,7 +734,7 @@ impl<'r, 'p> Game<'r, 'p> {
         if p.hidden && p.side != Some(side) {
             format!("hidden piece at {}", p.pos.map_or("?".into(), Pos::label))
         } else {
-            p.label.clone()
+            p.label.to_string()
         }
     }
 

@@ -80,7 +80,7 @@ impl Policy for Greedy {
                 // Choices inside the action are made at random in the look-ahead.
                 let mut inner = Random::new(seed, side);
                 total += match g.apply_with(side, c, Some(&mut inner)) {
-                    Ok(()) => g.evaluate(side),
+                    Ok(()) => g.into_value(side),
                     Err(_) => i64::MIN / 1024,
                 };
             }

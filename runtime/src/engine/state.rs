@@ -43,8 +43,9 @@ pub enum Status {
 pub struct Piece {
     pub entity: EntityId,
     pub side: Option<SideId>,
-    /// Readable and unique: the entity's name, with `#n` when the force has several.
-    pub label: String,
+    /// Readable and unique: the entity's name, with `#n` when the force has several. Shared,
+    /// so copying a state for look-ahead copies no text.
+    pub label: std::sync::Arc<str>,
     pub pos: Option<Pos>,
     pub status: Status,
     /// Markers on the piece (at most one of each).
