@@ -542,3 +542,52 @@ fn choices_inside_actions_go_to_the_acting_sides_policy_and_replay() {
     ];
     Game::new(&rules, 3, None).play(&mut ps).unwrap();
 }
+
+#[test]
+fn a_sectors_board_is_played_as_a_table_with_numbered_sectors_and_zones() {
+    let c =
+        sandtable_compiler::compile_path(&root().join("runtime/tests/games/patrol.sand")).unwrap();
+    assert!(!c.has_errors());
+    let a = Assumptions::default();
+    let rules = Rules::new(&c.program, &a, "meeting").unwrap();
+    let BoardSpecKind::Sectors = board_kind(&rules) else {
+        panic!("the patrol board is read as a sectors board");
+    };
+    let mut scored = 0;
+    for seed in 0..8 {
+        let mut ps: Vec<Box<dyn Policy>> = (0..2)
+            .map(|s| Box::new(Random::new(seed, s)) as _)
+            .collect();
+        let mut game = Game::new(&rules, seed, None);
+        game.play(&mut ps).unwrap();
+        for p in &game.state.pieces {
+            let Some(Pos::Point(pt)) = p.pos else {
+                panic!("{} has no point", p.label)
+            };
+            assert!((0..=9000).contains(&pt.x()) && (0..=6000).contains(&pt.y()));
+        }
+        scored += game.state.scores.iter().sum::<i64>();
+    }
+    assert!(
+        scored > 0,
+        "no trooper ever reached the enemy's side in 8 games"
+    );
+    let policies = vec!["random".to_string(); 2];
+    let one = simulate(&rules, 12, 9, 1, BackendKind::Interp, &policies, &|_| {}).unwrap();
+    let two = simulate(&rules, 12, 9, 2, BackendKind::Interp, &policies, &|_| {}).unwrap();
+    assert_eq!(one, two);
+}
+
+enum BoardSpecKind {
+    Sectors,
+    Other,
+}
+
+fn board_kind(rules: &Rules) -> BoardSpecKind {
+    match &rules.board {
+        sandtable_runtime::engine::setup::BoardSpec::Table {
+            sectors: Some(_), ..
+        } => BoardSpecKind::Sectors,
+        _ => BoardSpecKind::Other,
+    }
+}

@@ -82,7 +82,7 @@ impl<'a> Lowerer<'a> {
                 .collect();
             let ty = match name {
                 "adjacent" | "in_los" | "route_blocked" | "has_marker" | "is" | "in_terrain"
-                | "can_exit" | "option" | "force_has" => Type::Bool,
+                | "sector_adjacent" | "can_exit" | "option" | "force_has" => Type::Bool,
                 "owner" | "enemy" => Type::Side,
                 "units" | "units_in" | "units_within" | "hexes_within" => {
                     Type::List(Box::new(Type::Entity(None)))
@@ -109,6 +109,8 @@ impl<'a> Lowerer<'a> {
                     | "alive"
                     | "count_units"
                     | "count_without"
+                    | "sector_of"
+                    | "zone_of"
                     | "distance"
                     | "turn_number"
                     | "move_cost"

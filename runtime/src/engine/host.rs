@@ -658,6 +658,43 @@ impl Host for GameHost<'_, '_> {
                     _ => self.terrain_at(at) == Some(t),
                 })
             }
+            "sector_of" | "zone_of" => {
+                let (
+                    BoardSpec::Table {
+                        sectors: Some(grid),
+                        ..
+                    },
+                    Pos::Point(p),
+                ) = (&self.rules.board, self.place(arg(0)?)?)
+                else {
+                    return Err(err(format!("`{name}` is for sectors boards")));
+                };
+                Val::Int(match grid.zone_of(p) {
+                    Some(z) if name == "sector_of" => i64::from(z.sector),
+                    Some(z) => i64::from(z.zone),
+                    None => 0,
+                })
+            }
+            "sector_adjacent" => {
+                let BoardSpec::Table {
+                    sectors: Some(grid),
+                    ..
+                } = &self.rules.board
+                else {
+                    return Err(err("`sector_adjacent` is for sectors boards"));
+                };
+                let sector = |v: &Val| -> Result<u32, RunError> {
+                    match v {
+                        Val::Int(n) => u32::try_from(*n).map_err(|_| err("no such sector")),
+                        other => match self.place(other)? {
+                            Pos::Point(p) => grid.sector_of(p).ok_or_else(|| err("off the board")),
+                            Pos::Hex(_) => Err(err("a hex on a sectors board")),
+                        },
+                    }
+                };
+                let (x, y) = (sector(arg(0)?)?, sector(arg(1)?)?);
+                Val::Bool(grid.adjacent(x, y, crate::board::Adjacency::Sides))
+            }
             "position" => Self::pos_val(self.place(arg(0)?)?),
             "home" => {
                 let s = self.side_of(arg(0)?)?;

@@ -11,7 +11,7 @@ use sandtable_compiler::ir::{
 
 use super::EngineError;
 use crate::board::table::INCH;
-use crate::board::{Geometry, HexCoord, HexGrid, HexLayout, Point, Shape};
+use crate::board::{Geometry, HexCoord, HexGrid, HexLayout, Point, SectorGrid, Shape};
 use crate::interp::{Assumptions, Interp};
 use crate::value::Val;
 
@@ -34,6 +34,8 @@ pub enum BoardSpec {
         areas: Vec<(String, Geometry)>,
         /// Diameter of a figure's base: pieces keep this far apart and block fire within it.
         base: i64,
+        /// Numbered sectors and zones over the table (a `sectors` board).
+        sectors: Option<SectorGrid>,
     },
 }
 
@@ -679,13 +681,28 @@ fn read_board(
             }
             Ok(BoardSpec::Hex { grid, terrain })
         }
-        Some("open") => {
+        // A sectors board is an open table with numbered square sectors and zones over it.
+        Some(scheme @ ("open" | "sectors")) => {
             let get = |k: &str| -> Result<i64, EngineError> {
-                let p = prop(b, k)
-                    .ok_or_else(|| EngineError::Setup(format!("an open board needs `{k}`")))?;
+                let p = prop(b, k).ok_or_else(|| {
+                    EngineError::Setup(format!(
+                        "a{} {scheme} board needs `{k}`",
+                        if scheme == "open" { "n" } else { "" }
+                    ))
+                })?;
                 length(&const_value(interp, &p.values[0].1)?)
             };
             let (width, depth) = (get("width")?, get("depth")?);
+            let sectors = if scheme == "sectors" {
+                let zones = match prop(b, "zones") {
+                    Some(p) => u32::try_from(int(&const_value(interp, &p.values[0].1)?)?)
+                        .map_err(|_| EngineError::Setup("`zones` is out of range".into()))?,
+                    None => 1,
+                };
+                Some(SectorGrid::new(width, depth, get("sector")?, zones).map_err(setup_err)?)
+            } else {
+                None
+            };
             if width <= 0 || depth <= 0 || width > 1_000_000 || depth > 1_000_000 {
                 return Err(EngineError::Setup(format!(
                     "table size {width} x {depth} (tenths of a millimetre) is out of range"
@@ -762,10 +779,11 @@ fn read_board(
                 shape_terrain,
                 areas,
                 base,
+                sectors,
             })
         }
         other => Err(EngineError::Setup(format!(
-            "the engine plays hex and open boards, not `{}`",
+            "the engine plays hex, open and sectors boards, not `{}`",
             other.unwrap_or("?")
         ))),
     }
