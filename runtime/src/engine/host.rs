@@ -23,7 +23,8 @@ pub const FAR: i64 = 1 << 40;
 pub struct Scratch {
     /// Bumped by every effect; caches keyed on an older version are stale.
     pub version: u64,
-    reach: Vec<Option<(u64, Vec<u32>)>>,
+    /// Per piece: (state version, the cost bound searched to or `None` for all, costs).
+    reach: Vec<Option<(u64, Option<u32>, Vec<u32>)>>,
 }
 
 pub struct GameHost<'a, 'p> {
@@ -249,15 +250,22 @@ impl GameHost<'_, '_> {
     /// entering costs the hex's price (see [`Rules::hex_cost`]); hexes with a marker whose
     /// `blocks_movement` is true cannot be entered, and a hex holding enemy units can be
     /// entered but not left.
-    pub(crate) fn reach(&mut self, i: usize) -> Result<&[u32], RunError> {
+    /// With `bound`, only costs up to it are searched (and exact); dearer hexes read as
+    /// unreachable, so answer questions beyond the bound with a full search (`None`).
+    pub(crate) fn reach(&mut self, i: usize, bound: Option<u32>) -> Result<&[u32], RunError> {
         let version = self.scratch.version;
         if self.scratch.reach.len() < self.state.pieces.len() {
             self.scratch.reach.resize(self.state.pieces.len(), None);
         }
-        if self.scratch.reach[i]
-            .as_ref()
-            .is_none_or(|(v, _)| *v != version)
-        {
+        let usable = |(v, b, _): &(u64, Option<u32>, Vec<u32>)| {
+            *v == version
+                && match (b, bound) {
+                    (None, _) => true,
+                    (Some(have), Some(want)) => *have >= want,
+                    (Some(_), None) => false,
+                }
+        };
+        if !self.scratch.reach[i].as_ref().is_some_and(usable) {
             let BoardSpec::Hex { grid, .. } = &self.rules.board else {
                 return Err(err("move costs are counted on hex boards"));
             };
@@ -307,17 +315,20 @@ impl GameHost<'_, '_> {
                         continue;
                     }
                     let nd = d.saturating_add(c);
+                    if bound.is_some_and(|b| nd > b) {
+                        continue;
+                    }
                     if nd < dist[nb] {
                         dist[nb] = nd;
                         heap.push(std::cmp::Reverse((nd, nb)));
                     }
                 }
             }
-            self.scratch.reach[i] = Some((version, dist));
+            self.scratch.reach[i] = Some((version, bound, dist));
         }
         Ok(self.scratch.reach[i]
             .as_ref()
-            .map_or(&[], |(_, d)| d.as_slice()))
+            .map_or(&[], |(_, _, d)| d.as_slice()))
     }
 
     /// Hexes holding at least one on-board piece that the filters select (as `count_units`).
@@ -713,7 +724,7 @@ impl Host for GameHost<'_, '_> {
                     return Err(err("move costs are counted on hex boards"));
                 };
                 let k = BoardSpec::hex_index(grid, to);
-                Val::Int(match self.reach(i)?.get(k) {
+                Val::Int(match self.reach(i, None)?.get(k) {
                     Some(&c) if c != u32::MAX => i64::from(c),
                     _ => UNREACHABLE,
                 })

@@ -363,7 +363,7 @@ impl Game<'_, '_> {
                                     near.into_iter().filter(|x| *x != h).map(Val::Hex).collect()
                                 }
                                 (By::MoveCost, Some(i)) => {
-                                    let costs = self.move_costs(i)?;
+                                    let costs = self.move_costs(i, r.min(u32::MAX as i64) as u32)?;
                                     implied = Some(guard);
                                     near.into_iter()
                                         .filter(|x| {
@@ -417,7 +417,7 @@ impl Game<'_, '_> {
     }
 
     /// The cost for piece `i` to reach each hex, as `move_cost` answers it.
-    fn move_costs(&mut self, i: usize) -> Result<Vec<u32>, EngineError> {
+    fn move_costs(&mut self, i: usize, bound: u32) -> Result<Vec<u32>, EngineError> {
         let mut said = Vec::new();
         let mut host = GameHost {
             rules: self.rules,
@@ -429,7 +429,7 @@ impl Game<'_, '_> {
             picks: Vec::new(),
             jit: None,
         };
-        Ok(host.reach(i)?.to_vec())
+        Ok(host.reach(i, Some(bound))?.to_vec())
     }
 
     fn choice(&self, _side: SideId, a: ProcId, args: Vec<Val>) -> Choice {

@@ -216,7 +216,8 @@ impl Flank {
         (0..self.pieces.len()).any(|i| s.alive[i] && s.pos[i] == h && self.pieces[i].side != side)
     }
 
-    fn reach(&self, s: &Play, i: usize) -> Vec<u32> {
+    /// Movement costs from piece `i`, searched only up to `bound` (its movement factor).
+    fn reach(&self, s: &Play, i: usize, bound: u32) -> Vec<u32> {
         let n = self.cube.len();
         let side = self.pieces[i].side;
         let mut enemy = vec![false; n];
@@ -237,6 +238,9 @@ impl Flank {
             for &nb in &self.adjacent[at] {
                 let nb = nb as usize;
                 let nd = d.saturating_add(self.cost[nb]);
+                if nd > bound {
+                    continue;
+                }
                 if nd < dist[nb] {
                     dist[nb] = nd;
                     heap.push(std::cmp::Reverse((nd, nb)));
@@ -272,8 +276,8 @@ impl Flank {
                 if !mine(i) || self.pieces[i].soldier != want_soldier || s.pinned[i] {
                     continue;
                 }
-                let reach = self.reach(s, i);
                 let mf = self.pieces[i].movement;
+                let reach = self.reach(s, i, mf);
                 for &h in &self.within[mf.min(6) as usize][s.pos[i] as usize] {
                     if reach[h as usize] <= mf
                         && h != s.pos[i]
