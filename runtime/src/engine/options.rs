@@ -159,7 +159,7 @@ fn narrowing(body: &[Stmt], slot: u32) -> Option<Narrow<'_>> {
 }
 
 /// The leading `require`s of a body, each with the number of parameters it needs bound.
-fn leading_guards(body: &[Stmt]) -> Vec<(&Expr, usize)> {
+pub(crate) fn leading_guards(body: &[Stmt]) -> Vec<(&Expr, usize)> {
     let mut out = Vec::new();
     for s in body {
         let Stmt::Require(c) = s else { break };
@@ -208,8 +208,9 @@ impl Game<'_, '_> {
         actor: Option<usize>,
     ) -> Result<Vec<Choice>, EngineError> {
         let mut out = Vec::new();
+        let rules = self.rules;
         for &a in actions {
-            let params = self.rules.program.procs[a as usize].params.clone();
+            let params = &rules.program.procs[a as usize].params;
             if params.is_empty() {
                 if actor.is_none() && self.with_host(|i, c| i.preconditions(a, &[], c))? {
                     out.push(self.choice(side, a, Vec::new()));
@@ -231,10 +232,10 @@ impl Game<'_, '_> {
                         })
                 })
                 .collect();
-            let guards = leading_guards(&self.rules.program.procs[a as usize].body);
+            let guards = &rules.guards[a as usize];
             for i in actors {
                 let mut args = vec![Val::Piece(i as u32)];
-                self.bind(side, a, &params, &guards, 0, None, &mut args, &mut out)?;
+                self.bind(side, a, params, guards, 0, None, &mut args, &mut out)?;
             }
         }
         Ok(out)
@@ -363,15 +364,8 @@ impl Game<'_, '_> {
                                     near.into_iter().filter(|x| *x != h).map(Val::Hex).collect()
                                 }
                                 (By::MoveCost, Some(i)) => {
-                                    let costs = self.move_costs(i, r.min(u32::MAX as i64) as u32)?;
                                     implied = Some(guard);
-                                    near.into_iter()
-                                        .filter(|x| {
-                                            let k = BoardSpec::hex_index(&grid, *x);
-                                            costs.get(k).is_some_and(|c| i64::from(*c) <= r)
-                                        })
-                                        .map(Val::Hex)
-                                        .collect()
+                                    self.reachable_within(i, r, near)?
                                 }
                                 (By::MoveCost, None) => near.into_iter().map(Val::Hex).collect(),
                             }
@@ -417,7 +411,17 @@ impl Game<'_, '_> {
     }
 
     /// The cost for piece `i` to reach each hex, as `move_cost` answers it.
-    fn move_costs(&mut self, i: usize, bound: u32) -> Result<Vec<u32>, EngineError> {
+    /// Of `near`, the hexes piece `i` reaches for a cost of at most `r` (as `move_cost`).
+    fn reachable_within(
+        &mut self,
+        i: usize,
+        r: i64,
+        near: Vec<HexCoord>,
+    ) -> Result<Vec<Val>, EngineError> {
+        let BoardSpec::Hex { grid, .. } = &self.rules.board else {
+            return Ok(Vec::new());
+        };
+        let grid = *grid;
         let mut said = Vec::new();
         let mut host = GameHost {
             rules: self.rules,
@@ -429,7 +433,16 @@ impl Game<'_, '_> {
             picks: Vec::new(),
             jit: None,
         };
-        Ok(host.reach(i, Some(bound))?.to_vec())
+        let costs = host.reach(i, Some(r.clamp(0, i64::from(u32::MAX - 1)) as u32))?;
+        Ok(near
+            .into_iter()
+            .filter(|x| {
+                costs
+                    .get(BoardSpec::hex_index(&grid, *x))
+                    .is_some_and(|c| i64::from(*c) <= r)
+            })
+            .map(Val::Hex)
+            .collect())
     }
 
     fn choice(&self, _side: SideId, a: ProcId, args: Vec<Val>) -> Choice {

@@ -142,6 +142,8 @@ pub struct Rules<'p> {
     /// Every entity's fields with the assumptions applied, by entity id; `None` for an
     /// unknown with no assumption (asking for it is an error with its name).
     pub entity_fields: Vec<Vec<(String, Option<Val>)>>,
+    /// Per procedure: its leading `require`s and how many parameters each reads.
+    pub guards: Vec<Vec<(&'p Expr, usize)>>,
 }
 
 fn prop<'a>(b: &'a ConfigBlock, key: &str) -> Option<&'a Property> {
@@ -206,6 +208,11 @@ impl<'p> Rules<'p> {
             hex_cost: Vec::new(),
             hex_adjacent: Vec::new(),
             turn_end: Vec::new(),
+            guards: program
+                .procs
+                .iter()
+                .map(|p| super::options::leading_guards(&p.body))
+                .collect(),
             entity_fields: program
                 .entities
                 .iter()
