@@ -18,13 +18,16 @@ pub const UNREACHABLE: i64 = 1_000_000;
 /// Distance reported when nothing matches (`nearest_distance` with no such piece).
 pub const FAR: i64 = 1 << 40;
 
+/// One piece's movement costs: (state version, the cost bound searched to or `None` for all,
+/// cost per hex index).
+type Reach = (u64, Option<u32>, Vec<u32>);
+
 /// Caches that survive from one interpreter run to the next while the state is unchanged.
 #[derive(Default)]
 pub struct Scratch {
     /// Bumped by every effect; caches keyed on an older version are stale.
     pub version: u64,
-    /// Per piece: (state version, the cost bound searched to or `None` for all, costs).
-    reach: Vec<Option<(u64, Option<u32>, Vec<u32>)>>,
+    reach: Vec<Option<Reach>>,
 }
 
 pub struct GameHost<'a, 'p> {
@@ -257,7 +260,7 @@ impl GameHost<'_, '_> {
         if self.scratch.reach.len() < self.state.pieces.len() {
             self.scratch.reach.resize(self.state.pieces.len(), None);
         }
-        let usable = |(v, b, _): &(u64, Option<u32>, Vec<u32>)| {
+        let usable = |(v, b, _): &Reach| {
             *v == version
                 && match (b, bound) {
                     (None, _) => true,
