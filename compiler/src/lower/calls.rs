@@ -88,7 +88,7 @@ impl<'a> Lowerer<'a> {
                     Type::List(Box::new(Type::Entity(None)))
                 }
                 // Hexes on a hex board, a length on an open table: known only when played.
-                "distance" | "nearest_distance" | "counter" => Type::Any,
+                "distance" | "nearest_distance" | "counter" | "scenario_value" => Type::Any,
                 "free_action" | "insert_cards" | "reveal" | "terrain_of" | "position" | "home"
                 | "exit_board" | "move_toward" | "move_away" | "add_counter" | "set_counter" => {
                     Type::Any

@@ -51,6 +51,7 @@ pub const HOST_FUNCTIONS: &[(&str, usize, usize)] = &[
     ("add_counter", 3, 3),
     ("set_counter", 3, 3),
     ("option", 1, 1),
+    ("scenario_value", 1, 1),
     ("force_has", 2, 2),
     ("free_action", 1, 1),
     ("insert_cards", 1, 1),

@@ -828,6 +828,19 @@ impl Host for GameHost<'_, '_> {
                 Val::Unit
             }
             "option" => Val::Bool(self.rules.options.contains(&self.text(arg(0)?)?)),
+            "scenario_value" => {
+                let key = self.text(arg(0)?)?;
+                match self.rules.scenario_values.iter().find(|(k, _)| *k == key) {
+                    Some((_, Some(v))) => v.clone(),
+                    Some((_, None)) => {
+                        return Err(err(format!(
+                            "the scenario's `{key}` is unknown (`?`); supply it with --assume scenario.{}.{key}=VALUE",
+                            self.rules.scenario
+                        )));
+                    }
+                    None => return Err(err(format!("the scenario sets no `{key}`"))),
+                }
+            }
             "force_has" => {
                 let s = self.side_of(arg(0)?)?;
                 let key = self.text(arg(1)?)?;

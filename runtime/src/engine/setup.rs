@@ -144,6 +144,9 @@ pub struct Rules<'p> {
     pub entity_fields: Vec<Vec<(String, Option<Val>)>>,
     /// Per procedure: its leading `require`s and how many parameters each reads.
     pub guards: Vec<Vec<(&'p Expr, usize)>>,
+    /// The scenario's properties (first value, assumptions applied; `None` if unknown), for
+    /// `scenario_value`.
+    pub scenario_values: Vec<(String, Option<Val>)>,
 }
 
 fn prop<'a>(b: &'a ConfigBlock, key: &str) -> Option<&'a Property> {
@@ -208,6 +211,17 @@ impl<'p> Rules<'p> {
             hex_cost: Vec::new(),
             hex_adjacent: Vec::new(),
             turn_end: Vec::new(),
+            scenario_values: sc
+                .properties
+                .iter()
+                .map(|p| {
+                    let v = p
+                        .values
+                        .first()
+                        .and_then(|(_, e)| const_value(&interp, e).ok());
+                    (p.key.clone(), v)
+                })
+                .collect(),
             guards: program
                 .procs
                 .iter()
