@@ -549,3 +549,61 @@ fn a_human_policy_is_asked_on_the_terminal_and_sees_only_its_side() {
     assert_eq!(code, 1);
     assert!(err.contains("input ended"), "{err}");
 }
+
+#[test]
+fn a_script_policy_plays_the_decisions_a_file_lists() {
+    // The American decisions of one random game, written out, replay that game when the
+    // other side plays from the same seed.
+    let log = temp("script.jsonl");
+    let script = temp("us.script");
+    let (code, first, err) = sandtable(&[
+        "run",
+        "rules/platoon",
+        "--scenario",
+        "protecting-the-flank",
+        "--seed",
+        "5",
+        "--log",
+        log.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let mut lines = vec!["# the US decisions of seed 5".to_string()];
+    for l in std::fs::read_to_string(&log).unwrap().lines().skip(1) {
+        let e: serde_json::Value = serde_json::from_str(l).unwrap();
+        if e["event"] == "decision" && e["side"] == "us" {
+            lines.push(e["label"].as_str().unwrap().to_string());
+        }
+    }
+    std::fs::write(&script, lines.join("\n")).unwrap();
+    let policy = format!("us=script:{}", script.display());
+    let (code, second, err) = sandtable(&[
+        "run",
+        "rules/platoon",
+        "--scenario",
+        "protecting-the-flank",
+        "--seed",
+        "5",
+        "--policy",
+        &policy,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let story = |s: &str| s.lines().skip(4).collect::<Vec<_>>().join("\n");
+    assert_eq!(story(&second), story(&first));
+    // A line that is not offered stops the game with its line number.
+    std::fs::write(&script, "deploy crawford at A1\n").unwrap();
+    let (code, _, err) = sandtable(&[
+        "run",
+        "rules/platoon",
+        "--scenario",
+        "protecting-the-flank",
+        "--policy",
+        &policy,
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("line 1: `deploy crawford at A1` is not offered"),
+        "{err}"
+    );
+    let _ = std::fs::remove_file(&log);
+    let _ = std::fs::remove_file(&script);
+}

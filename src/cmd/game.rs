@@ -26,7 +26,7 @@ pub struct GameArgs {
     /// Scenario to play (as named in the rules; `-` and `_` are the same)
     #[arg(long)]
     scenario: String,
-    /// Policy for a side: SIDE=random|greedy|human (repeatable; default random)
+    /// Policy for a side: SIDE=random|greedy|human|script:FILE (repeatable; default random)
     #[arg(long = "policy", value_name = "SIDE=KIND")]
     policies: Vec<String>,
     /// Supply a value for one of the book's unknowns: NAME=VALUE (repeatable)
@@ -177,7 +177,7 @@ fn policy_kinds(program: &Program, items: &[String]) -> Result<Vec<String>, u8> 
             );
             return Err(EXIT_USAGE);
         };
-        if !policy::KINDS.contains(&kind.as_str()) {
+        if !policy::is_kind(&kind) {
             eprintln!(
                 "error: --policy: unknown policy `{kind}`; policies are: {}",
                 policy::KINDS.join(", ")

@@ -21,8 +21,14 @@ pub trait Policy {
     fn choose_value(&mut self, side: SideId, options: &[String]) -> Result<usize, EngineError>;
 }
 
-/// The policy kinds a user can name on the command line.
-pub const KINDS: &[&str] = &["random", "greedy", "human"];
+/// The policy kinds a user can name on the command line (`script:FILE` takes a file).
+pub const KINDS: &[&str] = &["random", "greedy", "human", "script:FILE"];
+
+/// Whether `kind` names a policy (`script:` with any file name).
+pub fn is_kind(kind: &str) -> bool {
+    matches!(kind, "random" | "greedy" | "human")
+        || kind.strip_prefix("script:").is_some_and(|f| !f.is_empty())
+}
 
 pub struct Random {
     dice: Dice,
@@ -205,6 +211,75 @@ pub fn choose_label(option: &str) -> String {
     format!("choose {option}")
 }
 
+/// Plays the decisions a file lists, one per line: a choice's words as `run` prints them
+/// (`move_piece(taylor, Q8)`), or its number among the choices (from 1). Blank lines and
+/// lines starting with `#` are skipped. A line not offered, or the end of the file before the
+/// end of the game, stops the game with the line number.
+pub struct ScriptFile {
+    path: String,
+    lines: std::collections::VecDeque<(usize, String)>,
+}
+
+impl ScriptFile {
+    pub fn open(path: &str) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read the script {path}: {e}"))?;
+        Ok(ScriptFile {
+            path: path.to_string(),
+            lines: text
+                .lines()
+                .enumerate()
+                .map(|(i, l)| (i + 1, l.trim().to_string()))
+                .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
+                .collect(),
+        })
+    }
+
+    fn pick(&mut self, labels: &[String]) -> Result<usize, EngineError> {
+        let Some((n, line)) = self.lines.pop_front() else {
+            return Err(EngineError::Policy(format!(
+                "the script {} ended before the game did",
+                self.path
+            )));
+        };
+        if let Ok(k) = line.parse::<usize>()
+            && (1..=labels.len()).contains(&k)
+        {
+            return Ok(k - 1);
+        }
+        let bare = line.strip_prefix("choose ").unwrap_or(&line);
+        match labels.iter().position(|l| *l == line || l == bare) {
+            Some(k) => Ok(k),
+            None => Err(EngineError::Policy(format!(
+                "{} line {n}: `{line}` is not offered here; the choices are: {}{}",
+                self.path,
+                labels
+                    .iter()
+                    .take(8)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if labels.len() > 8 { ", …" } else { "" }
+            ))),
+        }
+    }
+}
+
+impl Policy for ScriptFile {
+    fn choose(
+        &mut self,
+        game: &Game,
+        side: SideId,
+        choices: &[Choice],
+    ) -> Result<usize, EngineError> {
+        let labels: Vec<String> = choices.iter().map(|c| game.label(side, c)).collect();
+        self.pick(&labels)
+    }
+    fn choose_value(&mut self, _: SideId, options: &[String]) -> Result<usize, EngineError> {
+        self.pick(options)
+    }
+}
+
 /// A policy by name, for a side, seeded from the game seed.
 pub fn by_name(kind: &str, seed: u64, side: SideId) -> Result<Box<dyn Policy>, String> {
     match kind {
@@ -214,9 +289,12 @@ pub fn by_name(kind: &str, seed: u64, side: SideId) -> Result<Box<dyn Policy>, S
             std::io::BufReader::new(std::io::stdin()),
             std::io::stderr(),
         ))),
-        other => Err(format!(
-            "unknown policy `{other}`; policies are: {}",
-            KINDS.join(", ")
-        )),
+        other => match other.strip_prefix("script:") {
+            Some(path) if !path.is_empty() => Ok(Box::new(ScriptFile::open(path)?)),
+            _ => Err(format!(
+                "unknown policy `{other}`; policies are: {}",
+                KINDS.join(", ")
+            )),
+        },
     }
 }
