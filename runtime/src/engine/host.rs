@@ -4,7 +4,7 @@
 use sandtable_compiler::ir::{EntityId, ProcKind, SideId};
 
 use super::setup::{BoardSpec, Rules};
-use super::state::{Pos, State, Status, inches};
+use super::state::{Pos, State, Status};
 use crate::board::table::{self, Length};
 use crate::board::{HexCoord, Point};
 use crate::error::RunError;
@@ -1046,9 +1046,4 @@ impl Host for GameHost<'_, '_> {
         }
         Some(r)
     }
-}
-
-/// A length for the narrative.
-pub fn show_len(len: i64) -> String {
-    inches(len)
 }

@@ -213,7 +213,7 @@ impl Game<'_, '_> {
             let params = &rules.program.procs[a as usize].params;
             if params.is_empty() {
                 if actor.is_none() && self.with_host(|i, c| i.preconditions(a, &[], c))? {
-                    out.push(self.choice(side, a, Vec::new()));
+                    out.push(self.choice(a, Vec::new()));
                 }
                 continue;
             }
@@ -235,7 +235,7 @@ impl Game<'_, '_> {
             let guards = &rules.guards[a as usize];
             for i in actors {
                 let mut args = vec![Val::Piece(i as u32)];
-                self.bind(side, a, params, guards, 0, None, &mut args, &mut out)?;
+                self.bind(a, params, guards, 0, None, &mut args, &mut out)?;
             }
         }
         Ok(out)
@@ -247,7 +247,6 @@ impl Game<'_, '_> {
     #[allow(clippy::too_many_arguments)]
     fn bind(
         &mut self,
-        side: SideId,
         a: ProcId,
         params: &[sandtable_compiler::ir::Param],
         guards: &[(&Expr, usize)],
@@ -271,13 +270,13 @@ impl Game<'_, '_> {
             k += 1;
         }
         if args.len() == params.len() {
-            out.push(self.choice(side, a, args.clone()));
+            out.push(self.choice(a, args.clone()));
             return Ok(());
         }
         let (values, implied) = self.candidates(a, params, args)?;
         for v in values {
             args.push(v);
-            self.bind(side, a, params, guards, k, implied, args, out)?;
+            self.bind(a, params, guards, k, implied, args, out)?;
             args.pop();
         }
         Ok(())
@@ -445,7 +444,7 @@ impl Game<'_, '_> {
             .collect())
     }
 
-    fn choice(&self, _side: SideId, a: ProcId, args: Vec<Val>) -> Choice {
+    fn choice(&self, a: ProcId, args: Vec<Val>) -> Choice {
         Choice {
             act: super::Act::Action(a),
             args,
