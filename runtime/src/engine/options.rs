@@ -63,18 +63,27 @@ pub fn decode_place(rules: &Rules, v: &Val) -> Result<Pos, EngineError> {
     }
 }
 
-/// A guard that narrows a place parameter.
+/// A leading guard that says which hexes a place parameter may take, in a form the engine can
+/// list directly. The hexes listed satisfy it exactly, so it is not tested again.
 enum Narrow<'e> {
-    /// Guard number `guard`, of the form `by(centre, p) <= radius` (or `< radius`).
+    /// `by(centre, p) <= radius` (or `< radius`): distance, move cost, adjacency.
     Within {
-        guard: usize,
         by: By,
         centre: &'e Expr,
         radius: &'e Expr,
         strict: bool,
     },
-    /// Guard number `guard`: `count_units(p, filters…) > 0`.
-    Occupied { guard: usize, filters: &'e [Expr] },
+    /// `count_units(p, filters…) > 0`, or `== 0` when `present` is false.
+    Occupied { filters: &'e [Expr], present: bool },
+    /// `p != value`.
+    Not(&'e Expr),
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum By {
+    Distance,
+    MoveCost,
+    Adjacent,
 }
 
 fn uses_slot_at_or_after(e: &Expr, slot: u32) -> bool {
@@ -89,28 +98,23 @@ fn uses_slot_at_or_after(e: &Expr, slot: u32) -> bool {
     found
 }
 
-/// The first guard among the leading `require`s that narrows parameter `slot`.
-#[derive(Clone, Copy, PartialEq)]
-enum By {
-    Distance,
-    MoveCost,
-    Adjacent,
-}
-
-fn narrowing(body: &[Stmt], slot: u32) -> Option<Narrow<'_>> {
+/// Every leading guard that narrows parameter `slot`, with its index among the guards.
+fn narrowings(body: &[Stmt], slot: u32) -> Vec<(usize, Narrow<'_>)> {
+    let me = Expr::Local(slot);
+    let earlier = |e: &Expr| !uses_slot_at_or_after(e, slot);
+    let mut out = Vec::new();
     for (guard, s) in body.iter().enumerate() {
         let Stmt::Require(c) = s else { break };
-        match c {
-            Expr::Binary { op, lhs, rhs } if matches!(op, BinOp::Le | BinOp::Lt) => {
-                if let Expr::Host { name, args } = &**lhs
-                    && (name == "distance" || name == "move_cost")
-                    && args.len() == 2
-                    && args[1] == Expr::Local(slot)
-                    && !uses_slot_at_or_after(&args[0], slot)
-                    && !uses_slot_at_or_after(rhs, slot)
+        let found = match c {
+            Expr::Binary { op, lhs, rhs } if matches!(op, BinOp::Le | BinOp::Lt) => match &**lhs {
+                Expr::Host { name, args }
+                    if (name == "distance" || name == "move_cost")
+                        && args.len() == 2
+                        && args[1] == me
+                        && earlier(&args[0])
+                        && earlier(rhs) =>
                 {
-                    return Some(Narrow::Within {
-                        guard,
+                    Some(Narrow::Within {
                         by: if name == "distance" {
                             By::Distance
                         } else {
@@ -119,43 +123,58 @@ fn narrowing(body: &[Stmt], slot: u32) -> Option<Narrow<'_>> {
                         centre: &args[0],
                         radius: rhs,
                         strict: *op == BinOp::Lt,
-                    });
+                    })
                 }
-            }
+                _ => None,
+            },
             Expr::Host { name, args }
-                if name == "adjacent"
-                    && args.len() == 2
-                    && args[1] == Expr::Local(slot)
-                    && !uses_slot_at_or_after(&args[0], slot) =>
+                if name == "adjacent" && args.len() == 2 && args[1] == me && earlier(&args[0]) =>
             {
-                return Some(Narrow::Within {
-                    guard,
+                Some(Narrow::Within {
                     by: By::Adjacent,
                     centre: &args[0],
                     radius: &ONE,
                     strict: false,
-                });
+                })
             }
-            Expr::Binary {
-                op: BinOp::Gt,
-                lhs,
-                rhs,
-            } if matches!(&**rhs, Expr::Const(sandtable_compiler::ir::Value::Int(0))) => {
-                if let Expr::Host { name, args } = &**lhs
-                    && name == "count_units"
-                    && args.first() == Some(&Expr::Local(slot))
-                    && !args[1..].iter().any(|x| uses_slot_at_or_after(x, slot))
-                {
-                    return Some(Narrow::Occupied {
-                        guard,
-                        filters: &args[1..],
-                    });
+            Expr::Binary { op, lhs, rhs }
+                if matches!(op, BinOp::Gt | BinOp::Eq)
+                    && matches!(&**rhs, Expr::Const(sandtable_compiler::ir::Value::Int(0))) =>
+            {
+                match &**lhs {
+                    Expr::Host { name, args }
+                        if name == "count_units"
+                            && args.first() == Some(&me)
+                            && args[1..].iter().all(earlier) =>
+                    {
+                        Some(Narrow::Occupied {
+                            filters: &args[1..],
+                            present: *op == BinOp::Gt,
+                        })
+                    }
+                    _ => None,
                 }
             }
-            _ => {}
+            Expr::Binary {
+                op: BinOp::Ne,
+                lhs,
+                rhs,
+            } => {
+                if **lhs == me && earlier(rhs) {
+                    Some(Narrow::Not(rhs))
+                } else if **rhs == me && earlier(lhs) {
+                    Some(Narrow::Not(lhs))
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        };
+        if let Some(n) = found {
+            out.push((guard, n));
         }
     }
-    None
+    out
 }
 
 /// The leading `require`s of a body, each with the number of parameters it needs bound.
@@ -234,8 +253,9 @@ impl Game<'_, '_> {
                 .collect();
             let guards = &rules.guards[a as usize];
             for i in actors {
-                let mut args = vec![Val::Piece(i as u32)];
-                self.bind(a, params, guards, 0, None, &mut args, &mut out)?;
+                let mut args = Vec::with_capacity(params.len());
+                args.push(Val::Piece(i as u32));
+                self.bind(a, params, guards, 0, &[], &mut args, &mut out)?;
             }
         }
         Ok(out)
@@ -251,14 +271,14 @@ impl Game<'_, '_> {
         params: &[sandtable_compiler::ir::Param],
         guards: &[(&Expr, usize)],
         next: usize,
-        implied: Option<usize>,
+        implied: &[usize],
         args: &mut Vec<Val>,
         out: &mut Vec<Choice>,
     ) -> Result<(), EngineError> {
         let mut k = next;
         while k < guards.len() && guards[k].1 <= args.len() {
             let (g, _) = guards[k];
-            if implied == Some(k) {
+            if implied.contains(&k) {
                 // The candidates were listed exactly as this guard allows.
                 k += 1;
                 continue;
@@ -276,25 +296,25 @@ impl Game<'_, '_> {
         let (values, implied) = self.candidates(a, params, args)?;
         for v in values {
             args.push(v);
-            self.bind(a, params, guards, k, implied, args, out)?;
+            self.bind(a, params, guards, k, &implied, args, out)?;
             args.pop();
         }
         Ok(())
     }
 
-    /// Values to try for the next parameter, and the guard they satisfy by construction.
+    /// Values to try for the next parameter, and the guards they satisfy by construction.
     fn candidates(
         &mut self,
         a: ProcId,
         params: &[sandtable_compiler::ir::Param],
         args: &[Val],
-    ) -> Result<(Vec<Val>, Option<usize>), EngineError> {
+    ) -> Result<(Vec<Val>, Vec<usize>), EngineError> {
         let j = args.len();
         let p = &params[j];
         if let Some(d) = &p.default {
-            return Ok((vec![self.rules.program_const(d)?], None));
+            return Ok((vec![self.rules.program_const(d)?], Vec::new()));
         }
-        let mut implied = None;
+        let mut implied = Vec::new();
         let values = match &p.ty {
             Type::Bool => vec![Val::Bool(false), Val::Bool(true)],
             Type::Int => match p.range {
@@ -315,70 +335,9 @@ impl Game<'_, '_> {
                 .collect(),
             Type::Entity(None) => match &self.rules.board {
                 BoardSpec::Hex { grid, .. } => {
-                    let grid = *grid;
-                    let body = &self.rules.program.procs[a as usize].body;
-                    match narrowing(body, j as u32) {
-                        Some(Narrow::Within {
-                            guard,
-                            by,
-                            centre,
-                            radius,
-                            strict,
-                        }) => {
-                            let bound = args.to_vec();
-                            let (c, r) = self.with_host(|i, ctx| {
-                                Ok((
-                                    i.eval(a, &bound, centre, ctx)?,
-                                    i.eval(a, &bound, radius, ctx)?,
-                                ))
-                            })?;
-                            let piece = match c {
-                                Val::Piece(i) => Some(i as usize),
-                                _ => None,
-                            };
-                            let centre = match c {
-                                Val::Piece(i) => self.state.pieces[i as usize].pos,
-                                Val::Sym(s) => HexCoord::parse(&s).ok().map(Pos::Hex),
-                                Val::Hex(h) => Some(Pos::Hex(h)),
-                                _ => None,
-                            };
-                            let r = r.as_int().unwrap_or(0) - i64::from(strict);
-                            let Some(Pos::Hex(h)) = centre else {
-                                return Ok((Vec::new(), None));
-                            };
-                            if r < 0 {
-                                return Ok((Vec::new(), None));
-                            }
-                            let near = grid.hexes_within(h, r.min(1000) as u32);
-                            // Listed exactly as the guard allows, so it need not be tested:
-                            // hexes within the distance; neighbours; hexes the piece reaches
-                            // for the cost (the engine's own cached costs).
-                            match (by, piece) {
-                                (By::Distance, _) => {
-                                    implied = Some(guard);
-                                    near.into_iter().map(Val::Hex).collect()
-                                }
-                                (By::Adjacent, _) => {
-                                    implied = Some(guard);
-                                    near.into_iter().filter(|x| *x != h).map(Val::Hex).collect()
-                                }
-                                (By::MoveCost, Some(i)) => {
-                                    implied = Some(guard);
-                                    self.reachable_within(i, r, near)?
-                                }
-                                (By::MoveCost, None) => near.into_iter().map(Val::Hex).collect(),
-                            }
-                        }
-                        Some(Narrow::Occupied { guard, filters }) => {
-                            let bound = args.to_vec();
-                            let wanted: Vec<Val> = self.with_host(|i, ctx| {
-                                filters.iter().map(|f| i.eval(a, &bound, f, ctx)).collect()
-                            })?;
-                            implied = Some(guard);
-                            self.occupied(&wanted)?.into_iter().map(Val::Hex).collect()
-                        }
-                        None => grid.hexes().map(Val::Hex).collect(),
-                    }
+                    let (values, exact) = self.hex_candidates(a, args, *grid)?;
+                    implied = exact;
+                    values
                 }
                 BoardSpec::Table { .. } => (0..self.state.pieces.len())
                     .filter(|&i| {
@@ -410,17 +369,133 @@ impl Game<'_, '_> {
     }
 
     /// The cost for piece `i` to reach each hex, as `move_cost` answers it.
-    /// Of `near`, the hexes piece `i` reaches for a cost of at most `r` (as `move_cost`).
-    fn reachable_within(
+    /// The hexes a place parameter may take, listed from its narrowing guards (see
+    /// [`narrowings`]): the first that generates a list (hexes within a distance or cost,
+    /// neighbours, hexes holding the filtered pieces) gives the order, and every narrowing
+    /// filters it. Those guards hold for every hex listed, so they are returned as implied.
+    fn hex_candidates(
         &mut self,
-        i: usize,
-        r: i64,
-        near: Vec<HexCoord>,
-    ) -> Result<Vec<Val>, EngineError> {
-        let BoardSpec::Hex { grid, .. } = &self.rules.board else {
-            return Ok(Vec::new());
+        a: ProcId,
+        args: &[Val],
+        grid: crate::board::HexGrid,
+    ) -> Result<(Vec<Val>, Vec<usize>), EngineError> {
+        enum Ready {
+            Within {
+                by: By,
+                centre: HexCoord,
+                r: i64,
+                costs: Vec<u32>,
+            },
+            Occupied {
+                set: BTreeSet<HexCoord>,
+                present: bool,
+            },
+            Not(Val),
+        }
+        let rules = self.rules;
+        let body = &rules.program.procs[a as usize].body;
+        let mut ready = Vec::new();
+        let mut implied = Vec::new();
+        for (guard, n) in narrowings(body, args.len() as u32) {
+            match n {
+                Narrow::Within {
+                    by,
+                    centre,
+                    radius,
+                    strict,
+                } => {
+                    let (c, r) = self.with_host(|i, ctx| {
+                        Ok((i.eval(a, args, centre, ctx)?, i.eval(a, args, radius, ctx)?))
+                    })?;
+                    let r = r.as_int().unwrap_or(-1) - i64::from(strict);
+                    let (piece, at) = match c {
+                        Val::Piece(i) => (Some(i as usize), self.state.pieces[i as usize].pos),
+                        Val::Hex(h) => (None, Some(Pos::Hex(h))),
+                        Val::Sym(s) => (None, HexCoord::parse(&s).ok().map(Pos::Hex)),
+                        _ => (None, None),
+                    };
+                    let Some(Pos::Hex(centre)) =
+                        at.filter(|p| matches!(p, Pos::Hex(h) if grid.contains(*h)))
+                    else {
+                        // Not a place on this board: leave the guard to say so.
+                        continue;
+                    };
+                    if r < 0 {
+                        return Ok((Vec::new(), Vec::new()));
+                    }
+                    let costs = match (by, piece) {
+                        (By::MoveCost, Some(i)) => self.move_costs(i, r)?,
+                        (By::MoveCost, None) => continue,
+                        _ => Vec::new(),
+                    };
+                    ready.push(Ready::Within {
+                        by,
+                        centre,
+                        r,
+                        costs,
+                    });
+                }
+                Narrow::Occupied { filters, present } => {
+                    let wanted: Vec<Val> = self.with_host(|i, ctx| {
+                        filters.iter().map(|f| i.eval(a, args, f, ctx)).collect()
+                    })?;
+                    ready.push(Ready::Occupied {
+                        set: self.occupied(&wanted)?,
+                        present,
+                    });
+                }
+                Narrow::Not(e) => {
+                    let v = self.with_host(|i, ctx| i.eval(a, args, e, ctx))?;
+                    ready.push(Ready::Not(v));
+                }
+            }
+            implied.push(guard);
+        }
+        let base: Vec<HexCoord> = match ready.iter().find(|x| {
+            matches!(
+                x,
+                Ready::Within { .. } | Ready::Occupied { present: true, .. }
+            )
+        }) {
+            Some(Ready::Within { centre, r, .. }) => {
+                grid.hexes_within(*centre, (*r).min(1000) as u32)
+            }
+            Some(Ready::Occupied { set, .. }) => set.iter().copied().collect(),
+            _ => grid.hexes().collect(),
         };
-        let grid = *grid;
+        let keep = |h: &HexCoord| {
+            ready.iter().all(|x| match x {
+                Ready::Within {
+                    by: By::Distance,
+                    centre,
+                    r,
+                    ..
+                } => i64::from(grid.distance(*centre, *h)) <= *r,
+                Ready::Within {
+                    by: By::Adjacent,
+                    centre,
+                    ..
+                } => grid.adjacent(*centre, *h),
+                Ready::Within {
+                    by: By::MoveCost,
+                    r,
+                    costs,
+                    ..
+                } => costs
+                    .get(BoardSpec::hex_index(&grid, *h))
+                    .is_some_and(|c| i64::from(*c) <= *r),
+                Ready::Occupied { set, present } => set.contains(h) == *present,
+                Ready::Not(v) => !Val::Hex(*h).same(v),
+            })
+        };
+        Ok((
+            base.into_iter().filter(keep).map(Val::Hex).collect(),
+            implied,
+        ))
+    }
+
+    /// The cost for piece `i` to reach each hex, searched up to `r`, as `move_cost` answers.
+    fn move_costs(&mut self, i: usize, r: i64) -> Result<Vec<u32>, EngineError> {
         let mut said = Vec::new();
         let mut host = GameHost {
             rules: self.rules,
@@ -432,16 +507,9 @@ impl Game<'_, '_> {
             picks: Vec::new(),
             jit: None,
         };
-        let costs = host.reach(i, Some(r.clamp(0, i64::from(u32::MAX - 1)) as u32))?;
-        Ok(near
-            .into_iter()
-            .filter(|x| {
-                costs
-                    .get(BoardSpec::hex_index(&grid, *x))
-                    .is_some_and(|c| i64::from(*c) <= r)
-            })
-            .map(Val::Hex)
-            .collect())
+        Ok(host
+            .reach(i, Some(r.clamp(0, i64::from(u32::MAX - 1)) as u32))?
+            .to_vec())
     }
 
     fn choice(&self, a: ProcId, args: Vec<Val>) -> Choice {
