@@ -28,6 +28,9 @@ pub struct Scratch {
     /// Bumped by every effect; caches keyed on an older version are stale.
     pub version: u64,
     reach: Vec<Option<Reach>>,
+    /// Buffers reused by every movement-cost search.
+    blocked: Vec<bool>,
+    enemy: Vec<bool>,
 }
 
 pub struct GameHost<'a, 'p> {
@@ -279,7 +282,9 @@ impl GameHost<'_, '_> {
                 )));
             };
             let n = grid.hex_count() as usize;
-            let mut blocked = vec![false; n];
+            let mut blocked = std::mem::take(&mut self.scratch.blocked);
+            blocked.clear();
+            blocked.resize(n, false);
             for (p, m) in &self.state.place_markers {
                 if let Pos::Hex(h) = p
                     && self
@@ -290,7 +295,9 @@ impl GameHost<'_, '_> {
                 }
             }
             let side = self.state.pieces[i].side;
-            let mut enemy = vec![false; n];
+            let mut enemy = std::mem::take(&mut self.scratch.enemy);
+            enemy.clear();
+            enemy.resize(n, false);
             for p in &self.state.pieces {
                 if p.on_board()
                     && p.is_unit
@@ -328,6 +335,8 @@ impl GameHost<'_, '_> {
                 }
             }
             self.scratch.reach[i] = Some((version, bound, dist));
+            self.scratch.blocked = blocked;
+            self.scratch.enemy = enemy;
         }
         Ok(self.scratch.reach[i]
             .as_ref()

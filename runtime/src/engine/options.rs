@@ -65,7 +65,7 @@ pub fn decode_place(rules: &Rules, v: &Val) -> Result<Pos, EngineError> {
 
 /// A leading guard that says which hexes a place parameter may take, in a form the engine can
 /// list directly. The hexes listed satisfy it exactly, so it is not tested again.
-enum Narrow<'e> {
+pub(crate) enum Narrow<'e> {
     /// `by(centre, p) <= radius` (or `< radius`): distance, move cost, adjacency.
     Within {
         by: By,
@@ -80,7 +80,7 @@ enum Narrow<'e> {
 }
 
 #[derive(Clone, Copy, PartialEq)]
-enum By {
+pub(crate) enum By {
     Distance,
     MoveCost,
     Adjacent,
@@ -99,7 +99,7 @@ fn uses_slot_at_or_after(e: &Expr, slot: u32) -> bool {
 }
 
 /// Every leading guard that narrows parameter `slot`, with its index among the guards.
-fn narrowings(body: &[Stmt], slot: u32) -> Vec<(usize, Narrow<'_>)> {
+pub(crate) fn narrowings(body: &[Stmt], slot: u32) -> Vec<(usize, Narrow<'_>)> {
     let me = Expr::Local(slot);
     let earlier = |e: &Expr| !uses_slot_at_or_after(e, slot);
     let mut out = Vec::new();
@@ -393,11 +393,17 @@ impl Game<'_, '_> {
             Not(Val),
         }
         let rules = self.rules;
-        let body = &rules.program.procs[a as usize].body;
+        let none = Vec::new();
+        let found = rules
+            .narrowings
+            .get(a as usize)
+            .and_then(|per| per.get(args.len()))
+            .unwrap_or(&none);
         let mut ready = Vec::new();
         let mut implied = Vec::new();
-        for (guard, n) in narrowings(body, args.len() as u32) {
-            match n {
+        for (guard, n) in found {
+            let guard = *guard;
+            match *n {
                 Narrow::Within {
                     by,
                     centre,

@@ -144,6 +144,8 @@ pub struct Rules<'p> {
     pub entity_fields: Vec<Vec<(String, Option<Val>)>>,
     /// Per procedure: its leading `require`s and how many parameters each reads.
     pub guards: Vec<Vec<(&'p Expr, usize)>>,
+    /// Per procedure and parameter: the guards that narrow the hexes it may take.
+    pub(crate) narrowings: Vec<Vec<Vec<(usize, super::options::Narrow<'p>)>>>,
     /// The scenario's properties (first value, assumptions applied; `None` if unknown), for
     /// `scenario_value`.
     pub scenario_values: Vec<(String, Option<Val>)>,
@@ -226,6 +228,15 @@ impl<'p> Rules<'p> {
                 .procs
                 .iter()
                 .map(|p| super::options::leading_guards(&p.body))
+                .collect(),
+            narrowings: program
+                .procs
+                .iter()
+                .map(|p| {
+                    (0..p.params.len() as u32)
+                        .map(|slot| super::options::narrowings(&p.body, slot))
+                        .collect()
+                })
                 .collect(),
             entity_fields: program
                 .entities
