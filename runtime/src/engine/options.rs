@@ -226,7 +226,7 @@ impl Game<'_, '_> {
         actions: &[ProcId],
         actor: Option<usize>,
     ) -> Result<Vec<Choice>, EngineError> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(64);
         let rules = self.rules;
         for &a in actions {
             let params = &rules.program.procs[a as usize].params;
@@ -307,7 +307,7 @@ impl Game<'_, '_> {
         &mut self,
         a: ProcId,
         params: &[sandtable_compiler::ir::Param],
-        args: &[Val],
+        args: &mut Vec<Val>,
     ) -> Result<(Vec<Val>, Vec<usize>), EngineError> {
         let j = args.len();
         let p = &params[j];
@@ -376,7 +376,7 @@ impl Game<'_, '_> {
     fn hex_candidates(
         &mut self,
         a: ProcId,
-        args: &[Val],
+        args: &mut Vec<Val>,
         grid: crate::board::HexGrid,
     ) -> Result<(Vec<Val>, Vec<usize>), EngineError> {
         enum Ready {
@@ -411,7 +411,10 @@ impl Game<'_, '_> {
                     strict,
                 } => {
                     let (c, r) = self.with_host(|i, ctx| {
-                        Ok((i.eval(a, args, centre, ctx)?, i.eval(a, args, radius, ctx)?))
+                        Ok((
+                            i.eval_in(a, args, centre, ctx)?,
+                            i.eval_in(a, args, radius, ctx)?,
+                        ))
                     })?;
                     let r = r.as_int().unwrap_or(-1) - i64::from(strict);
                     let (piece, at) = match c {
@@ -443,7 +446,7 @@ impl Game<'_, '_> {
                 }
                 Narrow::Occupied { filters, present } => {
                     let wanted: Vec<Val> = self.with_host(|i, ctx| {
-                        filters.iter().map(|f| i.eval(a, args, f, ctx)).collect()
+                        filters.iter().map(|f| i.eval_in(a, args, f, ctx)).collect()
                     })?;
                     ready.push(Ready::Occupied {
                         set: self.occupied(&wanted)?,
@@ -451,7 +454,7 @@ impl Game<'_, '_> {
                     });
                 }
                 Narrow::Not(e) => {
-                    let v = self.with_host(|i, ctx| i.eval(a, args, e, ctx))?;
+                    let v = self.with_host(|i, ctx| i.eval_in(a, args, e, ctx))?;
                     ready.push(Ready::Not(v));
                 }
             }
