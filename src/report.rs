@@ -93,6 +93,16 @@ pub enum BackendArg {
     Jit,
 }
 
+impl BackendArg {
+    pub fn kind(self) -> sandtable_runtime::jit::BackendKind {
+        use sandtable_runtime::jit::BackendKind;
+        match self {
+            BackendArg::Interp => BackendKind::Interp,
+            BackendArg::Jit => BackendKind::Jit,
+        }
+    }
+}
+
 /// The requested backend; when the JIT cannot start on this machine, the interpreter, with a
 /// note on stderr.
 pub fn backend<'p>(
@@ -100,12 +110,8 @@ pub fn backend<'p>(
     assumptions: &'p sandtable_runtime::interp::Assumptions,
     which: BackendArg,
 ) -> sandtable_runtime::jit::Backend<'p> {
-    use sandtable_runtime::jit::{Backend, BackendKind};
-    let kind = match which {
-        BackendArg::Interp => BackendKind::Interp,
-        BackendArg::Jit => BackendKind::Jit,
-    };
-    match Backend::new(program, assumptions, kind) {
+    use sandtable_runtime::jit::Backend;
+    match Backend::new(program, assumptions, which.kind()) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("note: the JIT is not available ({e}); using the interpreter");

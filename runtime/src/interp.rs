@@ -196,26 +196,6 @@ impl<'p> Interp<'p> {
         })
     }
 
-    /// Whether the leading `require`s of a procedure hold for these arguments: the
-    /// preconditions that make an action legal. Nothing else of the body runs.
-    pub fn preconditions(&self, proc: u32, args: &[Val], ctx: &mut Ctx) -> Result<bool, RunError> {
-        let p = &self.program.procs[proc as usize];
-        let mut slots = args.to_vec();
-        slots.resize(p.n_slots.max(p.params.len() as u32) as usize, Val::Unit);
-        let mut frame = Frame {
-            slots,
-            effects: Vec::new(),
-            proc,
-        };
-        for s in &p.body {
-            let Stmt::Require(c) = s else { break };
-            if !self.bool(c, &mut frame, ctx)? {
-                return Ok(false);
-            }
-        }
-        Ok(true)
-    }
-
     /// Evaluate an expression that reads only the slots in `slots` (borrowed as the frame,
     /// so nothing is copied); `slots` is given back unchanged.
     pub fn eval_in(
@@ -233,19 +213,6 @@ impl<'p> Interp<'p> {
         let r = self.expr(e, &mut frame, ctx);
         *slots = frame.slots;
         r
-    }
-
-    /// Evaluate one expression of procedure `proc` with its first slots bound to `args`.
-    pub fn eval(&self, proc: u32, args: &[Val], e: &Expr, ctx: &mut Ctx) -> Result<Val, RunError> {
-        let p = &self.program.procs[proc as usize];
-        let mut slots = args.to_vec();
-        slots.resize(p.n_slots.max(p.params.len() as u32) as usize, Val::Unit);
-        let mut frame = Frame {
-            slots,
-            effects: Vec::new(),
-            proc,
-        };
-        self.expr(e, &mut frame, ctx)
     }
 
     fn block(&self, stmts: &[Stmt], f: &mut Frame, ctx: &mut Ctx) -> Result<Flow, RunError> {

@@ -2,7 +2,7 @@
 //! exact replay from the log, hidden information, and `sim` totals independent of threads
 //! and of the backend.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use sandtable_compiler::ir::{Program, SideId};
@@ -329,24 +329,7 @@ fn a_game_replays_exactly_from_its_log_and_a_changed_log_is_refused() {
     let mut game = Game::new(&rules, seed, None);
     let result = game.play(&mut ps).unwrap();
 
-    let scripts = |events: &[Event]| -> Vec<Box<dyn Policy>> {
-        let mut per: Vec<VecDeque<(usize, usize, String)>> = vec![VecDeque::new(); 2];
-        for e in events {
-            if let Event::Decision {
-                side,
-                choice,
-                of,
-                label,
-            } = e
-            {
-                let s = program.sides.iter().position(|x| x.name == *side).unwrap();
-                per[s].push_back((*choice, *of, label.clone()));
-            }
-        }
-        per.into_iter()
-            .map(|script| Box::new(Scripted { script }) as Box<dyn Policy>)
-            .collect()
-    };
+    let scripts = |events: &[Event]| Scripted::from_events(&program, events).unwrap();
     let mut again = Game::new(&rules, seed, None);
     let replayed = again.play(&mut scripts(&game.events)).unwrap();
     assert_eq!(replayed, result);
@@ -508,28 +491,7 @@ fn choices_inside_actions_go_to_the_acting_sides_policy_and_replay() {
             }
         }
         // The replay takes the mid-action choices from the log too.
-        let mut per: Vec<VecDeque<(usize, usize, String)>> = vec![VecDeque::new(); 2];
-        for e in &game.events {
-            if let Event::Decision {
-                side,
-                choice,
-                of,
-                label,
-            } = e
-            {
-                let s = c
-                    .program
-                    .sides
-                    .iter()
-                    .position(|x| x.name == *side)
-                    .unwrap();
-                per[s].push_back((*choice, *of, label.clone()));
-            }
-        }
-        let mut scripted: Vec<Box<dyn Policy>> = per
-            .into_iter()
-            .map(|script| Box::new(Scripted { script }) as Box<dyn Policy>)
-            .collect();
+        let mut scripted = Scripted::from_events(&c.program, &game.events).unwrap();
         let mut again = Game::new(&rules, seed, None);
         assert_eq!(again.play(&mut scripted).unwrap(), result);
         assert_eq!(again.events, game.events);

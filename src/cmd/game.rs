@@ -1,13 +1,12 @@
 //! `sandtable run`, `replay` and `sim`: whole scenarios played by policies.
 
-use std::collections::VecDeque;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use sandtable_compiler::ir::Program;
 use sandtable_runtime::engine::log::{self, Event, Header, LOG_FORMAT, LOG_VERSION};
-use sandtable_runtime::engine::policy::{self, Policy, Scripted};
+use sandtable_runtime::engine::policy::{self, Scripted};
 use sandtable_runtime::engine::sim::{self, Totals};
 use sandtable_runtime::engine::state::Winner;
 use sandtable_runtime::engine::{Game, GameResult, Rules};
@@ -189,24 +188,25 @@ fn policy_kinds(program: &Program, items: &[String]) -> Result<Vec<String>, u8> 
     Ok(kinds)
 }
 
-fn backend_kind(b: BackendArg) -> BackendKind {
-    match b {
-        BackendArg::Interp => BackendKind::Interp,
-        BackendArg::Jit => BackendKind::Jit,
+/// Compiled code for the rules when `kind` asks for it and the JIT starts here.
+fn jit_for(l: &Loaded, kind: BackendKind) -> Option<JitProgram<'_>> {
+    match kind {
+        BackendKind::Interp => None,
+        BackendKind::Jit => report::backend(&l.program, &l.assumptions, BackendArg::Jit).jit,
     }
 }
 
-fn compile_jit<'p>(l: &'p Loaded, b: BackendKind) -> Option<JitProgram<'p>> {
-    match b {
-        BackendKind::Interp => None,
-        BackendKind::Jit => match JitProgram::compile(&l.program, &l.assumptions) {
-            Ok(j) => Some(j),
-            Err(e) => {
-                eprintln!("note: the JIT is not available ({e}); using the interpreter");
-                None
-            }
-        },
-    }
+/// What `run` and `sim` start from: the rules with their assumptions, and the policy kinds.
+fn load_game(a: &GameArgs) -> Result<(Loaded, Vec<String>), u8> {
+    let loaded = load(
+        &a.ruleset,
+        &a.scenario,
+        &a.assumes,
+        &a.assumption_files,
+        true,
+    )?;
+    let kinds = policy_kinds(&loaded.program, &a.policies)?;
+    Ok((loaded, kinds))
 }
 
 /// The lines before the narrative: what is being played, and what is not from the book.
@@ -302,26 +302,16 @@ fn result_json<'a>(h: &'a Header, r: &Rules, g: &GameResult) -> ResultJson<'a> {
 
 pub fn run(args: RunArgs) -> u8 {
     let a = &args.game;
-    let loaded = match load(
-        &a.ruleset,
-        &a.scenario,
-        &a.assumes,
-        &a.assumption_files,
-        true,
-    ) {
-        Ok(l) => l,
+    let (loaded, kinds) = match load_game(a) {
+        Ok(x) => x,
         Err(c) => return c,
     };
     let rules = match rules(&loaded, &a.scenario) {
         Ok(r) => r,
         Err(c) => return c,
     };
-    let kinds = match policy_kinds(&loaded.program, &a.policies) {
-        Ok(k) => k,
-        Err(c) => return c,
-    };
-    let backend = backend_kind(a.backend);
-    let jit = compile_jit(&loaded, backend);
+    let backend = a.backend.kind();
+    let jit = jit_for(&loaded, backend);
     let header = Header {
         format: LOG_FORMAT.into(),
         version: LOG_VERSION,
@@ -330,10 +320,7 @@ pub fn run(args: RunArgs) -> u8 {
         ruleset_hash: loaded.hash.clone(),
         scenario: rules.scenario.clone(),
         seed: args.seed,
-        backend: match backend {
-            BackendKind::Interp => "interp".into(),
-            BackendKind::Jit => "jit".into(),
-        },
+        backend: backend.name().into(),
         policies: rules
             .sides()
             .iter()
@@ -342,16 +329,13 @@ pub fn run(args: RunArgs) -> u8 {
         assumptions: loaded.files.clone(),
         assume: report::pairs(&a.assumes, "--assume").unwrap_or_default(),
     };
-    let mut policies: Vec<Box<dyn Policy>> = Vec::new();
-    for (s, k) in kinds.iter().enumerate() {
-        match policy::by_name(k, args.seed, s as u32) {
-            Ok(p) => policies.push(p),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return EXIT_USAGE;
-            }
+    let mut policies = match policy::for_sides(&kinds, args.seed) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_USAGE;
         }
-    }
+    };
     let mut game = Game::new(&rules, args.seed, jit.as_ref());
     let result = match game.play(&mut policies) {
         Ok(r) => r,
@@ -423,34 +407,20 @@ pub fn replay(args: ReplayArgs) -> u8 {
         Ok(r) => r,
         Err(c) => return c,
     };
-    let backend = if header.backend == "interp" {
+    let backend = if header.backend == BackendKind::Interp.name() {
         BackendKind::Interp
     } else {
         BackendKind::Jit
     };
-    let jit = compile_jit(&loaded, backend);
+    let jit = jit_for(&loaded, backend);
     // Each side's decisions, in order, played back by a scripted policy.
-    let mut scripts: Vec<VecDeque<(usize, usize, String)>> =
-        vec![VecDeque::new(); loaded.program.sides.len()];
-    for e in &events {
-        if let Event::Decision {
-            side,
-            choice,
-            of,
-            label,
-        } = e
-        {
-            let Some(s) = loaded.program.sides.iter().position(|x| x.name == *side) else {
-                eprintln!("error: the log names a side `{side}` these rules do not have");
-                return EXIT_FINDINGS;
-            };
-            scripts[s].push_back((*choice, *of, label.clone()));
+    let mut policies = match Scripted::from_events(&loaded.program, &events) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {}: {e}", args.log.display());
+            return EXIT_FINDINGS;
         }
-    }
-    let mut policies: Vec<Box<dyn Policy>> = scripts
-        .into_iter()
-        .map(|script| Box::new(Scripted { script }) as Box<dyn Policy>)
-        .collect();
+    };
     let mut game = Game::new(&rules, header.seed, jit.as_ref());
     let result = match game.play(&mut policies) {
         Ok(r) => r,
@@ -535,25 +505,15 @@ pub fn sim(args: SimArgs) -> u8 {
         eprintln!("error: --jobs must be 1 to 1024, not {jobs}");
         return EXIT_USAGE;
     }
-    let loaded = match load(
-        &a.ruleset,
-        &a.scenario,
-        &a.assumes,
-        &a.assumption_files,
-        true,
-    ) {
-        Ok(l) => l,
+    let (loaded, kinds) = match load_game(a) {
+        Ok(x) => x,
         Err(c) => return c,
     };
     let rules = match rules(&loaded, &a.scenario) {
         Ok(r) => r,
         Err(c) => return c,
     };
-    let kinds = match policy_kinds(&loaded.program, &a.policies) {
-        Ok(k) => k,
-        Err(c) => return c,
-    };
-    let backend = backend_kind(a.backend);
+    let backend = a.backend.kind();
     let progress = report::Progress::at_least(args.n, "games", 200);
     let t0 = Instant::now();
     let totals = match sim::simulate(&rules, args.n, args.seed, jobs, backend, &kinds, &|k| {
@@ -636,10 +596,7 @@ fn summary(
         games: t.games,
         seed: args.seed,
         jobs,
-        backend: match backend {
-            BackendKind::Interp => "interp".into(),
-            BackendKind::Jit => "jit".into(),
-        },
+        backend: backend.name().into(),
         sides: rules
             .sides()
             .iter()

@@ -557,28 +557,28 @@ mod tests {
         check(&lines, &body, &|_| false)
     }
 
+    /// The text of every finding with `code`.
+    fn found<'t>(text: &'t str, code: &str) -> Vec<&'t str> {
+        run(text)
+            .iter()
+            .filter(|f| f.code == code)
+            .map(|f| &text[f.span.clone()])
+            .collect()
+    }
+
     const BOOK: &str = "(5) Move\n\na) Go. Move on (see rules 6e and 6f).\n\nb) Leave. Only where allowed (see rule 7).\n\n(7) Fire\n\na) Aim. Roll.\n\n1. Count.\n2. Roll.\n\n(7) Scenarios\n\na) Setup. As set (7)(a)2 says.\n\n1. Place.\n2. Deploy.\n";
 
     #[test]
     fn dangling_letter_references() {
-        let f = run(BOOK);
-        let dangling: Vec<_> = f
-            .iter()
-            .filter(|f| f.code == codes::DANGLING_REFERENCE)
-            .map(|f| &BOOK[f.span.clone()])
-            .collect();
-        assert_eq!(dangling, vec!["6e", "6f"]);
+        assert_eq!(found(BOOK, codes::DANGLING_REFERENCE), vec!["6e", "6f"]);
     }
 
     #[test]
     fn reference_to_duplicated_number_is_ambiguous() {
-        let f = run(BOOK);
-        let amb: Vec<_> = f
-            .iter()
-            .filter(|f| f.code == codes::AMBIGUOUS_REFERENCE)
-            .map(|f| &BOOK[f.span.clone()])
-            .collect();
-        assert_eq!(amb, vec!["7", "(7)(a)2"]);
+        assert_eq!(
+            found(BOOK, codes::AMBIGUOUS_REFERENCE),
+            vec!["7", "(7)(a)2"]
+        );
     }
 
     #[test]

@@ -38,7 +38,7 @@ pub struct GameHost<'a, 'p> {
     pub state: &'a mut State,
     pub scratch: &'a mut Scratch,
     /// What happened, in words, for the narrative and the log.
-    pub said: &'a mut Vec<String>,
+    pub said: Vec<String>,
     /// Tell what happens in words (off in bulk simulation, where nobody reads them).
     pub tell: bool,
     /// Who answers a `choose` inside the procedure: the acting side and its policy. Hooks
@@ -60,6 +60,26 @@ struct Filter {
     kind: Option<u32>,
     entity: Option<EntityId>,
     exits: Option<Vec<Val>>,
+}
+
+impl<'a, 'p> GameHost<'a, 'p> {
+    /// A host that tells nothing and has no one to ask: for guards and look-ups.
+    pub(crate) fn quiet(
+        rules: &'a Rules<'p>,
+        state: &'a mut State,
+        scratch: &'a mut Scratch,
+    ) -> Self {
+        GameHost {
+            rules,
+            state,
+            scratch,
+            said: Vec::new(),
+            tell: false,
+            chooser: None,
+            picks: Vec::new(),
+            jit: None,
+        }
+    }
 }
 
 impl GameHost<'_, '_> {
@@ -216,10 +236,11 @@ impl GameHost<'_, '_> {
         }
     }
 
-    fn terrain_at(&self, pos: Pos) -> Option<EntityId> {
-        match (&self.rules.board, pos) {
+    /// The terrain of a hex, or of every feature a point lies in (first drawn first).
+    fn terrains_at(&self, pos: Pos) -> impl Iterator<Item = EntityId> + '_ {
+        let (hex, table) = match (&self.rules.board, pos) {
             (BoardSpec::Hex { grid, terrain }, Pos::Hex(h)) => {
-                terrain[BoardSpec::hex_index(grid, h)]
+                (terrain[BoardSpec::hex_index(grid, h)], None)
             }
             (
                 BoardSpec::Table {
@@ -228,12 +249,21 @@ impl GameHost<'_, '_> {
                     ..
                 },
                 Pos::Point(p),
-            ) => shapes
-                .iter()
-                .position(|s| s.contains(p))
-                .map(|i| shape_terrain[i]),
-            _ => None,
-        }
+            ) => (None, Some((shapes, shape_terrain, p))),
+            _ => (None, None),
+        };
+        hex.into_iter()
+            .chain(table.into_iter().flat_map(|(shapes, terrain, p)| {
+                shapes
+                    .iter()
+                    .zip(terrain)
+                    .filter(move |(s, _)| s.contains(p))
+                    .map(|(_, t)| *t)
+            }))
+    }
+
+    fn terrain_at(&self, pos: Pos) -> Option<EntityId> {
+        self.terrains_at(pos).next()
     }
 
     fn entity_field(&self, e: EntityId, field: &str) -> Result<Val, RunError> {
@@ -666,20 +696,7 @@ impl Host for GameHost<'_, '_> {
                     return Err(err("`in_terrain` takes a place and a terrain"));
                 };
                 let t = *t;
-                Val::Bool(match (&self.rules.board, at) {
-                    (
-                        BoardSpec::Table {
-                            shapes,
-                            shape_terrain,
-                            ..
-                        },
-                        Pos::Point(p),
-                    ) => shapes
-                        .iter()
-                        .zip(shape_terrain)
-                        .any(|(s, x)| *x == t && s.contains(p)),
-                    _ => self.terrain_at(at) == Some(t),
-                })
+                Val::Bool(self.terrains_at(at).any(|x| x == t))
             }
             "sector_of" | "zone_of" => {
                 let (
@@ -993,12 +1010,7 @@ impl Host for GameHost<'_, '_> {
             .iter()
             .map(|v| match v {
                 Val::Piece(i) if (*i as usize) < self.state.pieces.len() => {
-                    let p = &self.state.pieces[*i as usize];
-                    if p.hidden && p.side != Some(side) {
-                        format!("hidden piece at {}", p.pos.map_or("?".into(), Pos::label))
-                    } else {
-                        p.label.to_string()
-                    }
+                    self.state.piece_label(*i as usize, side)
                 }
                 other => other.show(self.rules.program),
             })

@@ -125,9 +125,9 @@ impl<'r, 'p> Game<'r, 'p> {
                 });
             }
         }
-        Game {
+        Game::with_state(
             rules,
-            state: State {
+            State {
                 pieces,
                 place_markers: Vec::new(),
                 scores: vec![0; program.sides.len()],
@@ -138,14 +138,31 @@ impl<'r, 'p> Game<'r, 'p> {
                 pending_inserts: Vec::new(),
                 events_fired: Vec::new(),
             },
-            dice: Dice::new(stream_seed(seed, 0)),
-            guard_dice: Dice::new(stream_seed(seed, 99)),
+            Dice::new(stream_seed(seed, 0)),
+            Dice::new(stream_seed(seed, 99)),
+            jit,
+        )
+    }
+
+    /// A game in `state`, logging, with fresh counts and caches.
+    fn with_state(
+        rules: &'r Rules<'p>,
+        state: State,
+        dice: Dice,
+        guard_dice: Dice,
+        jit: Option<&'r JitProgram<'p>>,
+    ) -> Self {
+        Game {
+            rules,
+            state,
+            dice,
+            guard_dice,
             scratch: Scratch::default(),
             events: Vec::new(),
             logging: true,
             jit,
             decisions: 0,
-            chips_drawn: vec![0; program.sides.len()],
+            chips_drawn: vec![0; rules.program.sides.len()],
             acted_off_board: Vec::new(),
         }
     }
@@ -175,7 +192,6 @@ impl<'r, 'p> Game<'r, 'p> {
         args: Vec<Val>,
         chooser: Option<(SideId, &mut dyn Policy)>,
     ) -> Result<(), EngineError> {
-        let mut said = Vec::new();
         // A shorter-lived view of the policy, so the host can borrow it with the rest.
         let chooser = match chooser {
             Some((side, p)) => {
@@ -184,24 +200,18 @@ impl<'r, 'p> Game<'r, 'p> {
             }
             None => None,
         };
-        let (r, picks) = {
-            let mut host = GameHost {
-                rules: self.rules,
-                state: &mut self.state,
-                scratch: &mut self.scratch,
-                said: &mut said,
-                tell: self.logging,
-                chooser,
-                picks: Vec::new(),
-                jit: self.jit,
-            };
+        let (r, said, picks) = {
+            let mut host = GameHost::quiet(self.rules, &mut self.state, &mut self.scratch);
+            host.tell = self.logging;
+            host.chooser = chooser;
+            host.jit = self.jit;
             let interp = Interp::new(self.rules.program, self.rules.assumptions);
             let r = {
                 let mut ctx = Ctx::new(&mut self.dice, &mut host);
                 interp.run(proc, args, &mut ctx)
             };
             let side = host.chooser.as_ref().map(|(s, _)| *s);
-            (r, side.map(|s| (s, host.picks)))
+            (r, host.said, side.map(|s| (s, host.picks)))
         };
         self.say(said);
         if let Some((side, picks)) = picks {
@@ -370,7 +380,7 @@ impl<'r, 'p> Game<'r, 'p> {
             hooks.extend(self.rules.scenario_hooks("turn_end"));
             self.run_hooks(hooks, policies)?;
             for p in &mut self.state.pieces {
-                p.set_counter("moved", 0);
+                p.clear_counter("moved");
             }
         }
         // The victory block runs at the end even when a hook already named the winner: it
@@ -597,26 +607,9 @@ impl<'r, 'p> Game<'r, 'p> {
         self.decide(side, choices, policies)
     }
 
-    /// Score of the position for `side` as a greedy policy sees it: the scenario's victory
-    /// (run on a copy: who would win now, and the scores it sets), then the losses.
-    pub fn evaluate(&self, side: SideId) -> i64 {
-        Game {
-            rules: self.rules,
-            state: self.state.clone(),
-            dice: Dice::new(0),
-            guard_dice: Dice::new(1),
-            scratch: Scratch::default(),
-            events: Vec::new(),
-            logging: false,
-            jit: self.jit,
-            decisions: 0,
-            chips_drawn: Vec::new(),
-            acted_off_board: Vec::new(),
-        }
-        .into_value(side)
-    }
-
-    /// [`Game::evaluate`] on this game itself, which it uses up (a look-ahead copy).
+    /// Score of the position for `side` as a greedy policy sees it: the scenario's victory run
+    /// on this game, which it uses up (a look-ahead copy): who would win now and the scores it
+    /// sets, then the losses.
     pub fn into_value(mut self, side: SideId) -> i64 {
         self.logging = false;
         if self.state.winner.is_none()
@@ -656,19 +649,9 @@ impl<'r, 'p> Game<'r, 'p> {
             state.pieces[a].entity = state.pieces[b].entity;
             state.pieces[b].entity = ea;
         }
-        Game {
-            rules: self.rules,
-            state,
-            dice,
-            guard_dice: Dice::new(seed ^ 1),
-            scratch: Scratch::default(),
-            events: Vec::new(),
-            logging: false,
-            jit: self.jit,
-            decisions: 0,
-            chips_drawn: Vec::new(),
-            acted_off_board: Vec::new(),
-        }
+        let mut copy = Game::with_state(self.rules, state, dice, Dice::new(seed ^ 1), self.jit);
+        copy.logging = false;
+        copy
     }
 
     /// What `side` may know of the position: its own pieces, and the others' unless face
@@ -730,15 +713,6 @@ impl<'r, 'p> Game<'r, 'p> {
 
     /// A piece's name as `side` sees it.
     pub fn piece_label(&self, i: usize, side: SideId) -> String {
-        let p = &self.state.pieces[i];
-        if p.hidden && p.side != Some(side) {
-            format!("hidden piece at {}", p.pos.map_or("?".into(), Pos::label))
-        } else {
-            p.label.to_string()
-        }
-    }
-
-    pub fn dice_draws(&self) -> u64 {
-        self.dice.draws()
+        self.state.piece_label(i, side)
     }
 }

@@ -200,20 +200,10 @@ impl Game<'_, '_> {
         &mut self,
         f: impl FnOnce(&Interp, &mut Ctx) -> Result<T, crate::error::RunError>,
     ) -> Result<T, EngineError> {
-        let mut said = Vec::new();
         // Preconditions have no effects; a scratch dice stream keeps even a guard that rolls
         // from touching the game's dice.
         let dice = &mut self.guard_dice;
-        let mut host = GameHost {
-            rules: self.rules,
-            state: &mut self.state,
-            scratch: &mut self.scratch,
-            said: &mut said,
-            tell: false,
-            chooser: None,
-            picks: Vec::new(),
-            jit: None,
-        };
+        let mut host = GameHost::quiet(self.rules, &mut self.state, &mut self.scratch);
         let interp = Interp::new(self.rules.program, self.rules.assumptions);
         let mut ctx = Ctx::new(dice, &mut host);
         Ok(f(&interp, &mut ctx)?)
@@ -230,9 +220,11 @@ impl Game<'_, '_> {
         let rules = self.rules;
         for &a in actions {
             let params = &rules.program.procs[a as usize].params;
+            let guards = &rules.guards[a as usize];
             if params.is_empty() {
-                if actor.is_none() && self.with_host(|i, c| i.preconditions(a, &[], c))? {
-                    out.push(self.choice(a, Vec::new()));
+                // No piece acts: offered at chips, cards and free actions, not to a piece.
+                if actor.is_none() {
+                    self.bind(a, params, guards, 0, &[], &mut Vec::new(), &mut out)?;
                 }
                 continue;
             }
@@ -251,7 +243,6 @@ impl Game<'_, '_> {
                         })
                 })
                 .collect();
-            let guards = &rules.guards[a as usize];
             for i in actors {
                 let mut args = Vec::with_capacity(params.len());
                 args.push(Val::Piece(i as u32));
@@ -354,21 +345,9 @@ impl Game<'_, '_> {
 
     /// The hexes where `count_units(hex, filters…)` is above zero, in board order.
     fn occupied(&mut self, filters: &[Val]) -> Result<BTreeSet<HexCoord>, EngineError> {
-        let mut said = Vec::new();
-        let host = GameHost {
-            rules: self.rules,
-            state: &mut self.state,
-            scratch: &mut self.scratch,
-            said: &mut said,
-            tell: false,
-            chooser: None,
-            picks: Vec::new(),
-            jit: None,
-        };
-        Ok(host.occupied_by(filters)?)
+        Ok(GameHost::quiet(self.rules, &mut self.state, &mut self.scratch).occupied_by(filters)?)
     }
 
-    /// The cost for piece `i` to reach each hex, as `move_cost` answers it.
     /// The hexes a place parameter may take, listed from its narrowing guards (see
     /// [`narrowings`]): the first that generates a list (hexes within a distance or cost,
     /// neighbours, hexes holding the filtered pieces) gives the order, and every narrowing
@@ -505,20 +484,11 @@ impl Game<'_, '_> {
 
     /// The cost for piece `i` to reach each hex, searched up to `r`, as `move_cost` answers.
     fn move_costs(&mut self, i: usize, r: i64) -> Result<Vec<u32>, EngineError> {
-        let mut said = Vec::new();
-        let mut host = GameHost {
-            rules: self.rules,
-            state: &mut self.state,
-            scratch: &mut self.scratch,
-            said: &mut said,
-            tell: false,
-            chooser: None,
-            picks: Vec::new(),
-            jit: None,
-        };
-        Ok(host
-            .reach(i, Some(r.clamp(0, i64::from(u32::MAX - 1)) as u32))?
-            .to_vec())
+        Ok(
+            GameHost::quiet(self.rules, &mut self.state, &mut self.scratch)
+                .reach(i, Some(r.clamp(0, i64::from(u32::MAX - 1)) as u32))?
+                .to_vec(),
+        )
     }
 
     fn choice(&self, a: ProcId, args: Vec<Val>) -> Choice {

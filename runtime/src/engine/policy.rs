@@ -280,6 +280,47 @@ impl Policy for ScriptFile {
     }
 }
 
+/// One policy per side id, by name, seeded from the game seed.
+pub fn for_sides(kinds: &[String], seed: u64) -> Result<Vec<Box<dyn Policy>>, String> {
+    kinds
+        .iter()
+        .enumerate()
+        .map(|(s, k)| by_name(k, seed, s as SideId))
+        .collect()
+}
+
+impl Scripted {
+    /// One scripted policy per side of `program`, playing back the decisions of a log.
+    pub fn from_events(
+        program: &sandtable_compiler::ir::Program,
+        events: &[super::Event],
+    ) -> Result<Vec<Box<dyn Policy>>, String> {
+        let mut scripts = vec![std::collections::VecDeque::new(); program.sides.len()];
+        for e in events {
+            if let super::Event::Decision {
+                side,
+                choice,
+                of,
+                label,
+            } = e
+            {
+                let s = program
+                    .sides
+                    .iter()
+                    .position(|x| x.name == *side)
+                    .ok_or_else(|| {
+                        format!("the log names a side `{side}` these rules do not have")
+                    })?;
+                scripts[s].push_back((*choice, *of, label.clone()));
+            }
+        }
+        Ok(scripts
+            .into_iter()
+            .map(|script| Box::new(Scripted { script }) as Box<dyn Policy>)
+            .collect())
+    }
+}
+
 /// A policy by name, for a side, seeded from the game seed.
 pub fn by_name(kind: &str, seed: u64, side: SideId) -> Result<Box<dyn Policy>, String> {
     match kind {

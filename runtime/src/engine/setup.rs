@@ -750,23 +750,22 @@ fn read_board(
             };
             let outline = |blk: &ConfigBlock| -> Result<Geometry, EngineError> {
                 let pt = |x: i64, y: i64| Point::new(x, y).map_err(setup_err);
+                let lengths =
+                    |p: &Property, n: usize, what: &str| -> Result<Vec<i64>, EngineError> {
+                        let v: Vec<i64> = flat(interp, p)?
+                            .iter()
+                            .map(length)
+                            .collect::<Result<_, _>>()?;
+                        if v.len() != n {
+                            return Err(EngineError::Setup(what.to_string()));
+                        }
+                        Ok(v)
+                    };
                 if let Some(p) = prop(blk, "rect") {
-                    let v: Vec<i64> = flat(interp, p)?
-                        .iter()
-                        .map(length)
-                        .collect::<Result<_, _>>()?;
-                    if v.len() != 4 {
-                        return Err(EngineError::Setup("`rect` takes x0, y0, x1, y1".into()));
-                    }
+                    let v = lengths(p, 4, "`rect` takes x0, y0, x1, y1")?;
                     Ok(Geometry::rect(pt(v[0], v[1])?, pt(v[2], v[3])?))
                 } else if let Some(p) = prop(blk, "circle") {
-                    let v: Vec<i64> = flat(interp, p)?
-                        .iter()
-                        .map(length)
-                        .collect::<Result<_, _>>()?;
-                    if v.len() != 3 {
-                        return Err(EngineError::Setup("`circle` takes x, y, radius".into()));
-                    }
+                    let v = lengths(p, 3, "`circle` takes x, y, radius")?;
                     Geometry::circle(pt(v[0], v[1])?, v[2]).map_err(setup_err)
                 } else {
                     Err(EngineError::Setup(format!(

@@ -5,7 +5,7 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::policy::{self, Policy};
+use super::policy;
 use super::state::Winner;
 use super::{EngineError, Game, GameResult, Rules};
 use crate::jit::{BackendKind, JitProgram};
@@ -67,12 +67,7 @@ pub fn play_one(
     seed: u64,
     policies: &[String],
 ) -> Result<GameResult, EngineError> {
-    let mut ps: Vec<Box<dyn Policy>> = policies
-        .iter()
-        .enumerate()
-        .map(|(s, k)| policy::by_name(k, seed, s as u32))
-        .collect::<Result<_, _>>()
-        .map_err(EngineError::Policy)?;
+    let mut ps = policy::for_sides(policies, seed).map_err(EngineError::Policy)?;
     let mut g = Game::new(rules, seed, jit);
     g.logging = false;
     g.play(&mut ps)
@@ -93,45 +88,18 @@ pub fn simulate(
             "`sim` plays without a terminal: use `run` for a human policy".into(),
         ));
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.max(1))
-        .build()
-        .map_err(|e| EngineError::Policy(format!("cannot start {jobs} threads: {e}")))?;
-    let chunks = games.div_ceil(CHUNK);
-    let sides = rules.program.sides.len();
-    let results: Vec<Result<Totals, (u64, EngineError)>> = pool.install(|| {
-        (0..chunks)
-            .into_par_iter()
-            .map_init(
-                || match backend {
-                    BackendKind::Jit => JitProgram::compile(rules.program, rules.assumptions).ok(),
-                    BackendKind::Interp => None,
-                },
-                |jit, c| {
-                    let mut t = Totals::new(sides);
-                    let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(games));
-                    for i in lo..hi {
-                        let s = seed.wrapping_add(i);
-                        let r = play_one(rules, jit.as_ref(), s, policies).map_err(|e| (i, e))?;
-                        t.add(&r);
-                    }
-                    progress(hi - lo);
-                    Ok(t)
-                },
-            )
-            .collect()
-    });
-    let mut total = Totals::new(sides);
-    for r in results {
-        let t = r.map_err(|(i, e)| {
-            EngineError::Policy(format!(
-                "game {i} (seed {}) failed: {e}",
-                seed.wrapping_add(i)
-            ))
-        })?;
-        total.merge(&t);
-    }
-    Ok(total)
+    in_parallel(
+        rules.program.sides.len(),
+        games,
+        seed,
+        jobs,
+        || match backend {
+            BackendKind::Jit => JitProgram::compile(rules.program, rules.assumptions).ok(),
+            BackendKind::Interp => None,
+        },
+        |jit, s| play_one(rules, jit.as_ref(), s, policies),
+        progress,
+    )
 }
 
 /// The hand-written Platoon playout over the same games and threads as [`simulate`].
@@ -142,25 +110,56 @@ pub fn simulate_reference(
     seed: u64,
     jobs: usize,
 ) -> Result<Totals, EngineError> {
+    in_parallel(
+        sides,
+        games,
+        seed,
+        jobs,
+        || (),
+        |_, s| Ok(flank.playout(s)),
+        &|_| {},
+    )
+}
+
+/// Games `0..games` (game `i` with seed `seed + i`) in chunks over a pool of `jobs` threads;
+/// `init` makes what each worker keeps (compiled code), `play` plays one game. The totals are
+/// integer sums, so they do not depend on how chunks were spread; the first failing game (by
+/// number) is the error reported.
+fn in_parallel<W>(
+    sides: usize,
+    games: u64,
+    seed: u64,
+    jobs: usize,
+    init: impl Fn() -> W + Sync + Send,
+    play: impl Fn(&mut W, u64) -> Result<GameResult, EngineError> + Sync + Send,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Totals, EngineError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
         .build()
         .map_err(|e| EngineError::Policy(format!("cannot start {jobs} threads: {e}")))?;
-    let chunks = games.div_ceil(CHUNK);
-    let parts: Vec<Totals> = pool.install(|| {
-        (0..chunks)
+    let results: Vec<Result<Totals, (u64, EngineError)>> = pool.install(|| {
+        (0..games.div_ceil(CHUNK))
             .into_par_iter()
-            .map(|c| {
+            .map_init(&init, |worker, c| {
                 let mut t = Totals::new(sides);
-                for i in c * CHUNK..((c + 1) * CHUNK).min(games) {
-                    t.add(&flank.playout(seed.wrapping_add(i)));
+                let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(games));
+                for i in lo..hi {
+                    t.add(&play(worker, seed.wrapping_add(i)).map_err(|e| (i, e))?);
                 }
-                t
+                progress(hi - lo);
+                Ok(t)
             })
             .collect()
     });
     let mut total = Totals::new(sides);
-    for t in parts {
+    for r in results {
+        let t = r.map_err(|(i, e)| {
+            EngineError::Policy(format!(
+                "game {i} (seed {}) failed: {e}",
+                seed.wrapping_add(i)
+            ))
+        })?;
         total.merge(&t);
     }
     Ok(total)

@@ -70,6 +70,12 @@ impl Piece {
             .find(|(n, _)| n == name)
             .map_or(0, |(_, v)| *v)
     }
+    /// Back to 0 (a counter never set stays absent: nothing to allocate).
+    pub fn clear_counter(&mut self, name: &str) {
+        if let Some(c) = self.counters.iter_mut().find(|(n, _)| n == name) {
+            c.1 = 0;
+        }
+    }
     pub fn set_counter(&mut self, name: &str, value: i64) {
         match self.counters.iter_mut().find(|(n, _)| n == name) {
             Some(c) => c.1 = value,
@@ -110,6 +116,15 @@ impl State {
             .iter()
             .enumerate()
             .filter(move |(_, p)| p.on_board() && p.pos == Some(pos))
+    }
+    /// A piece's name as `side` sees it: a face-down enemy piece is only "hidden piece at …".
+    pub fn piece_label(&self, i: usize, side: SideId) -> String {
+        let p = &self.pieces[i];
+        if p.hidden && p.side != Some(side) {
+            format!("hidden piece at {}", p.pos.map_or("?".into(), Pos::label))
+        } else {
+            p.label.to_string()
+        }
     }
     pub fn losses(&self, side: SideId) -> u32 {
         self.pieces

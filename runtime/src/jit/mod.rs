@@ -509,6 +509,16 @@ pub enum BackendKind {
     Jit,
 }
 
+impl BackendKind {
+    /// As on the command line and in game logs.
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendKind::Interp => "interp",
+            BackendKind::Jit => "jit",
+        }
+    }
+}
+
 /// One interface over both engines: the JIT where a procedure compiled, the interpreter
 /// everywhere else (and everywhere when the JIT is not available on this machine).
 pub struct Backend<'p> {
