@@ -52,7 +52,7 @@ impl Policy for Random {
 }
 
 /// One step of look-ahead: each choice is played on `samples` copies of the game (own dice,
-/// hidden pieces shuffled) and the position scored by [`Game::evaluate`]; the best mean wins,
+/// hidden pieces shuffled) and the position scored by [`Game::into_value`]; the best mean wins,
 /// ties broken at random.
 pub struct Greedy {
     dice: Dice,
