@@ -48,6 +48,9 @@ pub struct Ref {
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct File {
     pub items: Vec<Item>,
+    /// Names that items with syntax errors were defining (`action fire(` …): they exist in
+    /// the author's mind, so uses of them are not reported as unknown as well.
+    pub broken: Vec<Ident>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

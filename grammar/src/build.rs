@@ -61,6 +61,21 @@ pub(crate) fn build_item(p: Pair<Rule>, base: usize, errors: &mut Vec<ParseError
     item
 }
 
+/// A section heading read on its own (its body is recovered item by item).
+pub(crate) fn build_section_head(
+    p: Pair<Rule>,
+    base: usize,
+    errors: &mut Vec<ParseError>,
+) -> Section {
+    let cx = Cx {
+        base,
+        errors: std::cell::RefCell::new(Vec::new()),
+    };
+    let section = cx.section(p);
+    errors.append(&mut cx.errors.into_inner());
+    section
+}
+
 impl Cx {
     fn item(&self, p: Pair<Rule>) -> Item {
         let span = self.span(&p);
@@ -694,7 +709,7 @@ impl Cx {
                     Rule::wildcard => PatternKind::Wildcard,
                     Rule::range_lit => PatternKind::Range(self.range(x)),
                     Rule::at_least => {
-                        let n = parse_int(x.as_str().trim_end_matches('+'));
+                        let n = self.int(x.as_str().trim_end_matches('+'), span);
                         let lo = Expr {
                             kind: ExprKind::Int(n),
                             span,
@@ -762,6 +777,7 @@ impl Cx {
         let tokens = p.clone().into_inner().count();
         if tokens > MAX_EXPR_TOKENS {
             self.errors.borrow_mut().push(ParseError {
+                code: "sand::parse::too-long",
                 message: format!("this expression has {tokens} operands and operators; the limit is {MAX_EXPR_TOKENS}"),
                 span,
                 help: Some("split it with `let` into smaller parts".into()),
@@ -894,7 +910,7 @@ impl Cx {
                     span,
                 };
             }
-            Rule::length => ExprKind::Length(parse_length(p.as_str())),
+            Rule::length => ExprKind::Length(self.length(p.as_str(), span)),
             Rule::dice => {
                 let s = p.as_str();
                 let (n, x) = s.split_once('d').unwrap_or(("", s));
@@ -906,12 +922,23 @@ impl Cx {
                 let sides = x.parse().unwrap_or(u32::MAX);
                 ExprKind::Dice { count, sides }
             }
-            Rule::int => ExprKind::Int(parse_int(p.as_str())),
+            Rule::int => ExprKind::Int(self.int(p.as_str(), span)),
             Rule::boolean => ExprKind::Bool(p.as_str() == "true"),
             Rule::string => ExprKind::Str(self.string(p).value),
             Rule::plus_int | Rule::signed_atom => {
                 let negative = p.as_str().starts_with('-');
-                let inner = self.primary(p.into_inner().next().expect("signed body"));
+                let body = p.into_inner().next().expect("signed body");
+                // The most negative integer has no positive counterpart to negate.
+                if negative
+                    && body.as_rule() == Rule::int
+                    && let Ok(n) = format!("-{}", body.as_str()).parse::<i64>()
+                {
+                    return Expr {
+                        kind: ExprKind::Int(n),
+                        span,
+                    };
+                }
+                let inner = self.primary(body);
                 let kind = match inner.kind {
                     ExprKind::Int(n) if negative => ExprKind::Int(n.saturating_neg()),
                     ExprKind::Length(n) if negative => ExprKind::Length(n.saturating_neg()),
@@ -967,18 +994,45 @@ fn fold_negative_range(op: UnOp, rhs: Expr, span: Span) -> Expr {
     }
 }
 
-/// Integers beyond i64 saturate: the compiler's range checks then report them.
-fn parse_int(s: &str) -> i64 {
-    s.parse().unwrap_or(i64::MAX)
-}
+impl Cx {
+    /// An integer literal. One beyond 64 bits is an error: saturating it would silently
+    /// change the rule.
+    fn int(&self, text: &str, span: Span) -> i64 {
+        text.parse().unwrap_or_else(|_| {
+            self.number_error(
+                format!("the integer `{text}` is too large; the largest is {}", i64::MAX),
+                span,
+            )
+        })
+    }
 
-fn parse_length(s: &str) -> i64 {
-    let (digits, unit) = s.split_at(s.len() - 2);
-    let n = parse_int(digits);
-    let per = match unit {
-        "in" => LENGTH_PER_INCH,
-        "cm" => LENGTH_PER_CM,
-        _ => LENGTH_PER_MM,
-    };
-    n.saturating_mul(per)
+    /// A length literal in tenths of a millimetre, refused when it does not fit in 64 bits.
+    fn length(&self, text: &str, span: Span) -> i64 {
+        let (digits, unit) = text.split_at(text.len() - 2);
+        let per = match unit {
+            "in" => LENGTH_PER_INCH,
+            "cm" => LENGTH_PER_CM,
+            _ => LENGTH_PER_MM,
+        };
+        match digits.parse::<i64>().ok().and_then(|n| n.checked_mul(per)) {
+            Some(n) => n,
+            None => self.number_error(
+                format!(
+                    "the length `{text}` is too large; the largest is {}{unit}",
+                    i64::MAX / per
+                ),
+                span,
+            ),
+        }
+    }
+
+    fn number_error(&self, message: String, span: Span) -> i64 {
+        self.errors.borrow_mut().push(ParseError {
+            code: "sand::parse::number-too-large",
+            message,
+            span,
+            help: Some("write a smaller number; no game quantity needs more than 18 digits".into()),
+        });
+        0
+    }
 }

@@ -8,4 +8,6 @@ pub mod ast;
 mod build;
 mod parser;
 
-pub use parser::{MAX_NESTING, MAX_SOURCE_BYTES, ParseError, Parsed, parse};
+pub use parser::{
+    MAX_NESTING, MAX_PARSE_ERRORS, MAX_SOURCE_BYTES, ParseError, Parsed, SYNTAX, parse,
+};

@@ -8,7 +8,7 @@ use pest::Parser;
 use pest::pratt_parser::{Assoc, Op, PrattParser};
 
 use crate::ast::*;
-use crate::build::build_item;
+use crate::build::{build_item, build_section_head};
 
 #[derive(pest_derive::Parser)]
 #[grammar = "sand.pest"]
@@ -23,9 +23,16 @@ const CALL_LIMIT: usize = 20_000_000;
 pub const MAX_EXPR_TOKENS: usize = 2_000;
 /// Bound on nesting depth of brackets, braces and parentheses.
 pub const MAX_NESTING: usize = 256;
+/// Most syntax errors listed for one file; one more error says how many were left out.
+pub const MAX_PARSE_ERRORS: usize = 100;
+
+/// The code of an ordinary syntax error.
+pub const SYNTAX: &str = "sand::parse::syntax";
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ParseError {
+    /// A stable diagnostic code (`sand::parse::…`).
+    pub code: &'static str,
     pub message: String,
     pub span: Span,
     pub help: Option<String>,
@@ -62,9 +69,15 @@ pub(crate) fn pratt() -> &'static PrattParser<Rule> {
 
 /// Parse one file. Items before, between and after syntax errors are kept.
 pub fn parse(src: &str) -> Parsed {
+    parse_counting(src).0
+}
+
+/// [`parse`], also returning how many bytes of input pest was handed in all (the work done).
+fn parse_counting(src: &str) -> (Parsed, usize) {
     let mut out = Parsed::default();
     if src.len() > MAX_SOURCE_BYTES {
         out.errors.push(ParseError {
+            code: "sand::parse::too-large",
             message: format!(
                 "file is {} bytes; the limit is {} bytes",
                 src.len(),
@@ -73,13 +86,14 @@ pub fn parse(src: &str) -> Parsed {
             span: Span::new(0, 0),
             help: Some("split the ruleset into several files".into()),
         });
-        return out;
+        return (out, 0);
     }
     if let Some(err) = nesting_error(src) {
         out.errors.push(err);
-        return out;
+        return (out, 0);
     }
     pest::set_call_limit(std::num::NonZeroUsize::new(CALL_LIMIT));
+    let mut work = src.len();
     match SandParser::parse(Rule::file, src) {
         Ok(mut pairs) => {
             let file = pairs.next().expect("file rule always yields one pair");
@@ -89,9 +103,31 @@ pub fn parse(src: &str) -> Parsed {
                 }
             }
         }
-        Err(_) => parse_with_recovery(src, &mut out),
+        Err(_) => work += parse_with_recovery(src, &mut out),
     }
-    out
+    cap_errors(&mut out.errors);
+    (out, work)
+}
+
+/// Keeps the first [`MAX_PARSE_ERRORS`] errors and replaces the rest with one that counts them.
+fn cap_errors(errors: &mut Vec<ParseError>) {
+    if errors.len() <= MAX_PARSE_ERRORS {
+        return;
+    }
+    let more = errors.len() - MAX_PARSE_ERRORS;
+    let first_hidden = errors[MAX_PARSE_ERRORS].span;
+    errors.truncate(MAX_PARSE_ERRORS);
+    errors.push(ParseError {
+        code: "sand::parse::too-many-errors",
+        message: format!(
+            "{more} more syntax error{} from here on are not shown",
+            if more == 1 { "" } else { "s" }
+        ),
+        span: first_hidden,
+        help: Some(format!(
+            "only the first {MAX_PARSE_ERRORS} syntax errors of a file are listed; fix those and check again"
+        )),
+    });
 }
 
 /// Brackets nested deeper than `MAX_NESTING` are refused before pest recurses into them.
@@ -115,6 +151,7 @@ fn nesting_error(src: &str) -> Option<ParseError> {
                 depth += 1;
                 if depth > MAX_NESTING {
                     return Some(ParseError {
+                        code: "sand::parse::too-deep",
                         message: format!("brackets nested more than {MAX_NESTING} deep"),
                         span: Span::new(i, i + 1),
                         help: Some("flatten the expression or split the block".into()),
@@ -128,39 +165,235 @@ fn nesting_error(src: &str) -> Option<ParseError> {
     None
 }
 
-/// Reads one item at a time; after a failure it records the error and skips to the next line
-/// that begins an item.
-fn parse_with_recovery(src: &str, out: &mut Parsed) {
-    let mut pos = skip_trivia(src, 0);
-    while pos < src.len() {
-        // After an error inside a block we resume at its next item; its closing brace is
-        // left over and skipped here.
-        if src[pos..].starts_with('}') {
-            pos = skip_trivia(src, pos + 1);
-            continue;
-        }
-        match SandParser::parse(Rule::lone_item, &src[pos..]) {
-            Ok(mut pairs) => {
-                let lone = pairs.next().expect("lone_item yields one pair");
-                let item = lone.into_inner().next().expect("lone_item holds an item");
-                let end = pos + item.as_span().end();
-                out.file.items.push(build_item(item, pos, &mut out.errors));
-                pos = skip_trivia(src, end);
-            }
-            Err(e) => {
-                out.errors.push(convert_error(&e, src, pos));
-                let failed_at = pos + error_offset(&e);
-                let next = resync(src, pos, failed_at);
-                if next <= pos {
-                    break;
+/// Reads one item at a time. A failed item is reported and skipped up to the next line that
+/// begins an item; a section whose heading reads is entered instead, so the items beside the
+/// error inside it are kept.
+fn parse_with_recovery(src: &str, out: &mut Parsed) -> usize {
+    let mut r = Recovery {
+        src,
+        last_comment_close: src.rfind("*/"),
+        errors: std::mem::take(&mut out.errors),
+        broken: Vec::new(),
+        pest_bytes: 0,
+        pending_closes: 0,
+    };
+    let (items, _) = r.items(0, None);
+    out.file.items = items;
+    out.file.broken = r.broken;
+    out.errors = r.errors;
+    r.pest_bytes
+}
+
+struct Recovery<'s> {
+    src: &'s str,
+    /// Where the last `*/` of the file starts: a `/*` after it is never closed.
+    last_comment_close: Option<usize>,
+    errors: Vec<ParseError>,
+    broken: Vec<Ident>,
+    /// Bytes of input handed to pest, summed over every attempt: recovery must stay linear in
+    /// the size of the file, and the tests check it through this figure.
+    pest_bytes: usize,
+    /// `}` left over from items skipped after an error: they close blocks of the skipped text
+    /// and are not stray.
+    pending_closes: usize,
+}
+
+impl Recovery<'_> {
+    /// Items from `pos` up to the end of the file, or up to the `}` closing the section body
+    /// opened at `open` (its heading's span). Returns the items and the position after them.
+    fn items(&mut self, mut pos: usize, open: Option<Span>) -> (Vec<Item>, usize) {
+        let src = self.src;
+        let mut items = Vec::new();
+        let errors_before = self.errors.len();
+        loop {
+            pos = self.skip_trivia(pos, open.is_some());
+            if pos >= src.len() {
+                if let Some(head) = open
+                    && self.errors.len() == errors_before
+                {
+                    self.errors.push(ParseError {
+                        code: SYNTAX,
+                        message: "this section is never closed".into(),
+                        span: head,
+                        help: Some("add the `}` that ends its body".into()),
+                    });
                 }
-                pos = skip_trivia(src, next);
+                return (items, pos);
             }
+            if src[pos..].starts_with('}') {
+                if self.pending_closes > 0 {
+                    self.pending_closes -= 1;
+                } else if open.is_some() {
+                    return (items, pos + 1);
+                } else {
+                    self.errors.push(ParseError {
+                        code: "sand::parse::unmatched-brace",
+                        message: "this `}` closes nothing".into(),
+                        span: Span::new(pos, pos + 1),
+                        help: Some(
+                            "remove it, or add the `{` it was meant to close; the items after it are still read"
+                                .into(),
+                        ),
+                    });
+                }
+                pos += 1;
+                continue;
+            }
+            pos = self.item(pos, open.is_some(), &mut items);
+        }
+    }
+
+    /// Reads the item at `pos` (or recovers from it); returns where the next one may start.
+    fn item(&mut self, pos: usize, nested: bool, items: &mut Vec<Item>) -> usize {
+        let src = self.src;
+        let mut min_len = 1;
+        loop {
+            let end = window_end(src, pos, min_len);
+            let window = &src[pos..end];
+            self.pest_bytes += window.len();
+            match SandParser::parse(Rule::lone_item, window) {
+                Ok(mut pairs) => {
+                    let lone = pairs.next().expect("lone_item yields one pair");
+                    let item = lone.into_inner().next().expect("lone_item holds an item");
+                    let item_end = pos + item.as_span().end();
+                    items.push(build_item(item, pos, &mut self.errors));
+                    return item_end;
+                }
+                Err(e) => {
+                    let failed_at = pos + error_offset(&e);
+                    // An item cut by the window fails where the window ends: read more of it.
+                    if end < src.len() && skip_trivia(src, failed_at).0 >= end {
+                        min_len = 2 * (end - pos);
+                        continue;
+                    }
+                    if let Some(next) = self.section(pos, end, items) {
+                        return next;
+                    }
+                    self.errors.push(convert_error(&e, src, pos, self.last_comment_close));
+                    if let Some(name) = defined_name(src, pos) {
+                        self.broken.push(name);
+                    }
+                    let (next, open_braces) =
+                        resync(src, pos, failed_at, nested, self.last_comment_close);
+                    self.pending_closes += open_braces;
+                    return next.max(pos + 1);
+                }
+            }
+        }
+    }
+
+    /// A section whose heading reads but whose body does not: its items are read one by one.
+    fn section(&mut self, pos: usize, end: usize, items: &mut Vec<Item>) -> Option<usize> {
+        let window = &self.src[pos..end];
+        self.pest_bytes += window.len();
+        let head = SandParser::parse(Rule::section_head, window)
+            .ok()?
+            .next()
+            .expect("section_head yields one pair");
+        let body_start = pos + head.as_span().end();
+        let mut section = build_section_head(head, pos, &mut self.errors);
+        let pending = std::mem::take(&mut self.pending_closes);
+        let (body, next) = self.items(body_start, Some(section.head));
+        self.pending_closes = pending;
+        section.body = Some(body);
+        items.push(Item {
+            kind: ItemKind::Section(section),
+            span: Span::new(pos, next),
+        });
+        Some(next)
+    }
+
+    /// Whitespace and comments; an unclosed `/*` is reported and reading goes on at the next
+    /// line that begins an item, so the rest of the file is still checked.
+    fn skip_trivia(&mut self, pos: usize, nested: bool) -> usize {
+        let (next, unclosed) = skip_trivia(self.src, pos);
+        let Some(at) = unclosed else {
+            return next;
+        };
+        self.errors.push(ParseError {
+            code: "sand::parse::unterminated-comment",
+            message: "this `/*` comment is never closed".into(),
+            span: Span::new(at, at + 2),
+            help: Some(
+                "close it with `*/`; until then everything after it would be a comment".into(),
+            ),
+        });
+        let (next, open_braces) = resync(self.src, at, at + 2, nested, self.last_comment_close);
+        self.pending_closes += open_braces;
+        next
+    }
+}
+
+/// The name an item that failed to parse was going to define (`action fire(` → `fire`), so
+/// later uses of it are not reported as missing on top of the syntax error.
+fn defined_name(src: &str, pos: usize) -> Option<Ident> {
+    const DEFINING: &[&str] = &[
+        "side",
+        "enum",
+        "kind",
+        "unit",
+        "weapon",
+        "terrain",
+        "marker",
+        "die",
+        "stack",
+        "table",
+        "resolve",
+        "action",
+        "procedure",
+        "scenario",
+        "board",
+        "activation",
+        "force",
+        "phase",
+    ];
+    let rest = &src[pos..];
+    let kw = DEFINING.iter().find(|kw| {
+        rest.starts_with(*kw)
+            && rest[kw.len()..]
+                .chars()
+                .next()
+                .is_some_and(|c| c == ' ' || c == '\t')
+    })?;
+    let after = pos + kw.len();
+    let start = after + (src[after..].len() - src[after..].trim_start_matches([' ', '\t']).len());
+    let len = src[start..]
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(src.len() - start);
+    let name = &src[start..start + len];
+    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    Some(Ident {
+        name: name.to_string(),
+        span: Span::new(start, start + len),
+    })
+}
+
+/// End of the text pest is given for the item at `pos`: the first line at least `min_len`
+/// bytes on that begins an item, or the end of the file. pest's error path scans its whole
+/// input (to find the line of the error), so handing it the rest of the file at each error
+/// would make recovery quadratic.
+fn window_end(src: &str, pos: usize, min_len: usize) -> usize {
+    let bytes = src.as_bytes();
+    let mut i = pos.saturating_add(min_len);
+    loop {
+        let Some(nl) = bytes.get(i..).and_then(|b| b.iter().position(|&c| c == b'\n')) else {
+            return src.len();
+        };
+        i += nl + 1;
+        let indent = bytes[i..]
+            .iter()
+            .take_while(|c| **c == b' ' || **c == b'\t')
+            .count();
+        if starts_item(&src[i + indent..]) {
+            return i;
         }
     }
 }
 
-fn skip_trivia(src: &str, mut pos: usize) -> usize {
+/// Skips whitespace and comments; also returns where an unclosed `/*` starts, if one does.
+fn skip_trivia(src: &str, mut pos: usize) -> (usize, Option<usize>) {
     let bytes = src.as_bytes();
     loop {
         while pos < bytes.len() && (bytes[pos] as char).is_ascii_whitespace() {
@@ -169,13 +402,14 @@ fn skip_trivia(src: &str, mut pos: usize) -> usize {
         if src[pos..].starts_with("//") {
             pos = src[pos..].find('\n').map_or(src.len(), |n| pos + n);
         } else if src[pos..].starts_with("/*") {
-            pos = src[pos + 2..]
-                .find("*/")
-                .map_or(src.len(), |n| pos + 2 + n + 2);
+            match src[pos + 2..].find("*/") {
+                Some(n) => pos = pos + 2 + n + 2,
+                None => return (pos, Some(pos)),
+            }
         } else if src[pos..].starts_with('\u{FEFF}') {
             pos += '\u{FEFF}'.len_utf8();
         } else {
-            return pos;
+            return (pos, None);
         }
     }
 }
@@ -210,51 +444,63 @@ const ITEM_STARTS: &[&str] = &[
     "assume",
 ];
 
-/// The next place to try after an error: the next line, after the error position, that starts
-/// with an item keyword (at any depth, so the rest of an enclosing section is still read).
-fn resync(src: &str, item_start: usize, failed_at: usize) -> usize {
+/// The next place to try after an error, and how many `{` the skipped text leaves open: the
+/// first line after the error that begins an item (at any depth, so the rest of a block is
+/// still read), or, inside a section, a `}` that closes the section.
+fn resync(
+    src: &str,
+    item_start: usize,
+    failed_at: usize,
+    nested: bool,
+    last_comment_close: Option<usize>,
+) -> (usize, usize) {
     let mut line_start = true;
-    let mut in_str = false;
+    let mut depth = 0usize;
     let bytes = src.as_bytes();
     let mut i = item_start;
     while i < bytes.len() {
         let c = bytes[i];
-        if in_str {
-            if c == b'\\' {
-                i += 2;
-                continue;
+        if line_start && !c.is_ascii_whitespace() {
+            line_start = false;
+            if i > failed_at.max(item_start) && starts_item(&src[i..]) {
+                return (i, depth);
             }
-            if c == b'"' {
-                in_str = false;
-            }
-            if c == b'\n' {
-                line_start = true;
-            }
-            i += 1;
-            continue;
         }
         match c {
-            b'"' => in_str = true,
-            b'\n' => {
-                line_start = true;
+            b'\n' => line_start = true,
+            // A string ends at its line here: one stray quote must not hide the rest of the
+            // file from recovery.
+            b'"' => {
                 i += 1;
-                continue;
+                while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                if i < bytes.len() && bytes[i] == b'\n' {
+                    continue;
+                }
             }
             b'/' if src[i..].starts_with("//") => {
                 i = src[i..].find('\n').map_or(src.len(), |n| i + n);
                 continue;
             }
-            _ => {}
-        }
-        if line_start && !c.is_ascii_whitespace() {
-            line_start = false;
-            if i > failed_at.max(item_start) && starts_item(&src[i..]) {
-                return i;
+            b'/' if src[i..].starts_with("/*") && last_comment_close.is_some_and(|c| c >= i + 2) => {
+                i = src[i + 2..].find("*/").map_or(src.len(), |n| i + 2 + n + 2);
+                continue;
             }
+            b'{' => depth += 1,
+            // At the top level such a `}` belongs to the broken item (its `{` is what is
+            // missing); inside a section it may be the section's own end.
+            b'}' if depth == 0 => {
+                if nested && i > failed_at {
+                    return (i, 0);
+                }
+            }
+            b'}' => depth -= 1,
+            _ => {}
         }
         i += 1;
     }
-    src.len()
+    (src.len(), 0)
 }
 
 fn starts_item(rest: &str) -> bool {
@@ -274,8 +520,21 @@ fn error_offset(e: &pest::error::Error<Rule>) -> usize {
     }
 }
 
-fn convert_error(e: &pest::error::Error<Rule>, src: &str, base: usize) -> ParseError {
+fn convert_error(
+    e: &pest::error::Error<Rule>,
+    src: &str,
+    base: usize,
+    last_comment_close: Option<usize>,
+) -> ParseError {
     let at = base + error_offset(e);
+    if src[at.min(src.len())..].starts_with("/*") && last_comment_close.is_none_or(|c| c < at + 2) {
+        return ParseError {
+            code: "sand::parse::unterminated-comment",
+            message: "this `/*` comment is never closed".into(),
+            span: Span::new(at, at + 2),
+            help: Some("close it with `*/`; until then everything after it would be a comment".into()),
+        };
+    }
     let end = next_token_end(src, at);
     let found = if at >= src.len() {
         "end of file".to_string()
@@ -292,6 +551,7 @@ fn convert_error(e: &pest::error::Error<Rule>, src: &str, base: usize) -> ParseE
         format!("expected {expected}, found {found}")
     };
     ParseError {
+        code: SYNTAX,
         message,
         span: Span::new(at, end.max(at)),
         help: Some(help_for(&e.variant, src, at)),
@@ -539,5 +799,130 @@ mod tests {
             (a.kind.clone(), b.kind.clone()),
             (ExprKind::Length(762), ExprKind::Length(1000))
         );
+    }
+
+    fn side_names(f: &File) -> Vec<&str> {
+        let mut out = Vec::new();
+        fn walk<'a>(items: &'a [Item], out: &mut Vec<&'a str>) {
+            for i in items {
+                match &i.kind {
+                    ItemKind::Side(s) => out.push(s.name.name.as_str()),
+                    ItemKind::Proc(p) => out.push(p.name.name.as_str()),
+                    ItemKind::Section(s) => walk(s.body.as_deref().unwrap_or_default(), out),
+                    _ => {}
+                }
+            }
+        }
+        walk(&f.items, &mut out);
+        out
+    }
+
+    #[test]
+    fn an_unclosed_comment_at_the_start_is_an_error_and_the_items_after_it_are_read() {
+        let p = parse("/* setup\nside us \"US\"\nresolve r() { result 1 }\n");
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        assert_eq!(p.errors[0].code, "sand::parse::unterminated-comment");
+        assert_eq!(p.errors[0].span, Span::new(0, 2));
+        assert_eq!(side_names(&p.file), ["us", "r"]);
+    }
+
+    #[test]
+    fn an_unclosed_comment_inside_an_item_is_named() {
+        let p = parse("side us \"US\"\nresolve r() { /* half\n result 1 }\nside nva\n");
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        assert_eq!(p.errors[0].code, "sand::parse::unterminated-comment");
+        assert_eq!(side_names(&p.file), ["us", "nva"]);
+    }
+
+    #[test]
+    fn a_stray_closing_brace_is_an_error_and_the_items_after_it_are_read() {
+        let src = "side us \"US\"\n}\nresolve r() { result 1 }\n";
+        let p = parse(src);
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        assert_eq!(p.errors[0].code, "sand::parse::unmatched-brace");
+        assert_eq!(p.errors[0].span, Span::new(13, 14));
+        assert_eq!(side_names(&p.file), ["us", "r"]);
+        let p = parse("}\nside us\n");
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        assert_eq!(side_names(&p.file), ["us"]);
+    }
+
+    #[test]
+    fn an_error_inside_a_section_keeps_the_items_beside_it() {
+        let src = "section 4 \"Actions\" {\n  action move(u: unit) { require true }\n  action fire(u: unit) { require u >> 3 }\n  action rally(u: unit) { require true }\n}\nside us\n";
+        let p = parse(src);
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        assert_eq!(side_names(&p.file), ["move", "rally", "us"]);
+        let ItemKind::Section(s) = &p.file.items[0].kind else {
+            panic!("a section")
+        };
+        assert_eq!(s.number.as_ref().unwrap().name, "4");
+        assert_eq!(
+            p.file.broken.iter().map(|b| b.name.as_str()).collect::<Vec<_>>(),
+            ["fire"]
+        );
+    }
+
+    #[test]
+    fn an_unclosed_section_is_reported_at_its_heading() {
+        let p = parse("section 4 \"Actions\" {\n  side us\n");
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        assert_eq!(p.errors[0].message, "this section is never closed");
+        assert_eq!(side_names(&p.file), ["us"]);
+    }
+
+    #[test]
+    fn recovery_from_many_errors_is_linear_and_the_list_is_capped() {
+        // Each line is an item with an error; before, pest was handed the rest of the file at
+        // each of them (and scanned it), quadratic in the number of errors.
+        let lines = 20_000;
+        let src = "side us \"US\"\nkind k { a int }\n".repeat(lines / 2);
+        let (p, work) = parse_counting(&src);
+        assert!(
+            work <= 8 * src.len(),
+            "pest was handed {work} bytes for a {}-byte file",
+            src.len()
+        );
+        assert_eq!(p.errors.len(), MAX_PARSE_ERRORS + 1);
+        let last = p.errors.last().unwrap();
+        assert_eq!(last.code, "sand::parse::too-many-errors");
+        assert!(
+            last.message
+                .starts_with(&format!("{} more syntax errors", lines / 2 - MAX_PARSE_ERRORS)),
+            "{}",
+            last.message
+        );
+        assert_eq!(side_names(&p.file).len(), lines / 2);
+    }
+
+    #[test]
+    fn a_large_item_after_an_error_is_read_whole() {
+        // The window pest sees grows until the item fits.
+        let body = "  rule a { note \"x\" }\n".repeat(500);
+        let src = format!("kind k {{ a int }}\nsection 1 {{\n{body}}}\nside us\n");
+        let p = parse(&src);
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        assert_eq!(side_names(&p.file), ["us"]);
+        let ItemKind::Section(s) = &p.file.items[0].kind else {
+            panic!("a section, got {:?}", p.file.items[0].kind)
+        };
+        assert_eq!(s.body.as_ref().unwrap().len(), 500);
+    }
+
+    #[test]
+    fn integer_literals_beyond_64_bits_are_errors_with_their_position() {
+        let src = "resolve r() { result 99999999999999999999 }\n";
+        let p = parse(src);
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        assert_eq!(p.errors[0].code, "sand::parse::number-too-large");
+        assert_eq!(&src[p.errors[0].span.start..p.errors[0].span.end], "99999999999999999999");
+        let p = parse("kind k { r: 0..=9999999999999999999in }\n");
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        assert!(p.errors[0].message.contains("length"), "{:?}", p.errors);
+        let p = parse("resolve r() { bands d6 { 99999999999999999999+ => a } }\n");
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        // The smallest integer is written with its sign and still fits.
+        let f = ok("stack m() clamp -9223372036854775808..=0 {\n  +1 \"x\"\n}\n");
+        assert_eq!(f.items.len(), 1);
     }
 }
