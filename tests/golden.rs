@@ -1,12 +1,57 @@
 //! Golden diagnostics: every `tests/diagnostics/*.sand` file is checked and its rendered
-//! diagnostics compared with a reviewed snapshot (one case per file, `cargo insta review`).
+//! diagnostics compared with a reviewed snapshot in `tests/snapshots/NAME.snap`.
+//!
+//! Each case file is its own test (`cargo test --test golden -- NAME` runs one), found by
+//! listing the folder at run time: a new case needs no Rust edit. A case without a snapshot
+//! fails (insta writes `NAME.snap.new` to review), and so does a snapshot without a case.
 
-use std::path::Path;
+use std::collections::BTreeSet;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
 
+use libtest_mimic::{Arguments, Failed, Trial};
 use sandtable_compiler::diagnostic::render;
 
-fn render_case(path: &Path) -> String {
-    let compiled = sandtable_compiler::compile_path(path).expect("case file loads");
+const CASES: &str = "tests/diagnostics";
+const SNAPSHOTS: &str = "tests/snapshots";
+
+fn main() {
+    let args = Arguments::from_args();
+    let cases = case_files();
+    let mut trials: Vec<Trial> = cases
+        .iter()
+        .map(|case| {
+            let case = case.clone();
+            Trial::test(stem(&case), move || check_case(&case))
+        })
+        .collect();
+    let all = cases.clone();
+    trials.push(Trial::test("every_snapshot_has_a_case", move || {
+        snapshots_match_cases(&all)
+    }));
+    trials.push(Trial::test("cases_cover_the_codes", move || {
+        cases_cover_the_codes(&cases)
+    }));
+    libtest_mimic::run(&args, trials).exit();
+}
+
+fn case_files() -> Vec<PathBuf> {
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(CASES)
+        .expect("tests/diagnostics exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "sand"))
+        .collect();
+    cases.sort();
+    cases
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn render_case(compiled: &sandtable_compiler::Compiled) -> String {
     let mut out = String::new();
     for d in &compiled.diagnostics {
         out.push_str(&render::to_plain_string(d, &compiled.db));
@@ -19,37 +64,64 @@ fn render_case(path: &Path) -> String {
     out
 }
 
-#[test]
-fn golden_diagnostics() {
-    let dir = Path::new("tests/diagnostics");
-    let mut cases: Vec<_> = std::fs::read_dir(dir)
-        .expect("tests/diagnostics exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "sand"))
-        .collect();
-    cases.sort();
-    assert!(
-        cases.len() >= 30,
-        "expected at least 30 golden cases, found {}",
-        cases.len()
-    );
-    let mut codes = std::collections::BTreeSet::new();
-    for case in &cases {
-        let name = case.file_stem().unwrap().to_string_lossy().into_owned();
-        let output = render_case(case);
-        let compiled = sandtable_compiler::compile_path(case).expect("loads");
-        assert!(
-            !compiled.diagnostics.is_empty(),
-            "{name}: a golden case must produce at least one diagnostic"
-        );
-        codes.extend(compiled.diagnostics.iter().map(|d| d.code));
+/// Runs `f`, turning a panic (a failed insta or std assertion) into a failed trial.
+fn guarded(f: impl FnOnce() -> Result<(), Failed>) -> Result<(), Failed> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => Err(payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "the check panicked".into())
+            .into()),
+    }
+}
+
+fn check_case(case: &Path) -> Result<(), Failed> {
+    guarded(|| {
+        let name = stem(case);
+        let compiled = sandtable_compiler::compile_path(case)
+            .map_err(|e| format!("{}: does not load: {e}", case.display()))?;
+        if compiled.diagnostics.is_empty() {
+            return Err(format!("{name}: a golden case must produce at least one diagnostic").into());
+        }
+        let output = render_case(&compiled);
         insta::with_settings!({ snapshot_path => "snapshots", prepend_module_to_snapshot => false }, {
             insta::assert_snapshot!(name, output);
         });
+        Ok(())
+    })
+}
+
+/// A snapshot whose case file was renamed or deleted would otherwise linger unchecked.
+fn snapshots_match_cases(cases: &[PathBuf]) -> Result<(), Failed> {
+    let names: BTreeSet<String> = cases.iter().map(|c| stem(c)).collect();
+    let orphans: Vec<String> = std::fs::read_dir(SNAPSHOTS)
+        .map_err(|e| format!("{SNAPSHOTS}: {e}"))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "snap"))
+        .map(|p| stem(&p))
+        .filter(|n| !names.contains(n))
+        .collect();
+    if orphans.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("snapshots without a case in {CASES}: {}", orphans.join(", ")).into())
     }
-    assert!(
-        codes.len() >= 30,
-        "golden cases cover only {} distinct codes: {codes:?}",
-        codes.len()
-    );
+}
+
+fn cases_cover_the_codes(cases: &[PathBuf]) -> Result<(), Failed> {
+    if cases.len() < 30 {
+        return Err(format!("expected at least 30 golden cases, found {}", cases.len()).into());
+    }
+    let mut codes = BTreeSet::new();
+    for case in cases {
+        if let Ok(compiled) = sandtable_compiler::compile_path(case) {
+            codes.extend(compiled.diagnostics.iter().map(|d| d.code));
+        }
+    }
+    if codes.len() < 30 {
+        return Err(format!("golden cases cover only {} distinct codes: {codes:?}", codes.len()).into());
+    }
+    Ok(())
 }

@@ -126,7 +126,9 @@ impl<'a> Lowerer<'a> {
             Some(s) => format!("did you mean `{s}`?"),
             None => "define it with `procedure NAME(…) { … }`, or use a built-in: min, max, clamp, abs, div_up, pool, sum, highest, lowest, successes, count, reroll".to_string(),
         };
-        self.diags.push(
+        // A definition with a syntax error: that error is the one to fix.
+        if !self.broken.contains(name) {
+            self.diags.push(
             Diagnostic::error(
                 "sand::resolve::unknown-name",
                 file,
@@ -136,6 +138,7 @@ impl<'a> Lowerer<'a> {
             .label("not found")
             .help(help),
         );
+        }
         for a in args {
             self.lower_expr(file, scope, &a.value, path);
         }

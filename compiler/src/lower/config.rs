@@ -437,7 +437,10 @@ impl<'a> Lowerer<'a> {
                         _ => Expr::Const(Value::Symbol(n.clone())),
                     };
                 }
-                if strict && !super::expr::looks_like_coordinate(n) && !self.members.contains_key(n)
+                if strict
+                    && !super::expr::looks_like_coordinate(n)
+                    && !self.members.contains_key(n)
+                    && !self.broken.contains(n)
                 {
                     let help = self
                         .suggest(n, &[])

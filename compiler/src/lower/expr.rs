@@ -649,6 +649,9 @@ impl<'a> Lowerer<'a> {
         if looks_like_coordinate(n) || self.table_symbols.contains(n) {
             return Typed::new(Expr::Const(Value::Symbol(n.to_string())), Type::Symbol);
         }
+        if self.broken.contains(n) {
+            return Typed::error();
+        }
         let visible = scope.visible();
         let help = match self.suggest(n, &visible) {
             Some(s) => format!("did you mean `{s}`?"),

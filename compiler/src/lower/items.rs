@@ -158,19 +158,23 @@ impl<'a> Lowerer<'a> {
                 ast::ItemKind::Kind(k) => self.declare_kind_fields(loc.file, k),
                 ast::ItemKind::Die(d) => self.declare_die(loc.file, d),
                 ast::ItemKind::Stack(s) => {
-                    let id = self.stack_id(&s.name.name);
+                    let id = self.stack_id(loc.file, &s.name);
                     let params = self.params(loc.file, &s.params);
                     let clamp = s
                         .clamp
                         .as_ref()
-                        .map(|c| self.const_range(loc.file, c))
+                        .map(|c| {
+                            let (lo, hi) = self.const_range(loc.file, c);
+                            self.check_not_inverted(loc.file, c, lo, hi, "clamp");
+                            (lo, hi)
+                        })
                         .unwrap_or((None, None));
                     let st = &mut self.program.stacks[id as usize];
                     st.params = params;
                     st.clamp = clamp;
                 }
                 ast::ItemKind::Proc(p) => {
-                    let id = self.proc_id(&p.name.name);
+                    let id = self.proc_id(loc.file, &p.name);
                     let params = self.params(loc.file, &p.params);
                     self.program.procs[id as usize].params = params;
                 }
@@ -179,15 +183,14 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn stack_id(&self, name: &str) -> u32 {
-        match self.globals.get(name).map(|d| d.sym) {
+    fn stack_id(&self, file: FileId, name: &ast::Ident) -> u32 {
+        match self.own_sym(file, name) {
             Some(Sym::Stack(id)) => id,
-            // A duplicate definition: the later one lowers into the first's slot's shadow.
             _ => self.program.stacks.len().saturating_sub(1) as u32,
         }
     }
-    fn proc_id(&self, name: &str) -> u32 {
-        match self.globals.get(name).map(|d| d.sym) {
+    fn proc_id(&self, file: FileId, name: &ast::Ident) -> u32 {
+        match self.own_sym(file, name) {
             Some(Sym::Proc(id)) => id,
             _ => self.program.procs.len().saturating_sub(1) as u32,
         }
@@ -267,7 +270,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn declare_kind_fields(&mut self, file: FileId, k: &ast::KindDef) {
-        let Some(Sym::Kind(id)) = self.globals.get(&k.name.name).map(|d| d.sym) else {
+        let Some(Sym::Kind(id)) = self.own_sym(file, &k.name) else {
             return;
         };
         let mut fields: Vec<ir::FieldDef> = Vec::new();
@@ -304,7 +307,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn declare_die(&mut self, file: FileId, d: &ast::DieDef) {
-        let Some(Sym::Die(id)) = self.globals.get(&d.name.name).map(|x| x.sym) else {
+        let Some(Sym::Die(id)) = self.own_sym(file, &d.name) else {
             return;
         };
         let faces: Vec<i64> = match &d.faces.kind {
@@ -531,6 +534,44 @@ impl<'a> Lowerer<'a> {
         (lo_v, hi_v)
     }
 
+/// A range whose upper bound is below its lower one holds no value: a clamp to it would
+    /// give its upper bound for every input.
+    fn check_not_inverted(
+        &mut self,
+        file: FileId,
+        e: &ast::Expr,
+        lo: Option<i64>,
+        hi: Option<i64>,
+        what: &str,
+    ) {
+        let (Some(l), Some(h)) = (lo, hi) else {
+            return;
+        };
+        if l <= h {
+            return;
+        }
+        let ExprKind::Range { inclusive, .. } = e.kind else {
+            return;
+        };
+        let text = self.db.file(file).text.get(e.span.start..e.span.end).unwrap_or("");
+        let help = match text.split_once(if inclusive { "..=" } else { ".." }) {
+            Some((a, b)) if inclusive => {
+                format!("write the smaller bound first: `{}..={}`", b.trim(), a.trim())
+            }
+            _ => "write the smaller bound first".to_string(),
+        };
+        self.diags.push(
+            Diagnostic::error(
+                "sand::type::inverted-range",
+                file,
+                e.span,
+                format!("this {what} range is inverted: its upper bound is below its lower bound, so no value lies in it"),
+            )
+            .label("upper bound below lower bound")
+            .help(help),
+        );
+    }
+
     pub(crate) fn register_unknown(
         &mut self,
         file: FileId,
@@ -592,7 +633,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn define_entity(&mut self, file: FileId, e: &ast::Entity) {
-        let Some(Sym::Entity(id)) = self.globals.get(&e.name.name).map(|d| d.sym) else {
+        let Some(Sym::Entity(id)) = self.own_sym(file, &e.name) else {
             return;
         };
         let kind = e.kind.as_ref().and_then(|k| match self.lookup(&k.name) {
@@ -732,6 +773,45 @@ impl<'a> Lowerer<'a> {
             (Value::Range(..) | Value::LabelRange(..), Type::Range) => true,
             _ => false,
         };
+        if !ok && let Type::Enum(en) = ty {
+            // `ground: woods` where `woods` is both a member of `ground` and a terrain: the
+            // definition hides the member, and the qualified form reaches it.
+            let shadow = match v {
+                Value::Entity(e) => Some(self.program.entities[*e as usize].name.clone()),
+                Value::Side(s) => Some(self.program.sides[*s as usize].name.clone()),
+                Value::Die(d) => Some(self.program.dice[*d as usize].name.clone()),
+                _ => None,
+            };
+            let enum_def = &self.program.enums[*en as usize];
+            if let Some(name) = shadow
+                && enum_def.members.contains(&name)
+            {
+                let enum_name = enum_def.name.clone();
+                let def_kind = self
+                    .globals
+                    .get(&name)
+                    .map(|d| self.describe_def(d.sym))
+                    .unwrap_or_else(|| "a definition".into());
+                let mut d = Diagnostic::error(
+                    "sand::resolve::shadowed-member",
+                    file,
+                    span,
+                    format!(
+                        "`{name}` here is {def_kind}, which hides the member `{name}` of enum `{enum_name}` that `{what}` expects"
+                    ),
+                )
+                .label(format!("{def_kind} `{name}`"))
+                .help(format!(
+                    "write `{enum_name}.{name}` for the enum member, or rename the {} `{name}`",
+                    def_kind.split_once(' ').map_or(def_kind.as_str(), |(_, w)| w)
+                ));
+                if let Some(def) = self.globals.get(&name) {
+                    d = d.related(def.file, def.span, format!("{def_kind} `{name}` defined here"));
+                }
+                self.diags.push(d);
+                return;
+            }
+        }
         if !ok {
             let expected = self.type_name(ty);
             self.diags.push(
@@ -791,7 +871,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn define_stack(&mut self, file: FileId, section: Option<ir::SectionId>, s: &ast::Stack) {
-        let id = match self.globals.get(&s.name.name).map(|d| d.sym) {
+        let id = match self.own_sym(file, &s.name) {
             Some(Sym::Stack(id)) => id,
             _ => return,
         };
@@ -867,7 +947,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn define_table(&mut self, file: FileId, t: &ast::Table) {
-        let id = match self.globals.get(&t.name.name).map(|d| d.sym) {
+        let id = match self.own_sym(file, &t.name) {
             Some(Sym::Table(id)) => id,
             _ => return,
         };
@@ -1044,7 +1124,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn define_proc(&mut self, file: FileId, p: &ast::Proc) {
-        let id = match self.globals.get(&p.name.name).map(|d| d.sym) {
+        let id = match self.own_sym(file, &p.name) {
             Some(Sym::Proc(id)) => id,
             _ => return,
         };

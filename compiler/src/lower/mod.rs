@@ -87,6 +87,12 @@ pub(crate) struct Lowerer<'a> {
     pub table_symbols: std::collections::HashSet<String>,
     /// Names given to unknowns so far, so each gets a distinct one.
     pub unknown_names: std::collections::HashSet<String>,
+    /// Names whose definitions had syntax errors: the parse error explains them, so uses of
+    /// them are not reported again as unknown.
+    pub broken: std::collections::HashSet<String>,
+    /// Each definition site (file, start of its name) → what it defines, duplicates
+    /// included, so a second definition's body is checked against its own signature.
+    pub sites: HashMap<(FileId, usize), Sym>,
 }
 
 /// Compile parsed files into one program. `files` are the parsed ASTs, by file id.
@@ -112,6 +118,11 @@ pub fn lower(
         unknown_sites: Vec::new(),
         table_symbols: std::collections::HashSet::new(),
         unknown_names: std::collections::HashSet::new(),
+        broken: files
+            .iter()
+            .flat_map(|(_, f)| f.broken.iter().map(|b| b.name.clone()))
+            .collect(),
+        sites: HashMap::new(),
     };
     let mut located = Vec::new();
     for (file, ast) in files {
@@ -193,6 +204,7 @@ impl<'a> Lowerer<'a> {
     }
 
     pub(crate) fn define_global(&mut self, name: &ast::Ident, file: FileId, sym: Sym) {
+        self.sites.insert((file, name.span.start), sym);
         if let Some(prev) = self.globals.get(&name.name) {
             let prev = prev.clone();
             self.diags.push(
@@ -201,14 +213,18 @@ impl<'a> Lowerer<'a> {
                     file,
                     name.span,
                     format!(
-                        "`{}` is defined twice (a {} and a {})",
+                        "`{}` is defined twice ({} and {})",
                         name.name,
-                        prev.sym.describe(),
-                        sym.describe()
+                        self.describe_def(prev.sym),
+                        self.describe_def(sym)
                     ),
                 )
-                .label("second definition")
-                .related(prev.file, prev.span, "first defined here")
+                .label(format!("{} defined here again", self.describe_def(sym)))
+                .related(
+                    prev.file,
+                    prev.span,
+                    format!("{} first defined here", self.describe_def(prev.sym)),
+                )
                 .help("rename one of them; all files of a ruleset share one namespace"),
             );
             return;
@@ -221,6 +237,36 @@ impl<'a> Lowerer<'a> {
                 span: name.span,
             },
         );
+    }
+
+    /// What a definition is, with its article: "an action", "a resolution", "a table".
+    pub(crate) fn describe_def(&self, sym: Sym) -> String {
+        let what = match sym {
+            Sym::Proc(id) => match self.program.procs.get(id as usize).map(|p| p.kind) {
+                Some(ir::ProcKind::Action) => "action",
+                Some(ir::ProcKind::Resolve) => "resolution",
+                _ => "procedure",
+            },
+            Sym::Entity(id) => match self.program.entities.get(id as usize).map(|e| e.category) {
+                Some(ir::Category::Unit) => "unit",
+                Some(ir::Category::Weapon) => "weapon",
+                Some(ir::Category::Terrain) => "terrain",
+                Some(ir::Category::Marker) => "marker",
+                None => "entity",
+            },
+            other => other.describe(),
+        };
+        let article = if what.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        format!("{article} {what}")
+    }
+
+    /// The symbol a definition site itself declared (for a duplicate, not the first one).
+    pub(crate) fn own_sym(&self, file: FileId, name: &ast::Ident) -> Option<Sym> {
+        self.sites.get(&(file, name.span.start)).copied()
     }
 
     pub(crate) fn lookup(&mut self, name: &str) -> Option<Sym> {
