@@ -159,6 +159,7 @@ impl Cx {
             Rule::assume_item => {
                 let mut it = inner.into_inner();
                 let path = self.ident(it.next().expect("assume path"));
+                it.next().expect("assume `=`");
                 let value = self.expr(it.next().expect("assume value"));
                 let reason = it.next().map(|s| self.string(s));
                 ItemKind::Assume(Assume {

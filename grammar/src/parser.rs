@@ -619,6 +619,7 @@ fn rule_name(r: Rule) -> Option<&'static str> {
         Rule::range_lit => "a range",
         Rule::EOI => "end of file",
         Rule::rule_num => "a rule number",
+        Rule::assume_eq => "`=`",
         _ => return None,
     })
 }
@@ -633,6 +634,9 @@ fn help_for(variant: &pest::error::ErrorVariant<Rule>, src: &str, at: usize) -> 
         return format!(
             "`{found}` starts a new item, but the block above is still open: is a closing `}}` missing before this line?"
         );
+    }
+    if found.starts_with('#') {
+        return "`#` cannot appear in a name: names hold letters, digits and `_`; unknowns that share a name are numbered `NAME_2`, `NAME_3`, …".into();
     }
     if KEYWORD_LIST.contains(&found) {
         return format!(

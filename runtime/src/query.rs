@@ -236,6 +236,14 @@ pub fn bind_args(
     Ok(args)
 }
 
+/// 1-based line and column (in characters) of a byte offset, as editors count them.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
 /// Assumptions from `--assume` pairs and assumption files (`assume NAME = value "why"`).
 pub fn assumptions(
     program: &Program,
@@ -274,11 +282,15 @@ pub fn assumptions(
             std::fs::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
         let parsed = sandtable_grammar::parse(&text);
         if let Some(e) = parsed.errors.first() {
+            let (line, column) = line_column(&text, e.span.start);
             return Err(format!(
-                "{}: syntax error at byte {}: {}",
+                "{}:{line}:{column}: error[{}]: {}{}",
                 f.display(),
-                e.span.start,
-                e.message
+                e.code,
+                e.message,
+                e.help
+                    .as_ref()
+                    .map_or(String::new(), |h| format!("\n  help: {h}"))
             ));
         }
         for item in &parsed.file.items {

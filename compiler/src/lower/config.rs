@@ -326,6 +326,12 @@ impl<'a> Lowerer<'a> {
                     let vals = values
                         .iter()
                         .map(|v| {
+                            // `chips: us = ?, nva = ?`: each side's unknown is named for its
+                            // side (`scenario.s.chips.us`), a name the user can write.
+                            let path = match &v.name {
+                                Some(n) => format!("{path}.{}", n.name),
+                                None => path.clone(),
+                            };
                             (
                                 v.name.as_ref().map(|n| n.name.clone()),
                                 self.config_value(file, &v.value, &path, strict),

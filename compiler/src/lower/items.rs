@@ -581,10 +581,12 @@ impl<'a> Lowerer<'a> {
         in_table: bool,
     ) -> ir::UnknownId {
         let (line, column) = self.line_of(file, span);
+        // Names are what users type after `--assume` and `assume` in an assumptions file, so
+        // they keep to the characters a name there may hold (letters, digits, `_ . [ ] ,`).
         let mut name = path.to_string();
         let mut i = 2;
         while self.unknown_names.contains(&name) {
-            name = format!("{path}#{i}");
+            name = format!("{path}_{i}");
             i += 1;
         }
         self.unknown_names.insert(name.clone());
