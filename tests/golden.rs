@@ -83,7 +83,9 @@ fn check_case(case: &Path) -> Result<(), Failed> {
         let compiled = sandtable_compiler::compile_path(case)
             .map_err(|e| format!("{}: does not load: {e}", case.display()))?;
         if compiled.diagnostics.is_empty() {
-            return Err(format!("{name}: a golden case must produce at least one diagnostic").into());
+            return Err(
+                format!("{name}: a golden case must produce at least one diagnostic").into(),
+            );
         }
         let output = render_case(&compiled);
         insta::with_settings!({ snapshot_path => "snapshots", prepend_module_to_snapshot => false }, {
@@ -106,7 +108,11 @@ fn snapshots_match_cases(cases: &[PathBuf]) -> Result<(), Failed> {
     if orphans.is_empty() {
         Ok(())
     } else {
-        Err(format!("snapshots without a case in {CASES}: {}", orphans.join(", ")).into())
+        Err(format!(
+            "snapshots without a case in {CASES}: {}",
+            orphans.join(", ")
+        )
+        .into())
     }
 }
 
@@ -121,7 +127,11 @@ fn cases_cover_the_codes(cases: &[PathBuf]) -> Result<(), Failed> {
         }
     }
     if codes.len() < 30 {
-        return Err(format!("golden cases cover only {} distinct codes: {codes:?}", codes.len()).into());
+        return Err(format!(
+            "golden cases cover only {} distinct codes: {codes:?}",
+            codes.len()
+        )
+        .into());
     }
     Ok(())
 }

@@ -109,8 +109,7 @@ fn finish(mut db: SourceDb, default_name: String) -> Compiled {
         next += 1;
         let p = sandtable_grammar::parse(&db.file(id).text);
         for e in &p.errors {
-            let mut d = Diagnostic::error(e.code, id, e.span, e.message.clone())
-                .label("here");
+            let mut d = Diagnostic::error(e.code, id, e.span, e.message.clone()).label("here");
             if let Some(h) = &e.help {
                 d = d.help(h.clone());
             }

@@ -1001,7 +1001,10 @@ impl Cx {
     fn int(&self, text: &str, span: Span) -> i64 {
         text.parse().unwrap_or_else(|_| {
             self.number_error(
-                format!("the integer `{text}` is too large; the largest is {}", i64::MAX),
+                format!(
+                    "the integer `{text}` is too large; the largest is {}",
+                    i64::MAX
+                ),
                 span,
             )
         })

@@ -269,7 +269,8 @@ impl Recovery<'_> {
                     if let Some(next) = self.section(pos, end, items) {
                         return next;
                     }
-                    self.errors.push(convert_error(&e, src, pos, self.last_comment_close));
+                    self.errors
+                        .push(convert_error(&e, src, pos, self.last_comment_close));
                     if let Some(name) = defined_name(src, pos) {
                         self.broken.push(name);
                     }
@@ -378,7 +379,10 @@ fn window_end(src: &str, pos: usize, min_len: usize) -> usize {
     let bytes = src.as_bytes();
     let mut i = pos.saturating_add(min_len);
     loop {
-        let Some(nl) = bytes.get(i..).and_then(|b| b.iter().position(|&c| c == b'\n')) else {
+        let Some(nl) = bytes
+            .get(i..)
+            .and_then(|b| b.iter().position(|&c| c == b'\n'))
+        else {
             return src.len();
         };
         i += nl + 1;
@@ -483,18 +487,17 @@ fn resync(
                 i = src[i..].find('\n').map_or(src.len(), |n| i + n);
                 continue;
             }
-            b'/' if src[i..].starts_with("/*") && last_comment_close.is_some_and(|c| c >= i + 2) => {
+            b'/' if src[i..].starts_with("/*")
+                && last_comment_close.is_some_and(|c| c >= i + 2) =>
+            {
                 i = src[i + 2..].find("*/").map_or(src.len(), |n| i + 2 + n + 2);
                 continue;
             }
             b'{' => depth += 1,
             // At the top level such a `}` belongs to the broken item (its `{` is what is
             // missing); inside a section it may be the section's own end.
-            b'}' if depth == 0 => {
-                if nested && i > failed_at {
-                    return (i, 0);
-                }
-            }
+            b'}' if depth == 0 && nested && i > failed_at => return (i, 0),
+            b'}' if depth == 0 => {}
             b'}' => depth -= 1,
             _ => {}
         }
@@ -532,7 +535,9 @@ fn convert_error(
             code: "sand::parse::unterminated-comment",
             message: "this `/*` comment is never closed".into(),
             span: Span::new(at, at + 2),
-            help: Some("close it with `*/`; until then everything after it would be a comment".into()),
+            help: Some(
+                "close it with `*/`; until then everything after it would be a comment".into(),
+            ),
         };
     }
     let end = next_token_end(src, at);
@@ -862,7 +867,11 @@ mod tests {
         };
         assert_eq!(s.number.as_ref().unwrap().name, "4");
         assert_eq!(
-            p.file.broken.iter().map(|b| b.name.as_str()).collect::<Vec<_>>(),
+            p.file
+                .broken
+                .iter()
+                .map(|b| b.name.as_str())
+                .collect::<Vec<_>>(),
             ["fire"]
         );
     }
@@ -891,8 +900,10 @@ mod tests {
         let last = p.errors.last().unwrap();
         assert_eq!(last.code, "sand::parse::too-many-errors");
         assert!(
-            last.message
-                .starts_with(&format!("{} more syntax errors", lines / 2 - MAX_PARSE_ERRORS)),
+            last.message.starts_with(&format!(
+                "{} more syntax errors",
+                lines / 2 - MAX_PARSE_ERRORS
+            )),
             "{}",
             last.message
         );
@@ -919,7 +930,10 @@ mod tests {
         let p = parse(src);
         assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
         assert_eq!(p.errors[0].code, "sand::parse::number-too-large");
-        assert_eq!(&src[p.errors[0].span.start..p.errors[0].span.end], "99999999999999999999");
+        assert_eq!(
+            &src[p.errors[0].span.start..p.errors[0].span.end],
+            "99999999999999999999"
+        );
         let p = parse("kind k { r: 0..=9999999999999999999in }\n");
         assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
         assert!(p.errors[0].message.contains("length"), "{:?}", p.errors);

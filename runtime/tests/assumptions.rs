@@ -56,7 +56,12 @@ fn every_unknown_name_is_accepted_by_an_assumptions_file_and_by_assume() {
         .filter(|d| d.severity == sandtable_compiler::Severity::Error)
         .collect();
     assert!(errors.is_empty(), "{errors:#?}");
-    let names: Vec<&str> = compiled.program.unknowns.iter().map(|u| u.name.as_str()).collect();
+    let names: Vec<&str> = compiled
+        .program
+        .unknowns
+        .iter()
+        .map(|u| u.name.as_str())
+        .collect();
     assert_eq!(names.len(), 11, "{names:?}");
     assert!(names.contains(&"scenario.first.chips.us"), "{names:?}");
     assert!(names.contains(&"scenario.first.chips.nva"), "{names:?}");
@@ -87,6 +92,9 @@ fn a_broken_assumptions_file_names_line_column_code_and_cause() {
         "// per-side chips\nassume scenario.first.chips.us = 3\nassume chips#2 = 3\n",
     );
     let err = assumptions(&compiled.program, &[], &[file.as_path()]).expect_err("a syntax error");
-    assert!(err.contains("broken.assume:3:13: error[sand::parse::syntax]"), "{err}");
+    assert!(
+        err.contains("broken.assume:3:13: error[sand::parse::syntax]"),
+        "{err}"
+    );
     assert!(err.contains("`#` cannot appear in a name"), "{err}");
 }

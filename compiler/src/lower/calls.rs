@@ -129,15 +129,15 @@ impl<'a> Lowerer<'a> {
         // A definition with a syntax error: that error is the one to fix.
         if !self.broken.contains(name) {
             self.diags.push(
-            Diagnostic::error(
-                "sand::resolve::unknown-name",
-                file,
-                callee.span,
-                format!("cannot find function `{name}`"),
-            )
-            .label("not found")
-            .help(help),
-        );
+                Diagnostic::error(
+                    "sand::resolve::unknown-name",
+                    file,
+                    callee.span,
+                    format!("cannot find function `{name}`"),
+                )
+                .label("not found")
+                .help(help),
+            );
         }
         for a in args {
             self.lower_expr(file, scope, &a.value, path);

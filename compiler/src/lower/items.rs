@@ -534,7 +534,7 @@ impl<'a> Lowerer<'a> {
         (lo_v, hi_v)
     }
 
-/// A range whose upper bound is below its lower one holds no value: a clamp to it would
+    /// A range whose upper bound is below its lower one holds no value: a clamp to it would
     /// give its upper bound for every input.
     fn check_not_inverted(
         &mut self,
@@ -553,10 +553,19 @@ impl<'a> Lowerer<'a> {
         let ExprKind::Range { inclusive, .. } = e.kind else {
             return;
         };
-        let text = self.db.file(file).text.get(e.span.start..e.span.end).unwrap_or("");
+        let text = self
+            .db
+            .file(file)
+            .text
+            .get(e.span.start..e.span.end)
+            .unwrap_or("");
         let help = match text.split_once(if inclusive { "..=" } else { ".." }) {
             Some((a, b)) if inclusive => {
-                format!("write the smaller bound first: `{}..={}`", b.trim(), a.trim())
+                format!(
+                    "write the smaller bound first: `{}..={}`",
+                    b.trim(),
+                    a.trim()
+                )
             }
             _ => "write the smaller bound first".to_string(),
         };
@@ -808,7 +817,11 @@ impl<'a> Lowerer<'a> {
                     def_kind.split_once(' ').map_or(def_kind.as_str(), |(_, w)| w)
                 ));
                 if let Some(def) = self.globals.get(&name) {
-                    d = d.related(def.file, def.span, format!("{def_kind} `{name}` defined here"));
+                    d = d.related(
+                        def.file,
+                        def.span,
+                        format!("{def_kind} `{name}` defined here"),
+                    );
                 }
                 self.diags.push(d);
                 return;
