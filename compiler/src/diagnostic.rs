@@ -82,6 +82,31 @@ impl Diagnostic {
     }
 }
 
+/// Most characters of one text (message, label, help) echoed per diagnostic; the rest is
+/// cut with an ellipsis and a count. A name or label taken from a 50 MB line must not be
+/// printed whole.
+pub const MAX_ECHO_CHARS: usize = 1_000;
+/// Longest source line shown in a rendered snippet, in bytes. A diagnostic on a longer line
+/// (or with a longer line around it) shows its position and an excerpt of the line instead:
+/// the snippet would be as long as the line, and past display column 65,535 the renderer
+/// cannot draw it at all.
+pub const MAX_SNIPPET_LINE_BYTES: usize = 500;
+/// Most source lines one snippet may span; a longer span is shown by its position.
+pub const MAX_SNIPPET_LINES: usize = 40;
+/// Characters of an excerpt shown before and after the position when the line is too long.
+const EXCERPT_CHARS: usize = 36;
+
+/// `text`, or its first [`MAX_ECHO_CHARS`] characters with an ellipsis and how much was cut.
+pub fn cap_text(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(MAX_ECHO_CHARS) {
+        None => text.into(),
+        Some((cut, _)) => {
+            let rest = text[cut..].chars().count();
+            format!("{}… ({rest} more characters)", &text[..cut]).into()
+        }
+    }
+}
+
 /// The fields `--json` prints for every diagnostic (also used by `audit`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct JsonDiagnostic {
@@ -105,14 +130,14 @@ impl Diagnostic {
         JsonDiagnostic {
             severity: self.severity,
             code: self.code.to_string(),
-            message: self.message.clone(),
+            message: cap_text(&self.message).into_owned(),
             file: f.name.clone(),
             line,
             column,
             end_line,
             end_column,
-            label: self.primary.text.clone(),
-            help: self.help.clone(),
+            label: cap_text(&self.primary.text).into_owned(),
+            help: self.help.as_deref().map(|h| cap_text(h).into_owned()),
         }
     }
 }
@@ -137,28 +162,40 @@ pub mod render {
 
     pub fn to_report(d: &Diagnostic, db: &SourceDb) -> Report {
         let f = db.file(d.primary.file);
-        let mut labels = vec![LabeledSpan::new_primary_with_span(
-            (!d.primary.text.is_empty()).then(|| d.primary.text.clone()),
-            (d.primary.span.start, d.primary.span.len()),
-        )];
-        let mut help = d.help.clone();
+        let snippet = fits(f, d.primary.span)
+            && d
+                .related
+                .iter()
+                .all(|r| r.file != d.primary.file || fits(f, r.span));
+        let mut help = d.help.as_deref().map(|h| cap_text(h).into_owned());
+        let mut add_note = |note: String| {
+            help = Some(match help.take() {
+                Some(h) => format!("{h}\n{note}"),
+                None => note,
+            });
+        };
+        let mut labels = Vec::new();
+        if snippet {
+            labels.push(LabeledSpan::new_primary_with_span(
+                (!d.primary.text.is_empty()).then(|| cap_text(&d.primary.text).into_owned()),
+                (d.primary.span.start, d.primary.span.len()),
+            ));
+        } else {
+            add_note(excerpt(f, d.primary.span.start, &d.primary.text));
+        }
         for r in &d.related {
-            if r.file == d.primary.file {
+            if r.file == d.primary.file && snippet {
                 labels.push(LabeledSpan::new_with_span(
-                    Some(r.text.clone()),
+                    Some(cap_text(&r.text).into_owned()),
                     (r.span.start, r.span.len()),
                 ));
             } else {
                 let rf = db.file(r.file);
                 let (l, c) = rf.line_col(r.span.start);
-                let note = format!("{} at {}:{}:{}", r.text, rf.name, l, c);
-                help = Some(match help {
-                    Some(h) => format!("{h}\n{note}"),
-                    None => note,
-                });
+                add_note(format!("{} at {}:{}:{}", cap_text(&r.text), rf.name, l, c));
             }
         }
-        let mut md = MietteDiagnostic::new(d.message.clone())
+        let mut md = MietteDiagnostic::new(cap_text(&d.message).into_owned())
             .with_code(d.code)
             .with_severity(match d.severity {
                 Severity::Error => miette::Severity::Error,
@@ -169,7 +206,64 @@ pub mod render {
         if let Some(h) = help {
             md = md.with_help(h);
         }
-        Report::new(md).with_source_code(f.indexed_source())
+        if snippet {
+            Report::new(md).with_source_code(f.indexed_source())
+        } else {
+            Report::new(md)
+        }
+    }
+
+    /// Whether a snippet of `span` (with the line of context on each side that the renderer
+    /// shows) stays within the snippet limits.
+    fn fits(f: &crate::source::SourceFile, span: Span) -> bool {
+        let (first, _) = f.line_col(span.start);
+        let (last, _) = f.line_col(span.end);
+        if (last - first) as usize >= MAX_SNIPPET_LINES {
+            return false;
+        }
+        let lo = (first as usize).saturating_sub(1).max(1);
+        (lo..=last as usize + 1).all(|l| f.line_len(l) <= MAX_SNIPPET_LINE_BYTES)
+    }
+
+    /// `file:line:column: …text around the position…` for a position whose line is too
+    /// long to show.
+    fn excerpt(f: &crate::source::SourceFile, offset: usize, label: &str) -> String {
+        let (line, col) = f.line_col(offset);
+        let offset = offset.min(f.text.len());
+        let start = f.text[..offset].rfind('\n').map_or(0, |i| i + 1);
+        let end = f.text[offset..].find('\n').map_or(f.text.len(), |i| offset + i);
+        let before: Vec<char> = f.text.get(start..offset).unwrap_or("").chars().collect();
+        let after: Vec<char> = f.text.get(offset..end).unwrap_or("").chars().collect();
+        // Tabs and other control characters as single spaces, runs of them as one.
+        let clean = |cs: &[char]| -> String {
+            let mut out = String::new();
+            for c in cs {
+                let c = if c.is_control() { ' ' } else { *c };
+                if !(c == ' ' && out.ends_with(' ')) {
+                    out.push(c);
+                }
+            }
+            out
+        };
+        let head = &before[before.len().saturating_sub(EXCERPT_CHARS)..];
+        let tail = &after[..after.len().min(EXCERPT_CHARS)];
+        let text = format!(
+            "{}{}⟨here⟩{}{}",
+            if head.len() < before.len() { "…" } else { "" },
+            clean(head),
+            clean(tail),
+            if tail.len() < after.len() { "…" } else { "" },
+        );
+        let label = if label.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", cap_text(label))
+        };
+        format!(
+            "at {}:{line}:{col}{label}; the line is too long to show, so an excerpt:\n{}",
+            f.name,
+            text.trim()
+        )
     }
 
     /// Plain-text rendering without colour or links: stable for golden tests and pipes.
@@ -199,5 +293,78 @@ pub mod render {
             out = format!("{report:?}");
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::SourceFile;
+
+    fn db_with(text: String) -> SourceDb {
+        let mut db = SourceDb::default();
+        db.add(SourceFile::new("long.sand".into(), None, text));
+        db
+    }
+
+    #[test]
+    fn a_diagnostic_past_display_column_65535_renders_as_an_excerpt() {
+        // 20,000 tabs are 80,000 display columns: miette's snippet renderer panics there.
+        let text = format!("{}resolve x( {{ result d6 }}\n", "\t".repeat(20_000));
+        let at = 20_000 + "resolve x( ".len();
+        let db = db_with(text);
+        let d = Diagnostic::error("sand::parse::syntax", 0, Span::new(at, at + 1), "expected `)`")
+            .label("here");
+        let out = render::to_plain_string(&d, &db);
+        assert!(out.contains("long.sand:1:20012"), "{out}");
+        assert!(out.contains("… resolve x( ⟨here⟩{ result d6 }"), "{out}");
+        assert!(out.len() < 2_000, "{} bytes", out.len());
+    }
+
+    #[test]
+    fn a_line_at_the_snippet_limit_is_shown_and_one_byte_longer_is_not() {
+        for (len, snippet) in [
+            (MAX_SNIPPET_LINE_BYTES, true),
+            (MAX_SNIPPET_LINE_BYTES + 1, false),
+        ] {
+            let text = format!("{}\nresolve x() {{ result d6 }}\n", "x".repeat(len));
+            let db = db_with(text);
+            let d = Diagnostic::warning("sand::lint::unused", 0, Span::new(0, 1), "unused");
+            let out = render::to_plain_string(&d, &db);
+            assert_eq!(out.contains("1 │ xxx"), snippet, "{len}: {out}");
+            assert_eq!(out.contains("too long to show"), !snippet, "{len}: {out}");
+        }
+    }
+
+    #[test]
+    fn a_span_over_too_many_lines_is_shown_by_position() {
+        for (lines, snippet) in [(MAX_SNIPPET_LINES, true), (MAX_SNIPPET_LINES + 1, false)] {
+            let text = "a\n".repeat(lines + 2);
+            let db = db_with(text);
+            // From line 1 to line `lines`: the span covers `lines` lines.
+            let d = Diagnostic::error("sand::x", 0, Span::new(0, 2 * lines - 1), "m");
+            let out = render::to_plain_string(&d, &db);
+            assert_eq!(out.contains("too long to show"), !snippet, "{lines}: {out}");
+        }
+    }
+
+    #[test]
+    fn echoed_text_is_capped_with_a_count_of_the_rest() {
+        let at = "é".repeat(MAX_ECHO_CHARS);
+        assert_eq!(cap_text(&at), at.as_str());
+        let past = "é".repeat(MAX_ECHO_CHARS + 5);
+        let capped = cap_text(&past);
+        assert!(capped.ends_with("… (5 more characters)"), "{capped}");
+        assert_eq!(capped.chars().filter(|c| *c == 'é').count(), MAX_ECHO_CHARS);
+        // The JSON record caps the same fields.
+        let db = db_with("x\n".into());
+        let d = Diagnostic::error("sand::x", 0, Span::new(0, 1), "y".repeat(50_000))
+            .label("z".repeat(50_000))
+            .help("w".repeat(50_000));
+        let j = d.to_json(&db);
+        assert!(j.message.len() < 2 * MAX_ECHO_CHARS);
+        assert!(j.label.len() < 2 * MAX_ECHO_CHARS);
+        assert!(j.help.unwrap().len() < 2 * MAX_ECHO_CHARS);
+        assert!(render::to_plain_string(&d, &db).len() < 8 * MAX_ECHO_CHARS);
     }
 }

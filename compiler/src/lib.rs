@@ -19,7 +19,7 @@ use sandtable_grammar::ast;
 
 pub use diagnostic::{Diagnostic, Severity};
 pub use lower::expr::HOST_FUNCTIONS;
-pub use source::{FileId, LoadError, SourceDb, SourceFile};
+pub use source::{FileId, LoadError, ReadError, SourceDb, SourceFile};
 
 /// The standard library, embedded so a ruleset needs no files beside it.
 pub const STDLIB: &[(&str, &str)] = &[
@@ -53,23 +53,40 @@ impl Compiled {
     }
 }
 
+/// How a ruleset may be loaded.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Let `import "FILE"` read files outside the ruleset's folder (off by default: a
+    /// ruleset from elsewhere must not make the tool read, and echo, any file it can reach).
+    pub allow_outside_imports: bool,
+}
+
 /// Compile the ruleset at `path`: a folder (every `.sand` file beneath it) or one file.
 pub fn compile_path(path: &Path) -> Result<Compiled, LoadError> {
+    compile_path_with(path, LoadOptions::default())
+}
+
+/// [`compile_path`] with options.
+pub fn compile_path_with(path: &Path, options: LoadOptions) -> Result<Compiled, LoadError> {
     let mut db = SourceDb::default();
     let meta = std::fs::metadata(path).map_err(|e| LoadError::Io {
         path: path.display().to_string(),
         reason: e.to_string(),
     })?;
-    let roots: Vec<PathBuf> = if meta.is_dir() {
+    let (roots, folder): (Vec<PathBuf>, PathBuf) = if meta.is_dir() {
         let files = source::sand_files_in(path)?;
         if files.is_empty() {
             return Err(LoadError::Empty {
                 path: path.display().to_string(),
             });
         }
-        files
+        (files, path.to_path_buf())
     } else {
-        vec![path.to_path_buf()]
+        let parent = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        (vec![path.to_path_buf()], parent)
     };
     for f in &roots {
         db.load_file(f, f.display().to_string())?;
@@ -78,7 +95,18 @@ pub fn compile_path(path: &Path) -> Result<Compiled, LoadError> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    Ok(finish(db, default_name))
+    let confine = (!options.allow_outside_imports).then(|| Confine {
+        root: folder.canonicalize().unwrap_or(folder.clone()),
+        shown: folder.display().to_string(),
+    });
+    Ok(finish(db, default_name, confine))
+}
+
+/// The folder imports must stay in.
+struct Confine {
+    root: PathBuf,
+    /// As the user wrote it, for messages.
+    shown: String,
 }
 
 /// Compile sources held in memory (tests, tools). Imports of files are resolved against the
@@ -96,10 +124,14 @@ pub fn compile_sources(files: &[(&str, &str)]) -> Compiled {
         .first()
         .map(|(n, _)| n.to_string())
         .unwrap_or_default();
-    finish(db, name)
+    let confine = std::env::current_dir().ok().map(|root| Confine {
+        shown: ".".into(),
+        root,
+    });
+    finish(db, name, confine)
 }
 
-fn finish(mut db: SourceDb, default_name: String) -> Compiled {
+fn finish(mut db: SourceDb, default_name: String, confine: Option<Confine>) -> Compiled {
     let mut diags = Vec::new();
     let mut parsed: Vec<(FileId, ast::File)> = Vec::new();
     let mut next: FileId = 0;
@@ -165,6 +197,29 @@ fn finish(mut db: SourceDb, default_name: String) -> Compiled {
                         .map_or_else(|| PathBuf::from(&s.value), |p| p.join(&s.value))
                         .display()
                         .to_string();
+                    if let Some(c) = &confine
+                        && !source::is_inside(&target, &c.root)
+                        && target.exists()
+                    {
+                        diags.push(
+                            Diagnostic::error(
+                                "sand::resolve::import-outside",
+                                id,
+                                s.span,
+                                format!(
+                                    "cannot import \"{}\": it is outside the ruleset folder `{}`",
+                                    s.value, c.shown
+                                ),
+                            )
+                            .label("outside the ruleset")
+                            .help(
+                                "copy the file into the ruleset folder, import a standard module \
+                                 (`import std::dice`), or pass --allow-outside-imports if you \
+                                 trust this ruleset",
+                            ),
+                        );
+                        continue;
+                    }
                     if let Err(e) = db.load_file(&target, display) {
                         diags.push(
                             Diagnostic::error(

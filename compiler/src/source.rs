@@ -40,6 +40,18 @@ impl SourceFile {
         }
     }
 
+    /// Length in bytes of 1-based line `line` (without its newline); 0 past the end.
+    pub fn line_len(&self, line: usize) -> usize {
+        let Some(&start) = line.checked_sub(1).and_then(|l| self.line_starts.get(l)) else {
+            return 0;
+        };
+        let end = self
+            .line_starts
+            .get(line)
+            .map_or(self.text.len(), |next| next - 1);
+        end.saturating_sub(start)
+    }
+
     /// 1-based line and column (in characters) of a byte offset.
     pub fn line_col(&self, offset: usize) -> (u32, u32) {
         let offset = offset.min(self.text.len());
@@ -105,7 +117,7 @@ pub struct SourceDb {
     files: Vec<SourceFile>,
 }
 
-/// Largest `.sand` file accepted from disk.
+/// Largest `.sand` or assumptions file accepted from disk (also a `script:` policy file).
 pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
 /// Most files one ruleset may load (folders plus imports).
 pub const MAX_FILES: usize = 2_000;
@@ -114,8 +126,8 @@ pub const MAX_FILES: usize = 2_000;
 pub enum LoadError {
     #[error("cannot read {path}: {reason}")]
     Io { path: String, reason: String },
-    #[error("{path} is {size} bytes; the limit is {limit} bytes")]
-    TooLarge { path: String, size: u64, limit: u64 },
+    #[error("{path} is larger than the limit of {limit} bytes")]
+    TooLarge { path: String, limit: u64 },
     #[error("{path} holds no .sand files")]
     Empty { path: String },
     #[error("more than {limit} files under {path}")]
@@ -146,7 +158,7 @@ impl SourceDb {
             .map(|i| i as FileId)
     }
 
-    /// Read one file from disk, refusing oversized or unreadable ones.
+    /// Read one file from disk, refusing oversized, unreadable or non-regular ones.
     pub fn load_file(&mut self, path: &Path, display: String) -> Result<FileId, LoadError> {
         let canonical = path.canonicalize().map_err(|e| LoadError::Io {
             path: display.clone(),
@@ -155,32 +167,104 @@ impl SourceDb {
         if let Some(id) = self.find_path(&canonical) {
             return Ok(id);
         }
-        let meta = std::fs::metadata(&canonical).map_err(|e| LoadError::Io {
-            path: display.clone(),
-            reason: e.to_string(),
-        })?;
-        if meta.len() > MAX_FILE_BYTES {
-            return Err(LoadError::TooLarge {
-                path: display,
-                size: meta.len(),
-                limit: MAX_FILE_BYTES,
-            });
-        }
-        let bytes = std::fs::read(&canonical).map_err(|e| LoadError::Io {
-            path: display.clone(),
-            reason: e.to_string(),
-        })?;
-        let text = String::from_utf8(bytes).map_err(|_| LoadError::Io {
-            path: display.clone(),
-            reason: "not valid UTF-8".into(),
-        })?;
         if self.files.len() >= MAX_FILES {
             return Err(LoadError::TooMany {
                 path: display,
                 limit: MAX_FILES,
             });
         }
+        let bytes = read_limited(&canonical, MAX_FILE_BYTES).map_err(|e| match e {
+            ReadError::TooLarge { limit } => LoadError::TooLarge {
+                path: display.clone(),
+                limit,
+            },
+            other => LoadError::Io {
+                path: display.clone(),
+                reason: other.to_string(),
+            },
+        })?;
+        let text = String::from_utf8(bytes).map_err(|_| LoadError::Io {
+            path: display.clone(),
+            reason: "not valid UTF-8".into(),
+        })?;
         Ok(self.add(SourceFile::new(display, Some(canonical), text)))
+    }
+}
+
+/// Why a user-named file was not read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    #[error("{0}")]
+    Io(String),
+    #[error("it is {0}, not a regular file")]
+    NotAFile(&'static str),
+    #[error("it is larger than the limit of {limit} bytes")]
+    TooLarge { limit: u64 },
+}
+
+/// Read a file the user named, holding at most `limit` bytes in memory. Only regular files
+/// are read: a device (`/dev/zero`) never ends and a FIFO may never be written, so either
+/// would hang or exhaust memory. The size the file system reports is not trusted (files under
+/// `/proc` report 0): at most `limit + 1` bytes are read, and the extra byte means "too large".
+pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    use std::io::Read;
+    let kind = |m: &std::fs::Metadata| -> Option<&'static str> {
+        use std::os::unix::fs::FileTypeExt;
+        let t = m.file_type();
+        if t.is_file() {
+            None
+        } else if t.is_dir() {
+            Some("a folder")
+        } else if t.is_fifo() {
+            Some("a FIFO (named pipe)")
+        } else if t.is_char_device() || t.is_block_device() {
+            Some("a device")
+        } else if t.is_socket() {
+            Some("a socket")
+        } else {
+            Some("not a plain file")
+        }
+    };
+    // Checked before opening: opening a FIFO for reading blocks until a writer appears.
+    let meta = std::fs::metadata(path).map_err(|e| ReadError::Io(e.to_string()))?;
+    if let Some(k) = kind(&meta) {
+        return Err(ReadError::NotAFile(k));
+    }
+    let file = std::fs::File::open(path).map_err(|e| ReadError::Io(e.to_string()))?;
+    // The path may have been swapped between the check and the open; check what was opened.
+    let meta = file.metadata().map_err(|e| ReadError::Io(e.to_string()))?;
+    if let Some(k) = kind(&meta) {
+        return Err(ReadError::NotAFile(k));
+    }
+    if meta.len() > limit {
+        return Err(ReadError::TooLarge { limit });
+    }
+    let mut bytes = Vec::with_capacity(meta.len().min(limit) as usize);
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| ReadError::Io(e.to_string()))?;
+    if bytes.len() as u64 > limit {
+        return Err(ReadError::TooLarge { limit });
+    }
+    Ok(bytes)
+}
+
+/// [`read_limited`] as text; bytes that are not UTF-8 are replaced, the rest kept (scans and
+/// conversions are not always clean).
+pub fn read_text_lossy(path: &Path, limit: u64) -> Result<String, ReadError> {
+    let bytes = read_limited(path, limit)?;
+    Ok(match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
+}
+
+/// Whether `path` lies inside `root` once both are resolved (symbolic links and `..`
+/// followed). A path that does not exist is not inside anything.
+pub fn is_inside(path: &Path, root: &Path) -> bool {
+    match (path.canonicalize(), root.canonicalize()) {
+        (Ok(p), Ok(r)) => p.starts_with(r),
+        _ => false,
     }
 }
 
@@ -225,5 +309,62 @@ mod tests {
         assert_eq!(f.line_col(3), (2, 1));
         assert_eq!(f.line_col(5), (2, 2));
         assert_eq!(f.line_col(100), (3, 1));
+    }
+
+    fn temp(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("sandtable-source-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d.join(name)
+    }
+
+    #[test]
+    fn a_file_of_exactly_the_limit_loads_and_one_byte_more_is_refused() {
+        let at = temp("at-limit.sand");
+        std::fs::write(&at, vec![b' '; MAX_FILE_BYTES as usize]).unwrap();
+        let mut db = SourceDb::default();
+        assert!(db.load_file(&at, "at".into()).is_ok());
+        let past = temp("past-limit.sand");
+        std::fs::write(&past, vec![b' '; MAX_FILE_BYTES as usize + 1]).unwrap();
+        assert!(matches!(
+            db.load_file(&past, "past".into()),
+            Err(LoadError::TooLarge { limit: MAX_FILE_BYTES, .. })
+        ));
+        let _ = std::fs::remove_file(at);
+        let _ = std::fs::remove_file(past);
+    }
+
+    #[test]
+    fn devices_and_fifos_are_refused_without_reading_them() {
+        // `/dev/zero` reports size 0 and never ends; reading it would exhaust memory.
+        assert_eq!(
+            read_limited(Path::new("/dev/zero"), 16),
+            Err(ReadError::NotAFile("a device"))
+        );
+        let fifo = temp("pipe.sand");
+        let _ = std::fs::remove_file(&fifo);
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo is needed");
+        // Opening a FIFO with no writer blocks: this returns only because it is not opened.
+        assert_eq!(
+            read_limited(&fifo, 16),
+            Err(ReadError::NotAFile("a FIFO (named pipe)"))
+        );
+        let mut db = SourceDb::default();
+        let err = db.load_file(&fifo, "pipe.sand".into()).unwrap_err();
+        assert!(err.to_string().contains("not a regular file"), "{err}");
+        let _ = std::fs::remove_file(fifo);
+    }
+
+    #[test]
+    fn the_reported_size_is_not_trusted() {
+        // Files under /proc report size 0 whatever they hold.
+        let status = Path::new("/proc/self/status");
+        if status.exists() {
+            assert_eq!(
+                read_limited(status, 8),
+                Err(ReadError::TooLarge { limit: 8 })
+            );
+            assert!(read_limited(status, 1 << 20).is_ok_and(|b| b.len() > 8));
+        }
     }
 }
