@@ -2,6 +2,7 @@
 //! lives in the library crates.
 
 mod cmd;
+mod interrupt;
 mod report;
 
 use std::process::ExitCode;
@@ -19,6 +20,9 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Let `import "FILE"` read files outside the ruleset's folder (only for rulesets you trust)
+    #[arg(long, global = true)]
+    allow_outside_imports: bool,
 }
 
 #[derive(Subcommand)]
@@ -48,6 +52,18 @@ enum Command {
 const STACK_BYTES: usize = 256 * 1024 * 1024;
 
 fn main() -> ExitCode {
+    std::panic::set_hook(Box::new(|info| {
+        let message = info.payload_as_str().unwrap_or("(no message)");
+        let location = info.location().map(|l| l.to_string());
+        let backtrace = std::backtrace::Backtrace::capture();
+        let detail = (backtrace.status() == std::backtrace::BacktraceStatus::Captured)
+            .then(|| format!("{}\n{backtrace}", location.unwrap_or_default()));
+        let text = panic_report(message, detail.as_deref());
+        if report::json_mode() {
+            report::print_json(&report::error_json(report::Kind::Internal, &text));
+        }
+        eprintln!("{text}");
+    }));
     match std::thread::Builder::new()
         .name("sandtable".into())
         .stack_size(STACK_BYTES)
@@ -55,24 +71,73 @@ fn main() -> ExitCode {
         .map(std::thread::JoinHandle::join)
     {
         Ok(Ok(code)) => code,
-        Ok(Err(_)) => ExitCode::from(70),
+        Ok(Err(_)) => ExitCode::from(report::EXIT_INTERNAL),
         Err(e) => {
             eprintln!("error: cannot start: {e}");
-            ExitCode::from(70)
+            ExitCode::from(report::EXIT_INTERNAL)
         }
     }
 }
 
+/// What a panic prints: a short request to report it, the version and the message. Where it
+/// happened (a path on the build machine) and the backtrace only when `RUST_BACKTRACE` asks
+/// for them (`detail`).
+fn panic_report(message: &str, detail: Option<&str>) -> String {
+    let mut text = format!(
+        "internal error: {message}\nThis is a bug in sandtable {}; please report it with the command and files that caused it.",
+        env!("CARGO_PKG_VERSION")
+    );
+    if let Some(d) = detail {
+        text.push('\n');
+        text.push_str(d);
+    }
+    text
+}
+
 fn run() -> ExitCode {
+    // Known before parsing, so a usage error can be reported as JSON too.
+    let json = std::env::args_os().skip(1).any(|a| a == "--json");
+    report::set_json(json);
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
             // Help and version are successes; usage mistakes exit 2.
             let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
+            if json && e.use_stderr() {
+                // The message without the usage lines and hints that follow a blank line.
+                let text = e.render().to_string();
+                let message: Vec<&str> = text
+                    .lines()
+                    .take_while(|l| !l.trim().is_empty())
+                    .map(str::trim)
+                    .collect();
+                report::error(
+                    report::Kind::Usage,
+                    message.join(" ").trim_start_matches("error: ").to_string(),
+                );
+            } else {
+                let _ = e.print();
+            }
             return ExitCode::from(code);
         }
     };
+    report::allow_outside_imports(cli.allow_outside_imports);
+    report::set_json(match &cli.command {
+        Command::Check(a) => a.json,
+        Command::Prob(a) => a.json,
+        Command::Explain(a) => a.json,
+        Command::Ir(_) => false,
+        Command::Bench(a) => a.json,
+        Command::Audit(a) => a.json,
+        Command::Run(a) => a.json,
+        Command::Replay(a) => a.json,
+        Command::Sim(a) => a.json,
+    });
+    // A panic on purpose, to test the panic hook; debug builds only, so never shipped.
+    #[cfg(debug_assertions)]
+    if std::env::var_os("SANDTABLE_DEBUG_PANIC").is_some() {
+        panic!("a panic asked for by SANDTABLE_DEBUG_PANIC");
+    }
     let code = match cli.command {
         Command::Check(a) => cmd::check::run(a),
         Command::Prob(a) => cmd::prob::run(a),
@@ -85,4 +150,21 @@ fn run() -> ExitCode {
         Command::Sim(a) => cmd::game::sim(a),
     };
     ExitCode::from(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::panic_report;
+
+    #[test]
+    fn a_panic_report_is_short_and_names_no_build_path() {
+        let t = panic_report("index out of bounds", None);
+        assert!(t.starts_with("internal error: index out of bounds\n"), "{t}");
+        assert!(t.contains(env!("CARGO_PKG_VERSION")), "{t}");
+        assert!(t.contains("please report"), "{t}");
+        assert!(!t.contains(".rs"), "{t}");
+        assert_eq!(t.lines().count(), 2);
+        let with = panic_report("x", Some("src/main.rs:1:1\nbacktrace"));
+        assert!(with.ends_with("src/main.rs:1:1\nbacktrace"), "{with}");
+    }
 }

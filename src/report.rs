@@ -1,6 +1,7 @@
 //! Printing diagnostics: rendered reports for people, JSON for machines.
 
 use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use sandtable_compiler::diagnostic::render;
 use sandtable_compiler::{Diagnostic, Severity, SourceDb};
@@ -9,12 +10,102 @@ use sandtable_compiler::{Diagnostic, Severity, SourceDb};
 pub const EXIT_OK: u8 = 0;
 pub const EXIT_FINDINGS: u8 = 1;
 pub const EXIT_USAGE: u8 = 2;
+/// An internal error (a bug): the panic hook's exit status, as `EX_SOFTWARE`.
+pub const EXIT_INTERNAL: u8 = 70;
+
+/// Most diagnostics rendered for people per ruleset or audit run; the rest are counted. 4,000
+/// warnings on one long line once made 193 MB of output. `--json` keeps every record (each
+/// with its text capped).
+pub const MAX_SHOWN: usize = 100;
+
+/// Whether the running command was asked for `--json`: its errors are then JSON objects on
+/// stdout (`{"error": {"kind", "message"}}`), not text on stderr.
+static JSON: AtomicBool = AtomicBool::new(false);
+/// `--allow-outside-imports`, for every command that loads a ruleset.
+static OUTSIDE_IMPORTS: AtomicBool = AtomicBool::new(false);
+
+pub fn set_json(on: bool) {
+    JSON.store(on, Ordering::Relaxed);
+}
+
+pub fn json_mode() -> bool {
+    JSON.load(Ordering::Relaxed)
+}
+
+pub fn allow_outside_imports(on: bool) {
+    OUTSIDE_IMPORTS.store(on, Ordering::Relaxed);
+}
+
+/// How a ruleset is loaded, per the command line.
+pub fn load_options() -> sandtable_compiler::LoadOptions {
+    sandtable_compiler::LoadOptions {
+        allow_outside_imports: OUTSIDE_IMPORTS.load(Ordering::Relaxed),
+    }
+}
+
+/// What kind of error a JSON error object reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// The command line is wrong.
+    Usage,
+    /// A file could not be read or written.
+    Io,
+    /// The rules have errors.
+    Rules,
+    /// The query (parameters, assumptions, resolution) does not fit the rules.
+    Query,
+    /// Running the rules failed.
+    Run,
+    /// A log does not replay.
+    Replay,
+    /// A signal stopped the command.
+    Interrupted,
+    /// A bug.
+    Internal,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Usage => "usage",
+            Kind::Io => "io",
+            Kind::Rules => "rules",
+            Kind::Query => "query",
+            Kind::Run => "run",
+            Kind::Replay => "replay",
+            Kind::Interrupted => "interrupted",
+            Kind::Internal => "internal",
+        }
+    }
+}
+
+/// The JSON object of an error.
+pub fn error_json(kind: Kind, message: &str) -> serde_json::Value {
+    serde_json::json!({"error": {"kind": kind.name(), "message": message}})
+}
+
+/// Report an error: `error: MESSAGE` on stderr, or with `--json` an error object on stdout.
+pub fn error(kind: Kind, message: impl std::fmt::Display) {
+    let message = message.to_string();
+    if json_mode() {
+        print_json(&error_json(kind, &message));
+    } else {
+        eprintln!("error: {message}");
+    }
+}
 
 pub fn print_human(diags: &[Diagnostic], db: &SourceDb) {
     let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let mut err = std::io::stderr().lock();
-    for d in diags {
+    for d in diags.iter().take(MAX_SHOWN) {
         let _ = write!(err, "{}", render::to_terminal_string(d, db, color));
+    }
+    if let Some(rest) = diags.len().checked_sub(MAX_SHOWN).filter(|n| *n > 0) {
+        let _ = writeln!(
+            err,
+            "… and {} not shown (the first {MAX_SHOWN} are; `--json` lists them all)",
+            plural(rest, "more diagnostic")
+        );
     }
 }
 
@@ -48,7 +139,7 @@ pub fn print_json<T: serde::Serialize>(value: &T) {
 
 /// Compile a ruleset for a command that runs it: print its errors and refuse when it has any.
 pub fn load_ruleset(path: &std::path::Path) -> Result<sandtable_compiler::Compiled, u8> {
-    match sandtable_compiler::compile_path(path) {
+    match sandtable_compiler::compile_path_with(path, load_options()) {
         Ok(c) if c.has_errors() => {
             let errors: Vec<Diagnostic> = c
                 .diagnostics
@@ -56,18 +147,26 @@ pub fn load_ruleset(path: &std::path::Path) -> Result<sandtable_compiler::Compil
                 .filter(|d| d.severity == Severity::Error)
                 .cloned()
                 .collect();
-            print_human(&errors, &c.db);
-            eprintln!(
-                "error: {} has {}; fix them first (`sandtable check {}`)",
+            let message = format!(
+                "{} has {}; fix them first (`sandtable check {}`)",
                 path.display(),
                 plural(errors.len(), "error"),
                 path.display()
             );
+            if json_mode() {
+                let mut v = error_json(Kind::Rules, &message);
+                let records: Vec<_> = errors.iter().map(|d| d.to_json(&c.db)).collect();
+                v["error"]["diagnostics"] = serde_json::json!(records);
+                print_json(&v);
+            } else {
+                print_human(&errors, &c.db);
+                eprintln!("error: {message}");
+            }
             Err(EXIT_FINDINGS)
         }
         Ok(c) => Ok(c),
         Err(e) => {
-            eprintln!("error: {e}");
+            error(Kind::Io, e);
             Err(EXIT_USAGE)
         }
     }
@@ -79,7 +178,7 @@ pub fn pairs(items: &[String], flag: &str) -> Result<Vec<(String, String)>, u8> 
         .iter()
         .map(|s| {
             sandtable_runtime::query::split_kv(s).map_err(|e| {
-                eprintln!("error: {flag}: {e}");
+                error(Kind::Usage, format!("{flag}: {e}"));
                 EXIT_USAGE
             })
         })
@@ -190,7 +289,7 @@ pub fn prepare(q: &QueryArgs) -> Result<Prepared, u8> {
             assumptions,
         }),
         Err(e) => {
-            eprintln!("error: {e}");
+            error(Kind::Query, e);
             Err(EXIT_FINDINGS)
         }
     }

@@ -389,7 +389,8 @@ fn run_plays_both_scenarios_to_a_winner_and_replay_reproduces_them() {
             out.contains("not from the book"),
             "the stand-in and assumptions are announced"
         );
-        let (code, again, err) = sandtable(&["replay", log_s]);
+        // The log is in another folder than the rules: replay is told where they are.
+        let (code, again, err) = sandtable(&["replay", log_s, "--ruleset", sys]);
         assert_eq!(code, 0, "{err}");
         assert_eq!(again, out, "replay tells the same story");
 
@@ -414,7 +415,7 @@ fn run_plays_both_scenarios_to_a_winner_and_replay_reproduces_them() {
             .collect();
         if changed.iter().zip(&lines).any(|(a, b)| a != b) {
             std::fs::write(&log, changed.join("\n")).unwrap();
-            let (code, _, err) = sandtable(&["replay", log_s]);
+            let (code, _, err) = sandtable(&["replay", log_s, "--ruleset", sys]);
             assert_eq!(code, 1, "a changed log replayed: {err}");
         }
         let _ = std::fs::remove_file(&log);

@@ -334,6 +334,28 @@ mod tests {
     }
 
     #[test]
+    fn a_folder_of_exactly_the_file_limit_loads_and_one_file_more_is_refused() {
+        let dir = temp("many-files");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for i in 0..MAX_FILES {
+            std::fs::write(dir.join(format!("f{i:04}.sand")), "").unwrap();
+        }
+        let files = sand_files_in(&dir).unwrap();
+        assert_eq!(files.len(), MAX_FILES);
+        let mut db = SourceDb::default();
+        for f in &files {
+            db.load_file(f, f.display().to_string()).unwrap();
+        }
+        std::fs::write(dir.join("one-more.sand"), "").unwrap();
+        assert!(matches!(
+            sand_files_in(&dir),
+            Err(LoadError::TooMany { limit: MAX_FILES, .. })
+        ));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
     fn devices_and_fifos_are_refused_without_reading_them() {
         // `/dev/zero` reports size 0 and never ends; reading it would exhaust memory.
         assert_eq!(

@@ -250,6 +250,28 @@ pub fn assumptions(
     pairs: &[(String, String)],
     files: &[&Path],
 ) -> Result<Assumptions, String> {
+    let texts = files
+        .iter()
+        .map(|f| Ok((f.display().to_string(), read_assumptions(f)?)))
+        .collect::<Result<Vec<_>, String>>()?;
+    assumptions_from(program, pairs, &texts)
+}
+
+/// An assumptions file's text, read within the file-size limit.
+pub fn read_assumptions(f: &Path) -> Result<String, String> {
+    let bytes =
+        sandtable_compiler::source::read_limited(f, sandtable_compiler::source::MAX_FILE_BYTES)
+            .map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+    String::from_utf8(bytes).map_err(|_| format!("cannot read {}: not valid UTF-8", f.display()))
+}
+
+/// [`assumptions`] from files already read: `(name, text)` pairs (a replay takes them from
+/// its log).
+pub fn assumptions_from(
+    program: &Program,
+    pairs: &[(String, String)],
+    files: &[(String, String)],
+) -> Result<Assumptions, String> {
     let mut a = Assumptions::default();
     let mut put = |name: &str, v: Val, origin: &str| -> Result<(), String> {
         match program.unknowns.iter().position(|u| u.name == name) {
@@ -277,9 +299,8 @@ pub fn assumptions(
             }
         }
     };
-    for f in files {
-        let text =
-            std::fs::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+    for (name, text) in files {
+        let f = Path::new(name);
         let parsed = sandtable_grammar::parse(&text);
         if let Some(e) = parsed.errors.first() {
             let (line, column) = line_column(&text, e.span.start);

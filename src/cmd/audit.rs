@@ -2,7 +2,7 @@
 //! analysis is `sandtable-audit`; this turns its findings into the same diagnostics `check`
 //! prints.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use sandtable_compiler::diagnostic::Diagnostic;
 use sandtable_compiler::{Severity, SourceDb, SourceFile};
@@ -20,23 +20,26 @@ pub struct Args {
     files: Vec<PathBuf>,
     /// Print findings as a JSON array with the same fields as `check --json`
     #[arg(long)]
-    json: bool,
+    pub json: bool,
 }
 
 /// Largest rulebook accepted.
-const MAX_BYTES: u64 = 16 * 1024 * 1024;
+pub const MAX_RULEBOOK_BYTES: u64 = 16 * 1024 * 1024;
 
 pub fn run(args: Args) -> u8 {
     let mut db = SourceDb::default();
     let mut diags = Vec::new();
-    let mut io_error = false;
+    let mut io_errors: Vec<String> = Vec::new();
     let mut per_file = Vec::new();
     for path in &args.files {
         let text = match read(path) {
             Ok(t) => t,
             Err(e) => {
-                eprintln!("error: cannot read {}: {e}", path.display());
-                io_error = true;
+                let message = format!("cannot read {}: {e}", path.display());
+                if !args.json {
+                    eprintln!("error: {message}");
+                }
+                io_errors.push(message);
                 continue;
             }
         };
@@ -65,7 +68,13 @@ pub fn run(args: Args) -> u8 {
     }
     if args.json {
         let json: Vec<_> = diags.iter().map(|d| d.to_json(&db)).collect();
-        report::print_json(&json);
+        if io_errors.is_empty() {
+            report::print_json(&json);
+        } else {
+            let mut v = report::error_json(report::Kind::Io, &io_errors.join("; "));
+            v["error"]["diagnostics"] = serde_json::json!(json);
+            report::print_json(&v);
+        }
     } else {
         report::print_human(&diags, &db);
         for (name, summary) in &per_file {
@@ -82,21 +91,34 @@ pub fn run(args: Args) -> u8 {
             }
         }
     }
-    if io_error { EXIT_USAGE } else { EXIT_OK }
+    if io_errors.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_USAGE
+    }
 }
 
-fn read(path: &PathBuf) -> Result<String, String> {
-    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
-    if meta.is_dir() {
-        return Err("is a folder; give the rulebook's text file".into());
+fn read(path: &Path) -> Result<String, String> {
+    if path.is_dir() {
+        return Err("it is a folder; give the rulebook's text file".into());
     }
-    if meta.len() > MAX_BYTES {
-        return Err(format!(
-            "{} bytes; the limit is {MAX_BYTES} bytes",
-            meta.len()
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
     // Scans and conversions are not always clean UTF-8: replace what is not, keep the rest.
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+    sandtable_compiler::source::read_text_lossy(path, MAX_RULEBOOK_BYTES).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rulebook_of_exactly_the_limit_is_read_and_one_byte_more_is_refused() {
+        let path = std::env::temp_dir().join(format!("sandtable-audit-{}.txt", std::process::id()));
+        let f = std::fs::File::create(&path).unwrap();
+        f.set_len(MAX_RULEBOOK_BYTES).unwrap();
+        assert_eq!(read(&path).map(|t| t.len()), Ok(MAX_RULEBOOK_BYTES as usize));
+        f.set_len(MAX_RULEBOOK_BYTES + 1).unwrap();
+        assert!(read(&path).unwrap_err().contains("larger than the limit"));
+        let _ = std::fs::remove_file(path);
+        assert!(read(Path::new("/dev/zero")).unwrap_err().contains("not a regular file"));
+    }
 }

@@ -41,7 +41,7 @@ pub struct Args {
     reference: Option<Reference>,
     /// Print the figures as JSON
     #[arg(long)]
-    json: bool,
+    pub json: bool,
 }
 
 pub fn run(args: Args) -> u8 {
@@ -58,7 +58,7 @@ pub fn run(args: Args) -> u8 {
     ) {
         Ok(()) => EXIT_OK,
         Err(e) => {
-            eprintln!("error: {e}");
+            report::error(report::Kind::Run, e);
             EXIT_FINDINGS
         }
     }

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use sandtable_compiler::{Severity, compile_path};
+use sandtable_compiler::{Severity, compile_path_with};
 
 use crate::report::{self, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 
@@ -18,7 +18,7 @@ pub struct Args {
     paths: Vec<PathBuf>,
     /// Print diagnostics as a JSON array (severity, code, message, file, line, column, help)
     #[arg(long)]
-    json: bool,
+    pub json: bool,
     /// Treat warnings as errors (`--deny warnings`)
     #[arg(long, value_name = "WHAT", value_parser = ["warnings"])]
     deny: Option<String>,
@@ -30,15 +30,17 @@ pub struct Args {
 pub fn run(args: Args) -> u8 {
     let started = Instant::now();
     let mut all_json = Vec::new();
-    let mut io_error = false;
+    let mut io_errors: Vec<String> = Vec::new();
     let mut errors = 0;
     let mut warnings = 0;
     for path in &args.paths {
-        let compiled = match compile_path(path) {
+        let compiled = match compile_path_with(path, report::load_options()) {
             Ok(c) => c,
             Err(e) => {
-                eprintln!("error: {e}");
-                io_error = true;
+                if !args.json {
+                    eprintln!("error: {e}");
+                }
+                io_errors.push(e.to_string());
                 continue;
             }
         };
@@ -79,7 +81,13 @@ pub fn run(args: Args) -> u8 {
             eprintln!("{line}");
         }
     }
-    if args.json {
+    if args.json && !io_errors.is_empty() {
+        // An empty array would read as "no findings": an unreadable ruleset is an error
+        // object, with the diagnostics of the rulesets that could be read.
+        let mut v = report::error_json(report::Kind::Io, &io_errors.join("; "));
+        v["error"]["diagnostics"] = serde_json::json!(all_json);
+        report::print_json(&v);
+    } else if args.json {
         report::print_json(&all_json);
     } else if args.paths.len() > 1 {
         eprintln!(
@@ -89,7 +97,7 @@ pub fn run(args: Args) -> u8 {
             started.elapsed().as_secs_f64() * 1000.0
         );
     }
-    if io_error {
+    if !io_errors.is_empty() {
         EXIT_USAGE
     } else if errors > 0 || (args.deny.is_some() && warnings > 0) {
         EXIT_FINDINGS

@@ -17,7 +17,7 @@ pub struct Args {
     seed: u64,
     /// Print the steps as JSON
     #[arg(long)]
-    json: bool,
+    pub json: bool,
     /// The story is always told by the interpreter (the JIT keeps no trace); with `jit` the
     /// same seed is also run compiled and the two results are checked to agree
     #[arg(long, value_enum, default_value_t = crate::report::BackendArg::Interp)]
@@ -45,7 +45,7 @@ pub fn run(args: Args) -> u8 {
     ) {
         Ok(ex) => ex,
         Err(e) => {
-            eprintln!("error: {e}");
+            report::error(report::Kind::Run, e);
             return EXIT_FINDINGS;
         }
     };
@@ -56,17 +56,20 @@ pub fn run(args: Args) -> u8 {
         match backend.run(proc, &prepared.args, &mut dice, &mut host) {
             Ok(o) if o.key == ex.outcome.key && dice.draws() == ex.draws => {}
             Ok(o) => {
-                eprintln!(
-                    "error: the JIT disagrees with the interpreter on this seed: {} with {} dice against {} with {}",
-                    o.key.show(program),
-                    dice.draws(),
-                    ex.outcome.key.show(program),
-                    ex.draws
+                report::error(
+                    report::Kind::Internal,
+                    format!(
+                        "the JIT disagrees with the interpreter on this seed: {} with {} dice against {} with {}",
+                        o.key.show(program),
+                        dice.draws(),
+                        ex.outcome.key.show(program),
+                        ex.draws
+                    ),
                 );
                 return EXIT_FINDINGS;
             }
             Err(e) => {
-                eprintln!("error: {e}");
+                report::error(report::Kind::Run, e);
                 return EXIT_FINDINGS;
             }
         }

@@ -15,7 +15,7 @@ use sandtable_runtime::jit::{BackendKind, JitProgram};
 use sandtable_runtime::query;
 use serde::Serialize;
 
-use crate::report::{self, BackendArg, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use crate::report::{self, BackendArg, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Kind};
 
 /// What `run` and `sim` share: the ruleset, the scenario, the policies, the book's unknowns.
 #[derive(clap::Args)]
@@ -56,7 +56,7 @@ pub struct RunArgs {
     log: Option<PathBuf>,
     /// Print the result as JSON instead of the narrative
     #[arg(long)]
-    json: bool,
+    pub json: bool,
 }
 
 #[derive(clap::Args)]
@@ -71,7 +71,7 @@ pub struct ReplayArgs {
     ruleset: Option<PathBuf>,
     /// Print the result as JSON instead of the narrative
     #[arg(long)]
-    json: bool,
+    pub json: bool,
 }
 
 #[derive(clap::Args)]
@@ -93,7 +93,7 @@ pub struct SimArgs {
     jobs: Option<usize>,
     /// Print the figures as JSON
     #[arg(long)]
-    json: bool,
+    pub json: bool,
     /// Also play the same games with a hand-written Rust playout and report the speed ratio
     /// (`platoon-flank`: Platoon's Protecting the Flank, random against random)
     #[arg(long, value_enum)]
@@ -111,7 +111,9 @@ const MAX_GAMES: u64 = 100_000_000;
 struct Loaded {
     program: Program,
     assumptions: Assumptions,
+    /// Assumption files, as named, and their text.
     files: Vec<String>,
+    texts: Vec<String>,
     hash: String,
 }
 
@@ -123,43 +125,74 @@ fn default_assumptions(ruleset: &Path, scenario: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// Where a game's assumptions come from.
+enum Assumed<'a> {
+    /// Files named on the command line, after the ruleset's default for the scenario.
+    Files(&'a [PathBuf]),
+    /// `(name, text)` of files already read: a replay's, from its log.
+    Texts(Vec<(String, String)>),
+}
+
 fn load(
     ruleset: &Path,
     scenario: &str,
     assumes: &[String],
-    files: &[PathBuf],
-    defaults: bool,
+    assumed: Assumed,
 ) -> Result<Loaded, u8> {
     let compiled = report::load_ruleset(ruleset)?;
-    let mut paths: Vec<PathBuf> = Vec::new();
-    if defaults && let Some(p) = default_assumptions(ruleset, scenario) {
-        paths.push(p);
-    }
-    paths.extend(files.iter().cloned());
+    let files = match assumed {
+        Assumed::Texts(t) => t,
+        Assumed::Files(files) => {
+            let mut paths: Vec<PathBuf> = Vec::new();
+            paths.extend(default_assumptions(ruleset, scenario));
+            paths.extend(files.iter().cloned());
+            let mut texts = Vec::new();
+            for p in &paths {
+                match query::read_assumptions(p) {
+                    Ok(t) => texts.push((p.display().to_string(), t)),
+                    Err(e) => {
+                        report::error(Kind::Io, e);
+                        return Err(EXIT_USAGE);
+                    }
+                }
+            }
+            texts
+        }
+    };
     let pairs = report::pairs(assumes, "--assume")?;
-    let refs: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
-    let assumptions = query::assumptions(&compiled.program, &pairs, &refs).map_err(|e| {
-        eprintln!("error: {e}");
-        EXIT_USAGE
-    })?;
-    let mut bytes = serde_json::to_vec(&compiled.program).unwrap_or_default();
-    for p in &paths {
-        bytes.extend(std::fs::read(p).unwrap_or_default());
-    }
-    for (k, v) in &pairs {
-        bytes.extend(format!("{k}={v}").bytes());
-    }
+    let assumptions =
+        query::assumptions_from(&compiled.program, &pairs, &files).map_err(|e| {
+            report::error(Kind::Query, e);
+            EXIT_USAGE
+        })?;
+    let pairs: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
     Ok(Loaded {
+        hash: fingerprint(&compiled.db, &files, &pairs),
         program: compiled.program,
         assumptions,
-        files: paths.iter().map(|p| p.display().to_string()).collect(),
-        hash: log::fingerprint(&bytes),
+        files: files.iter().map(|(n, _)| n.clone()).collect(),
+        texts: files.into_iter().map(|(_, t)| t).collect(),
     })
+}
+
+/// What the rules are made of, not where they were read from: the text of every source file
+/// (in load order, which does not depend on how the path was spelled), of every assumptions
+/// file and every `--assume` pair. `./rules/x/` and `rules/x` give the same fingerprint.
+fn fingerprint(db: &sandtable_compiler::SourceDb, files: &[(String, String)], pairs: &[String]) -> String {
+    let sources = db.ids().map(|id| db.file(id).text.as_bytes());
+    let assumed = files.iter().map(|(_, t)| t.as_bytes());
+    log::fingerprint(
+        sources
+            .chain([&b"--assumptions"[..]])
+            .chain(assumed)
+            .chain([&b"--assume"[..]])
+            .chain(pairs.iter().map(|p| p.as_bytes())),
+    )
 }
 
 fn rules<'p>(l: &'p Loaded, scenario: &str) -> Result<Rules<'p>, u8> {
     Rules::new(&l.program, &l.assumptions, scenario).map_err(|e| {
-        eprintln!("error: {e}");
+        report::error(Kind::Query, e);
         EXIT_FINDINGS
     })
 }
@@ -170,16 +203,22 @@ fn policy_kinds(program: &Program, items: &[String]) -> Result<Vec<String>, u8> 
     for (side, kind) in report::pairs(items, "--policy")? {
         let Some(s) = program.sides.iter().position(|x| x.name == side) else {
             let names: Vec<&str> = program.sides.iter().map(|x| x.name.as_str()).collect();
-            eprintln!(
-                "error: --policy: no side `{side}`; the sides are: {}",
-                names.join(", ")
+            report::error(
+                Kind::Usage,
+                format!(
+                    "--policy: no side `{side}`; the sides are: {}",
+                    names.join(", ")
+                ),
             );
             return Err(EXIT_USAGE);
         };
         if !policy::is_kind(&kind) {
-            eprintln!(
-                "error: --policy: unknown policy `{kind}`; policies are: {}",
-                policy::KINDS.join(", ")
+            report::error(
+                Kind::Usage,
+                format!(
+                    "--policy: unknown policy `{kind}`; policies are: {}",
+                    policy::KINDS.join(", ")
+                ),
             );
             return Err(EXIT_USAGE);
         }
@@ -202,8 +241,7 @@ fn load_game(a: &GameArgs) -> Result<(Loaded, Vec<String>), u8> {
         &a.ruleset,
         &a.scenario,
         &a.assumes,
-        &a.assumption_files,
-        true,
+        Assumed::Files(&a.assumption_files),
     )?;
     let kinds = policy_kinds(&loaded.program, &a.policies)?;
     Ok((loaded, kinds))
@@ -255,14 +293,20 @@ fn preamble(h: &Header, r: &Rules) -> Vec<String> {
     v
 }
 
-fn print_story(pre: &[String], events: &[Event]) {
+/// Print the narrative; once `stop` is set (a signal), stop after the current line.
+fn print_story(pre: &[String], events: &[Event], stop: Option<&std::sync::atomic::AtomicBool>) {
+    let stopped = || stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed));
     let mut out = std::io::stdout().lock();
     for l in pre {
         let _ = writeln!(out, "{l}");
     }
     for e in events {
+        if stopped() {
+            break;
+        }
         let _ = writeln!(out, "{}", log::narrate(e));
     }
+    let _ = out.flush();
 }
 
 #[derive(Serialize)]
@@ -300,6 +344,191 @@ fn result_json<'a>(h: &'a Header, r: &Rules, g: &GameResult) -> ResultJson<'a> {
     }
 }
 
+/// The folder a log lives in.
+fn log_dir(log: &Path) -> PathBuf {
+    log.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+/// The ruleset's path as a log records it: relative to the log's folder when the rules lie
+/// inside it, so `replay` finds them from there; otherwise as given (for the reader only).
+fn recorded_ruleset(ruleset: &Path, log: Option<&Path>) -> String {
+    let inside = log.and_then(|log| {
+        let dir = log_dir(log).canonicalize().ok()?;
+        let rules = ruleset.canonicalize().ok()?;
+        let rel = rules.strip_prefix(&dir).ok()?;
+        Some(if rel.as_os_str().is_empty() {
+            ".".to_string()
+        } else {
+            rel.display().to_string()
+        })
+    });
+    inside.unwrap_or_else(|| ruleset.display().to_string())
+}
+
+/// The rules a log names, if they are inside the log's folder: a header is data from
+/// anywhere, so its path is followed only there (never absolute, never through `..` or a
+/// link that leads out).
+fn ruleset_beside(log: &Path, recorded: &str) -> Result<PathBuf, String> {
+    use std::path::Component;
+    let rel = Path::new(recorded);
+    let plain = !recorded.is_empty()
+        && rel
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+    let dir = log_dir(log);
+    let path = dir.join(rel);
+    if plain && !path.exists() {
+        return Err(format!(
+            "the rules the log names, `{recorded}`, are not beside the log (looked for {}); name them with --ruleset PATH",
+            path.display()
+        ));
+    }
+    if plain && sandtable_compiler::source::is_inside(&path, &dir) {
+        Ok(path)
+    } else {
+        Err(format!(
+            "the log names its rules as `{recorded}`, which is not inside the log's folder; replay reads rules from there only: name them with --ruleset PATH"
+        ))
+    }
+}
+
+/// A log's text: the header line, then one line per event.
+fn log_text(header: &Header, events: &[Event]) -> String {
+    let mut text = serde_json::to_string(header).unwrap_or_default();
+    for e in events {
+        text.push('\n');
+        text.push_str(&serde_json::to_string(e).unwrap_or_default());
+    }
+    text.push('\n');
+    text
+}
+
+/// Write `text` to `path` whole or not at all: into a temporary file beside it, flushed to
+/// disk, then renamed over it. A write cut short (a full disk, a file-size limit) leaves the
+/// old file as it was.
+fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("the path names no file"))?;
+    let tmp = log_dir(path).join(format!(
+        ".{}.{}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let written = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// What `run` has played, shared with the thread that hears signals.
+struct Played {
+    /// Set by the first SIGINT or SIGTERM: the game stops at its next decision.
+    stop: std::sync::atomic::AtomicBool,
+    /// Which signal it was, for the exit status.
+    signal: std::sync::atomic::AtomicI32,
+    /// The events before the decision being made, and whether the command has taken over
+    /// writing them (then the signal thread leaves them alone).
+    events: std::sync::Mutex<(Vec<Event>, bool)>,
+}
+
+impl Played {
+    fn stopped(&self) -> bool {
+        self.stop.load(std::sync::atomic::Ordering::Relaxed)
+    }
+    fn exit_code(&self) -> u8 {
+        crate::interrupt::exit_code(self.signal.load(std::sync::atomic::Ordering::Relaxed)) as u8
+    }
+    fn lock(&self) -> std::sync::MutexGuard<'_, (Vec<Event>, bool)> {
+        self.events.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// A side's policy that records the game at each decision and refuses to decide once a
+/// signal came.
+struct Watched {
+    inner: Box<dyn policy::Policy>,
+    played: std::sync::Arc<Played>,
+}
+
+impl Watched {
+    fn check(&self) -> Result<(), sandtable_runtime::engine::EngineError> {
+        if self.played.stopped() {
+            Err(sandtable_runtime::engine::EngineError::Policy(
+                "interrupted".into(),
+            ))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl policy::Policy for Watched {
+    fn choose(
+        &mut self,
+        game: &Game,
+        side: sandtable_compiler::ir::SideId,
+        choices: &[sandtable_runtime::engine::Choice],
+    ) -> Result<usize, sandtable_runtime::engine::EngineError> {
+        self.check()?;
+        {
+            let mut played = self.played.lock();
+            let known = played.0.len();
+            played.0.extend(game.events.iter().skip(known).cloned());
+        }
+        self.inner.choose(game, side, choices)
+    }
+    fn choose_value(
+        &mut self,
+        side: sandtable_compiler::ir::SideId,
+        options: &[String],
+    ) -> Result<usize, sandtable_runtime::engine::EngineError> {
+        self.check()?;
+        self.inner.choose_value(side, options)
+    }
+}
+
+/// How long a stopped game may take to reach its next decision before the signal thread
+/// writes what was played itself (a side waiting for a human never reaches it).
+const GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The events of an interrupted game, closed with the line that says so.
+fn interrupted(mut events: Vec<Event>) -> Vec<Event> {
+    let decisions = events
+        .iter()
+        .filter(|e| matches!(e, Event::Decision { .. }))
+        .count() as u32;
+    events.push(Event::Interrupted { decisions });
+    events
+}
+
+/// Save an interrupted game's log (if one was asked for) and say so.
+fn report_interrupt(header: &Header, events: &[Event], log: Option<&Path>) {
+    let decisions = events
+        .iter()
+        .filter(|e| matches!(e, Event::Decision { .. }))
+        .count();
+    let saved = match log {
+        Some(path) => match write_atomic(path, &log_text(header, events)) {
+            Ok(()) => format!("; what was played is in {}", path.display()),
+            Err(e) => format!("; cannot write {}: {e}", path.display()),
+        },
+        None => String::new(),
+    };
+    report::error(
+        Kind::Interrupted,
+        format!("interrupted after {decisions} decision(s); the game is not finished{saved}"),
+    );
+}
+
 pub fn run(args: RunArgs) -> u8 {
     let a = &args.game;
     let (loaded, kinds) = match load_game(a) {
@@ -316,7 +545,7 @@ pub fn run(args: RunArgs) -> u8 {
         format: LOG_FORMAT.into(),
         version: LOG_VERSION,
         ruleset: loaded.program.name.clone(),
-        ruleset_path: a.ruleset.display().to_string(),
+        ruleset_path: recorded_ruleset(&a.ruleset, args.log.as_deref()),
         ruleset_hash: loaded.hash.clone(),
         scenario: rules.scenario.clone(),
         seed: args.seed,
@@ -327,79 +556,172 @@ pub fn run(args: RunArgs) -> u8 {
             .map(|s| (rules.side_name(*s).to_string(), kinds[*s as usize].clone()))
             .collect(),
         assumptions: loaded.files.clone(),
+        assumption_texts: loaded.texts.clone(),
         assume: report::pairs(&a.assumes, "--assume").unwrap_or_default(),
     };
-    let mut policies = match policy::for_sides(&kinds, args.seed) {
+    let policies = match policy::for_sides(&kinds, args.seed) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("error: {e}");
+            report::error(Kind::Usage, e);
             return EXIT_USAGE;
         }
     };
+    let played = std::sync::Arc::new(Played {
+        stop: false.into(),
+        signal: 0.into(),
+        events: std::sync::Mutex::new((Vec::new(), false)),
+    });
+    if args.log.is_some() {
+        // Past a file-size limit the kernel sends SIGXFSZ, whose default kills the process
+        // mid-write; heard, the write fails instead and the old log is kept.
+        let _ = signal_hook::flag::register(
+            signal_hook::consts::SIGXFSZ,
+            std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        );
+    }
+    {
+        let played = played.clone();
+        let header = header.clone();
+        let log = args.log.clone();
+        crate::interrupt::on_signal(move |signal| {
+            played
+                .signal
+                .store(signal, std::sync::atomic::Ordering::Relaxed);
+            played.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            let started = Instant::now();
+            while started.elapsed() < GRACE {
+                if played.lock().1 {
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            let guard = played.lock();
+            if guard.1 {
+                return;
+            }
+            // Whatever was being written (a prompt) ends its line first.
+            eprintln!();
+            report_interrupt(&header, &interrupted(guard.0.clone()), log.as_deref());
+            std::process::exit(crate::interrupt::exit_code(signal));
+        });
+    }
+    let mut policies: Vec<Box<dyn policy::Policy>> = policies
+        .into_iter()
+        .map(|inner| {
+            Box::new(Watched {
+                inner,
+                played: played.clone(),
+            }) as Box<dyn policy::Policy>
+        })
+        .collect();
     let mut game = Game::new(&rules, args.seed, jit.as_ref());
-    let result = match game.play(&mut policies) {
+    let outcome = game.play(&mut policies);
+    // From here on this thread writes the log, not the signal thread.
+    played.lock().1 = true;
+    let result = match outcome {
         Ok(r) => r,
+        Err(_) if played.stopped() => {
+            let events = interrupted(std::mem::take(&mut game.events));
+            if !args.json {
+                print_story(&preamble(&header, &rules), &events, None);
+            }
+            report_interrupt(&header, &events, args.log.as_deref());
+            return played.exit_code();
+        }
         Err(e) => {
-            eprintln!("error: {e}");
+            report::error(Kind::Run, e);
             return EXIT_FINDINGS;
         }
     };
-    if let Some(path) = &args.log {
-        let mut text = serde_json::to_string(&header).unwrap_or_default();
-        for e in &game.events {
-            text.push('\n');
-            text.push_str(&serde_json::to_string(e).unwrap_or_default());
-        }
-        text.push('\n');
-        if let Err(e) = std::fs::write(path, text) {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            return EXIT_USAGE;
-        }
+    if let Some(path) = &args.log
+        && let Err(e) = write_atomic(path, &log_text(&header, &game.events))
+    {
+        report::error(
+            Kind::Io,
+            format!(
+                "cannot write {}: {e}; an earlier file there is left as it was",
+                path.display()
+            ),
+        );
+        return EXIT_USAGE;
     }
     if args.json {
         report::print_json(&result_json(&header, &rules, &result));
     } else {
-        print_story(&preamble(&header, &rules), &game.events);
+        print_story(&preamble(&header, &rules), &game.events, Some(&played.stop));
+    }
+    if played.stopped() {
+        report::error(
+            Kind::Interrupted,
+            "interrupted while printing; the game finished and its log is complete",
+        );
+        return played.exit_code();
     }
     EXIT_OK
 }
 
 pub fn replay(args: ReplayArgs) -> u8 {
-    let text = match std::fs::read_to_string(&args.log) {
+    let text = match log::read(&args.log) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("error: cannot read {}: {e}", args.log.display());
+            report::error(Kind::Io, e);
             return EXIT_USAGE;
         }
     };
     let (header, events) = match log::parse(&text) {
         Ok(x) => x,
         Err(e) => {
-            eprintln!("error: {}: {e}", args.log.display());
+            report::error(Kind::Replay, format!("{}: {e}", args.log.display()));
             return EXIT_FINDINGS;
         }
     };
-    let ruleset = args
-        .ruleset
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(&header.ruleset_path));
-    let files: Vec<PathBuf> = header.assumptions.iter().map(PathBuf::from).collect();
+    let ruleset = match &args.ruleset {
+        Some(r) => r.clone(),
+        None => match ruleset_beside(&args.log, &header.ruleset_path) {
+            Ok(p) => p,
+            Err(e) => {
+                report::error(Kind::Replay, format!("{}: {e}", args.log.display()));
+                return EXIT_USAGE;
+            }
+        },
+    };
+    if header.assumption_texts.len() != header.assumptions.len() {
+        report::error(
+            Kind::Replay,
+            format!(
+                "{}: the header names {} assumption file(s) but holds {} text(s): the log is damaged",
+                args.log.display(),
+                header.assumptions.len(),
+                header.assumption_texts.len()
+            ),
+        );
+        return EXIT_FINDINGS;
+    }
+    let texts = header
+        .assumptions
+        .iter()
+        .cloned()
+        .zip(header.assumption_texts.iter().cloned())
+        .collect();
     let assumes: Vec<String> = header
         .assume
         .iter()
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
-    let loaded = match load(&ruleset, &header.scenario, &assumes, &files, false) {
+    let loaded = match load(&ruleset, &header.scenario, &assumes, Assumed::Texts(texts)) {
         Ok(l) => l,
         Err(c) => return c,
     };
     if loaded.hash != header.ruleset_hash {
-        eprintln!(
-            "error: {}: the rules or assumptions at {} are not the ones this game was played with (fingerprint {} in the log, {} now)",
-            args.log.display(),
-            ruleset.display(),
-            header.ruleset_hash,
-            loaded.hash
+        report::error(
+            Kind::Replay,
+            format!(
+                "{}: the rules or assumptions at {} are not the ones this game was played with (fingerprint {} in the log, {} now)",
+                args.log.display(),
+                ruleset.display(),
+                header.ruleset_hash,
+                loaded.hash
+            ),
         );
         return EXIT_FINDINGS;
     }
@@ -417,7 +739,7 @@ pub fn replay(args: ReplayArgs) -> u8 {
     let mut policies = match Scripted::from_events(&loaded.program, &events) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("error: {}: {e}", args.log.display());
+            report::error(Kind::Replay, format!("{}: {e}", args.log.display()));
             return EXIT_FINDINGS;
         }
     };
@@ -425,7 +747,7 @@ pub fn replay(args: ReplayArgs) -> u8 {
     let result = match game.play(&mut policies) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: {}: {e}", args.log.display());
+            report::error(Kind::Replay, format!("{}: {e}", args.log.display()));
             return EXIT_FINDINGS;
         }
     };
@@ -433,19 +755,22 @@ pub fn replay(args: ReplayArgs) -> u8 {
         (0..events.len().max(game.events.len())).find(|&i| events.get(i) != game.events.get(i))
     {
         let show = |e: Option<&Event>| e.map_or("nothing".into(), log::narrate);
-        eprintln!(
-            "error: {}: event {} differs: the log has `{}`, the rules give `{}`",
-            args.log.display(),
-            i + 1,
-            show(events.get(i)).trim(),
-            show(game.events.get(i)).trim()
+        report::error(
+            Kind::Replay,
+            format!(
+                "{}: event {} differs: the log has `{}`, the rules give `{}`",
+                args.log.display(),
+                i + 1,
+                show(events.get(i)).trim(),
+                show(game.events.get(i)).trim()
+            ),
         );
         return EXIT_FINDINGS;
     }
     if args.json {
         report::print_json(&result_json(&header, &rules, &result));
     } else {
-        print_story(&preamble(&header, &rules), &game.events);
+        print_story(&preamble(&header, &rules), &game.events, None);
     }
     EXIT_OK
 }
@@ -466,6 +791,10 @@ struct SimJson {
     ruleset: String,
     scenario: String,
     games: u64,
+    /// The games asked for; more than `games` when a signal stopped the run.
+    games_requested: u64,
+    /// A signal stopped the run: the figures are of the games finished.
+    partial: bool,
     seed: u64,
     jobs: usize,
     backend: String,
@@ -495,14 +824,20 @@ struct ReferenceJson {
 pub fn sim(args: SimArgs) -> u8 {
     let a = &args.game;
     if args.n == 0 || args.n > MAX_GAMES {
-        eprintln!("error: -n must be 1 to {MAX_GAMES}, not {}", args.n);
+        report::error(
+            Kind::Usage,
+            format!("-n must be 1 to {MAX_GAMES}, not {}", args.n),
+        );
         return EXIT_USAGE;
     }
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if jobs == 0 || jobs > 1024 {
-        eprintln!("error: --jobs must be 1 to 1024, not {jobs}");
+        report::error(
+            Kind::Usage,
+            format!("--jobs must be 1 to 1024, not {jobs}"),
+        );
         return EXIT_USAGE;
     }
     let (loaded, kinds) = match load_game(a) {
@@ -516,29 +851,64 @@ pub fn sim(args: SimArgs) -> u8 {
     let backend = a.backend.kind();
     let progress = report::Progress::at_least(args.n, "games", 200);
     let t0 = Instant::now();
-    let totals = match sim::simulate(&rules, args.n, args.seed, jobs, backend, &kinds, &|k| {
-        progress.inc(k)
-    }) {
+    // A signal stops new games from starting; the totals of those played are printed,
+    // marked partial.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let signal = std::sync::Arc::new(std::sync::atomic::AtomicI32::new(0));
+    {
+        let (stop, signal) = (stop.clone(), signal.clone());
+        crate::interrupt::on_signal(move |s| {
+            signal.store(s, std::sync::atomic::Ordering::Relaxed);
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+    }
+    let totals = match sim::simulate_until(
+        &rules,
+        args.n,
+        args.seed,
+        jobs,
+        backend,
+        &kinds,
+        &|k| progress.inc(k),
+        &stop,
+    ) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("error: {e}");
+            report::error(Kind::Run, e);
             return EXIT_FINDINGS;
         }
     };
     drop(progress);
     let secs = t0.elapsed().as_secs_f64();
     let mut out = summary(&args, &loaded, &rules, &kinds, jobs, backend, &totals, secs);
+    if out.partial {
+        if args.json {
+            report::print_json(&out);
+        } else {
+            print_summary(&out);
+        }
+        eprintln!(
+            "interrupted: the totals are of the {} game(s) finished, not of the {} asked for",
+            out.games, out.games_requested
+        );
+        return crate::interrupt::exit_code(signal.load(std::sync::atomic::Ordering::Relaxed))
+            as u8;
+    }
     if let Some(ReferenceArg::PlatoonFlank) = args.reference {
         if rules.scenario != "protecting_the_flank" || kinds.iter().any(|k| k != "random") {
-            eprintln!(
-                "error: --reference platoon-flank plays Platoon's protecting-the-flank with random policies only"
+            report::error(
+                Kind::Usage,
+                "--reference platoon-flank plays Platoon's protecting-the-flank with random policies only",
             );
             return EXIT_USAGE;
         }
         let flank = match sandtable_runtime::engine::reference::Flank::new(&rules) {
             Ok(f) => f,
             Err(e) => {
-                eprintln!("error: the reference cannot read these rules: {e}");
+                report::error(
+                    Kind::Run,
+                    format!("the reference cannot read these rules: {e}"),
+                );
                 return EXIT_FINDINGS;
             }
         };
@@ -552,7 +922,7 @@ pub fn sim(args: SimArgs) -> u8 {
         ) {
             Ok(t) => t,
             Err(e) => {
-                eprintln!("error: {e}");
+                report::error(Kind::Run, e);
                 return EXIT_FINDINGS;
             }
         };
@@ -594,6 +964,8 @@ fn summary(
         ruleset: loaded.program.name.clone(),
         scenario: rules.scenario.clone(),
         games: t.games,
+        games_requested: args.n,
+        partial: t.games < args.n,
         seed: args.seed,
         jobs,
         backend: backend.name().into(),
@@ -626,6 +998,12 @@ fn summary(
 }
 
 fn print_summary(s: &SimJson) {
+    if s.partial {
+        println!(
+            "PARTIAL (interrupted): {} of {} games played; the figures are of those",
+            s.games, s.games_requested
+        );
+    }
     println!(
         "{}: {}: {} games from seed {} on {} thread(s), {} backend",
         s.ruleset, s.scenario, s.games, s.seed, s.jobs, s.backend

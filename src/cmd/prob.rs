@@ -20,7 +20,7 @@ pub struct Args {
     query: crate::report::QueryArgs,
     /// Print JSON: {"resolution", "inputs", "outcomes": [{"outcome", "probability", "decimal", "unreduced"}], "mean"}
     #[arg(long, conflicts_with = "csv")]
-    json: bool,
+    pub json: bool,
     /// Print CSV: outcome,probability,decimal
     #[arg(long)]
     csv: bool,
@@ -162,7 +162,13 @@ fn run_inner(args: Args) -> Result<(), u8> {
                     "outcome": k.show(program),
                     "probability": format!("{n}/{d}"),
                     "decimal": ratio(n, d),
-                    "unreduced": format!("{}/{}", dist.weights[k], dist.total),
+                    // Outcomes the dice never reach are listed too (as in the text and CSV),
+                    // with weight 0.
+                    "unreduced": format!(
+                        "{}/{}",
+                        dist.weights.get(k).cloned().unwrap_or_default(),
+                        dist.total
+                    ),
                 });
                 if let Some(v) = k.numeric() {
                     o["value"] = serde_json::json!(v);
@@ -215,7 +221,7 @@ fn run_inner(args: Args) -> Result<(), u8> {
 }
 
 fn fail(msg: impl std::fmt::Display) -> u8 {
-    eprintln!("error: {msg}");
+    report::error(report::Kind::Run, msg);
     EXIT_FINDINGS
 }
 

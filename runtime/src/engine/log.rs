@@ -6,24 +6,36 @@ use serde::{Deserialize, Serialize};
 
 /// The first line of every log.
 pub const LOG_FORMAT: &str = "sandtable-game-log";
-pub const LOG_VERSION: u32 = 1;
+/// Version 2: the fingerprint covers the rules' sources, not their compiled form (which named
+/// the paths as spelled), and the assumptions travel in the log.
+pub const LOG_VERSION: u32 = 2;
+/// Largest log `replay` reads. A game stops at [`super::MAX_DECISIONS`] decisions, whose log
+/// is a few tens of megabytes.
+pub const MAX_LOG_BYTES: u64 = 128 * 1024 * 1024;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Header {
     pub format: String,
     pub version: u32,
     pub ruleset: String,
-    /// Where the rules were read from, to find them again on replay.
+    /// Where the rules are, relative to the log's own folder, when they lie inside it (so a
+    /// folder holding both can be moved); otherwise the path as given to `run`, for the reader
+    /// only: `replay` then needs `--ruleset`, and never reads a path from a header that leads
+    /// out of the log's folder.
     pub ruleset_path: String,
-    /// FNV-1a of the compiled IR: a replay against changed rules is refused.
+    /// [`fingerprint`] of the rules' sources and the assumptions: a replay against changed
+    /// rules is refused.
     pub ruleset_hash: String,
     pub scenario: String,
     pub seed: u64,
     pub backend: String,
     /// Policy per side, e.g. `("us", "random")`.
     pub policies: Vec<(String, String)>,
-    /// Assumption files used (values not from the book).
+    /// Assumption files used (values not from the book), as named to `run`.
     pub assumptions: Vec<String>,
+    /// The text of each of those files: a replay reads them from here, not from disk.
+    #[serde(default)]
+    pub assumption_texts: Vec<String>,
     /// `--assume NAME=VALUE` pairs given on the command line.
     #[serde(default)]
     pub assume: Vec<(String, String)>,
@@ -56,6 +68,10 @@ pub enum Event {
     Said {
         text: String,
     },
+    /// The game was stopped by a signal here; the log holds what was played before it.
+    Interrupted {
+        decisions: u32,
+    },
     End {
         winner: Option<String>,
         scores: Vec<(String, i64)>,
@@ -75,6 +91,9 @@ pub fn narrate(e: &Event) -> String {
         }
         Event::Decision { side, label, .. } => format!("  {side}: {label}"),
         Event::Said { text } => format!("      {text}"),
+        Event::Interrupted { decisions } => {
+            format!("\nInterrupted after {decisions} decision(s): the game is not finished.")
+        }
         Event::End {
             winner,
             scores,
@@ -104,14 +123,33 @@ pub fn narrate(e: &Event) -> String {
     }
 }
 
-/// 64-bit FNV-1a, printed as hex: a stable fingerprint of the compiled rules.
-pub fn fingerprint(bytes: &[u8]) -> String {
+/// 64-bit FNV-1a over the parts, each preceded by its length (so `ab`+`c` and `a`+`bc`
+/// differ), printed as hex: a stable fingerprint of what the rules are made of.
+pub fn fingerprint<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
+    let mut eat = |bytes: &[u8]| {
+        for b in bytes {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    for p in parts {
+        eat(&(p.len() as u64).to_le_bytes());
+        eat(p);
     }
     format!("{h:016x}")
+}
+
+/// A log file's text, refused when it is not a regular file or is over [`MAX_LOG_BYTES`].
+pub fn read(path: &std::path::Path) -> Result<String, String> {
+    let bytes = sandtable_compiler::source::read_limited(path, MAX_LOG_BYTES)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    String::from_utf8(bytes).map_err(|_| {
+        format!(
+            "{}: not valid UTF-8: this is not a sandtable game log",
+            path.display()
+        )
+    })
 }
 
 /// Read a log: its header and events. A line that is not one is refused with its number.
@@ -144,6 +182,12 @@ pub fn parse(text: &str) -> Result<(Header, Vec<Event>), String> {
             serde_json::from_str(l).map_err(|e| format!("line {} is damaged: {e}", i + 1))?;
         events.push(e);
     }
+    if let Some(Event::Interrupted { decisions }) = events.last() {
+        return Err(format!(
+            "the game was interrupted after {decisions} decision(s): the log holds what was \
+             played but has no end to replay to"
+        ));
+    }
     if !matches!(events.last(), Some(Event::End { .. })) {
         return Err("the log has no end-of-game line: it is cut short".into());
     }
@@ -161,12 +205,13 @@ mod tests {
             version: LOG_VERSION,
             ruleset: "R".into(),
             ruleset_path: "r".into(),
-            ruleset_hash: fingerprint(b"x"),
+            ruleset_hash: fingerprint([&b"x"[..]]),
             scenario: "s".into(),
             seed: 1,
             backend: "interp".into(),
             policies: vec![],
             assumptions: vec![],
+            assumption_texts: vec![],
             assume: vec![],
         };
         let evs = vec![
@@ -193,5 +238,37 @@ mod tests {
         );
         let no_end = text.lines().take(2).collect::<Vec<_>>().join("\n");
         assert!(parse(&no_end).unwrap_err().contains("cut short"));
+        let stopped = format!(
+            "{no_end}\n{}",
+            serde_json::to_string(&Event::Interrupted { decisions: 3 }).unwrap()
+        );
+        assert!(
+            parse(&stopped)
+                .unwrap_err()
+                .contains("interrupted after 3 decision(s)")
+        );
+    }
+
+    #[test]
+    fn fingerprints_separate_their_parts() {
+        let ab_c = fingerprint([&b"ab"[..], b"c"]);
+        assert_ne!(ab_c, fingerprint([&b"a"[..], b"bc"]));
+        assert_eq!(ab_c, fingerprint([&b"ab"[..], b"c"]));
+    }
+
+    #[test]
+    fn a_log_of_exactly_the_limit_is_read_and_one_byte_more_is_refused() {
+        let dir = std::env::temp_dir().join(format!("sandtable-log-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("big.jsonl");
+        // A sparse file: its size is what is tested, not the disk.
+        let f = std::fs::File::create(&path).unwrap();
+        f.set_len(MAX_LOG_BYTES).unwrap();
+        assert_eq!(read(&path).map(|t| t.len()), Ok(MAX_LOG_BYTES as usize));
+        f.set_len(MAX_LOG_BYTES + 1).unwrap();
+        let err = read(&path).unwrap_err();
+        assert!(err.contains("larger than the limit"), "{err}");
+        assert!(read(std::path::Path::new("/dev/zero")).is_err());
+        let _ = std::fs::remove_dir_all(dir);
     }
 }

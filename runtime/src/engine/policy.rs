@@ -222,8 +222,13 @@ pub struct ScriptFile {
 
 impl ScriptFile {
     pub fn open(path: &str) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read the script {path}: {e}"))?;
+        let bytes = sandtable_compiler::source::read_limited(
+            std::path::Path::new(path),
+            sandtable_compiler::source::MAX_FILE_BYTES,
+        )
+        .map_err(|e| format!("cannot read the script {path}: {e}"))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| format!("cannot read the script {path}: not valid UTF-8"))?;
         Ok(ScriptFile {
             path: path.to_string(),
             lines: text

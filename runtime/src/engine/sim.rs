@@ -2,6 +2,8 @@
 //! plays, whatever thread plays it; totals are integer sums, so they do not depend on how the
 //! games were spread over threads.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -83,6 +85,23 @@ pub fn simulate(
     policies: &[String],
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Totals, EngineError> {
+    let never = AtomicBool::new(false);
+    simulate_until(rules, games, seed, jobs, backend, policies, progress, &never)
+}
+
+/// [`simulate`] that stops starting games once `stop` is set (an interrupt): the totals are
+/// then those of the games finished, fewer than `games`.
+#[allow(clippy::too_many_arguments)]
+pub fn simulate_until(
+    rules: &Rules,
+    games: u64,
+    seed: u64,
+    jobs: usize,
+    backend: BackendKind,
+    policies: &[String],
+    progress: &(dyn Fn(u64) + Sync),
+    stop: &AtomicBool,
+) -> Result<Totals, EngineError> {
     if policies.contains(&"human".to_string()) {
         return Err(EngineError::Policy(
             "`sim` plays without a terminal: use `run` for a human policy".into(),
@@ -99,6 +118,7 @@ pub fn simulate(
         },
         |jit, s| play_one(rules, jit.as_ref(), s, policies),
         progress,
+        stop,
     )
 }
 
@@ -118,6 +138,7 @@ pub fn simulate_reference(
         || (),
         |_, s| Ok(flank.playout(s)),
         &|_| {},
+        &AtomicBool::new(false),
     )
 }
 
@@ -133,6 +154,7 @@ fn in_parallel<W>(
     init: impl Fn() -> W + Sync + Send,
     play: impl Fn(&mut W, u64) -> Result<GameResult, EngineError> + Sync + Send,
     progress: &(dyn Fn(u64) + Sync),
+    stop: &AtomicBool,
 ) -> Result<Totals, EngineError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
@@ -145,9 +167,12 @@ fn in_parallel<W>(
                 let mut t = Totals::new(sides);
                 let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(games));
                 for i in lo..hi {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
                     t.add(&play(worker, seed.wrapping_add(i)).map_err(|e| (i, e))?);
                 }
-                progress(hi - lo);
+                progress(t.games);
                 Ok(t)
             })
             .collect()
