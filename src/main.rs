@@ -159,7 +159,10 @@ mod tests {
     #[test]
     fn a_panic_report_is_short_and_names_no_build_path() {
         let t = panic_report("index out of bounds", None);
-        assert!(t.starts_with("internal error: index out of bounds\n"), "{t}");
+        assert!(
+            t.starts_with("internal error: index out of bounds\n"),
+            "{t}"
+        );
         assert!(t.contains(env!("CARGO_PKG_VERSION")), "{t}");
         assert!(t.contains("please report"), "{t}");
         assert!(!t.contains(".rs"), "{t}");

@@ -57,7 +57,10 @@ fn wait_for(child: &mut Child, secs: u64, what: &[&str]) -> i32 {
         }
         if started.elapsed() > Duration::from_secs(secs) {
             let _ = child.kill();
-            panic!("`sandtable {}` still running after {secs} s", what.join(" "));
+            panic!(
+                "`sandtable {}` still running after {secs} s",
+                what.join(" ")
+            );
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -164,7 +167,11 @@ fn prob_json_lists_outcomes_of_probability_zero_like_text_and_csv() {
 fn a_diagnostic_far_along_a_line_of_tabs_is_shown_as_an_excerpt() {
     let dir = temp_dir("tabs");
     let sand = dir.join("tabs.sand");
-    std::fs::write(&sand, format!("{}resolve x( {{ result d6 }}\n", "\t".repeat(20_000))).unwrap();
+    std::fs::write(
+        &sand,
+        format!("{}resolve x( {{ result d6 }}\n", "\t".repeat(20_000)),
+    )
+    .unwrap();
     let (code, _, err) = sandtable(&["check", s(&sand)]);
     assert_eq!(code, 1, "{err}");
     assert!(!err.contains("panicked"), "{err}");
@@ -189,7 +196,11 @@ fn a_diagnostic_far_along_a_line_of_tabs_is_shown_as_an_excerpt() {
 fn devices_and_fifos_named_anywhere_are_refused_without_hanging() {
     let dir = temp_dir("devices");
     let zero_import = dir.join("zero.sand");
-    std::fs::write(&zero_import, "import \"/dev/zero\"\nresolve r() { result d6 }\n").unwrap();
+    std::fs::write(
+        &zero_import,
+        "import \"/dev/zero\"\nresolve r() { result d6 }\n",
+    )
+    .unwrap();
     let (code, _, err) = within(30, &["check", "--allow-outside-imports", s(&zero_import)]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("not a regular file"), "{err}");
@@ -262,7 +273,10 @@ fn an_import_outside_the_ruleset_folder_is_refused_unread() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("sand::resolve::import-outside"), "{err}");
     assert!(err.contains("--allow-outside-imports"), "{err}");
-    assert!(!err.contains("root:"), "a line of /etc/passwd was echoed:\n{err}");
+    assert!(
+        !err.contains("root:"),
+        "a line of /etc/passwd was echoed:\n{err}"
+    );
     let (_, out, _) = sandtable(&["check", "--json", s(&sand)]);
     let v = json(&out);
     assert_eq!(v[0]["code"], "sand::resolve::import-outside");
@@ -327,7 +341,11 @@ fn replay_reads_rules_only_beside_the_log_or_where_the_user_says() {
 
     // A crafted header that points out of the log's folder is refused, unread.
     for bad in ["../platoon", "/etc", "rules/../../x"] {
-        let edited = text.replacen("\"ruleset_path\":\"platoon\"", &format!("\"ruleset_path\":\"{bad}\""), 1);
+        let edited = text.replacen(
+            "\"ruleset_path\":\"platoon\"",
+            &format!("\"ruleset_path\":\"{bad}\""),
+            1,
+        );
         assert_ne!(edited, text);
         let crafted = moved.join("crafted.jsonl");
         std::fs::write(&crafted, edited).unwrap();
@@ -535,7 +553,11 @@ const MAX_SHOWN: usize = 100;
 #[test]
 fn diagnostics_shown_are_capped_at_the_limit_with_a_count_of_the_rest() {
     let dir = temp_dir("many");
-    for (n, more) in [(MAX_SHOWN, None), (MAX_SHOWN + 1, Some(1)), (4_000, Some(3_900))] {
+    for (n, more) in [
+        (MAX_SHOWN, None),
+        (MAX_SHOWN + 1, Some(1)),
+        (4_000, Some(3_900)),
+    ] {
         let sand = dir.join(format!("many{n}.sand"));
         std::fs::write(&sand, unused_on_one_line(n)).unwrap();
         let (code, _, err) = sandtable(&["check", s(&sand)]);
@@ -607,12 +629,25 @@ fn with_json_every_error_is_a_json_object_on_stdout() {
         &["audit", "/no/such/book.txt", "--json"],
         &["prob", "rules/platoon", "nope", "--json"],
         &["prob", "/no/such/ruleset", "fire", "--json"],
-        &["prob", "tests/diagnostics/broken_file.sand", "fire", "--json"],
+        &[
+            "prob",
+            "tests/diagnostics/broken_file.sand",
+            "fire",
+            "--json",
+        ],
         &["explain", "rules/platoon", "fire", "--set", "x=1", "--json"],
         &["bench", "rules/platoon", "nope", "--json"],
         &["run", "rules/platoon", "--scenario", "nope", "--json"],
         &["replay", "/no/such/log.jsonl", "--json"],
-        &["sim", "rules/platoon", "--scenario", "protecting-the-flank", "-n", "0", "--json"],
+        &[
+            "sim",
+            "rules/platoon",
+            "--scenario",
+            "protecting-the-flank",
+            "-n",
+            "0",
+            "--json",
+        ],
         &["prob", "--json"],
         &["check", "--no-such-flag", "--json"],
     ];
@@ -621,11 +656,19 @@ fn with_json_every_error_is_a_json_object_on_stdout() {
         assert_ne!(code, 0, "{args:?}");
         let v = json(&out);
         let e = &v["error"];
-        assert!(e["message"].as_str().is_some_and(|m| !m.is_empty()), "{args:?}: {v}");
+        assert!(
+            e["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "{args:?}: {v}"
+        );
         assert!(e["kind"].as_str().is_some(), "{args:?}: {v}");
     }
     // The rules' own errors come with their diagnostics.
-    let (_, out, _) = sandtable(&["prob", "tests/diagnostics/broken_file.sand", "fire", "--json"]);
+    let (_, out, _) = sandtable(&[
+        "prob",
+        "tests/diagnostics/broken_file.sand",
+        "fire",
+        "--json",
+    ]);
     let v = json(&out);
     assert_eq!(v["error"]["kind"], "rules");
     assert!(!v["error"]["diagnostics"].as_array().unwrap().is_empty());

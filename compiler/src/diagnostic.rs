@@ -163,8 +163,7 @@ pub mod render {
     pub fn to_report(d: &Diagnostic, db: &SourceDb) -> Report {
         let f = db.file(d.primary.file);
         let snippet = fits(f, d.primary.span)
-            && d
-                .related
+            && d.related
                 .iter()
                 .all(|r| r.file != d.primary.file || fits(f, r.span));
         let mut help = d.help.as_deref().map(|h| cap_text(h).into_owned());
@@ -231,7 +230,9 @@ pub mod render {
         let (line, col) = f.line_col(offset);
         let offset = offset.min(f.text.len());
         let start = f.text[..offset].rfind('\n').map_or(0, |i| i + 1);
-        let end = f.text[offset..].find('\n').map_or(f.text.len(), |i| offset + i);
+        let end = f.text[offset..]
+            .find('\n')
+            .map_or(f.text.len(), |i| offset + i);
         let before: Vec<char> = f.text.get(start..offset).unwrap_or("").chars().collect();
         let after: Vec<char> = f.text.get(offset..end).unwrap_or("").chars().collect();
         // Tabs and other control characters as single spaces, runs of them as one.
@@ -313,8 +314,13 @@ mod tests {
         let text = format!("{}resolve x( {{ result d6 }}\n", "\t".repeat(20_000));
         let at = 20_000 + "resolve x( ".len();
         let db = db_with(text);
-        let d = Diagnostic::error("sand::parse::syntax", 0, Span::new(at, at + 1), "expected `)`")
-            .label("here");
+        let d = Diagnostic::error(
+            "sand::parse::syntax",
+            0,
+            Span::new(at, at + 1),
+            "expected `)`",
+        )
+        .label("here");
         let out = render::to_plain_string(&d, &db);
         assert!(out.contains("long.sand:1:20012"), "{out}");
         assert!(out.contains("… resolve x( ⟨here⟩{ result d6 }"), "{out}");

@@ -327,7 +327,10 @@ mod tests {
         std::fs::write(&past, vec![b' '; MAX_FILE_BYTES as usize + 1]).unwrap();
         assert!(matches!(
             db.load_file(&past, "past".into()),
-            Err(LoadError::TooLarge { limit: MAX_FILE_BYTES, .. })
+            Err(LoadError::TooLarge {
+                limit: MAX_FILE_BYTES,
+                ..
+            })
         ));
         let _ = std::fs::remove_file(at);
         let _ = std::fs::remove_file(past);
@@ -350,7 +353,10 @@ mod tests {
         std::fs::write(dir.join("one-more.sand"), "").unwrap();
         assert!(matches!(
             sand_files_in(&dir),
-            Err(LoadError::TooMany { limit: MAX_FILES, .. })
+            Err(LoadError::TooMany {
+                limit: MAX_FILES,
+                ..
+            })
         ));
         let _ = std::fs::remove_dir_all(dir);
     }

@@ -301,7 +301,7 @@ pub fn assumptions_from(
     };
     for (name, text) in files {
         let f = Path::new(name);
-        let parsed = sandtable_grammar::parse(&text);
+        let parsed = sandtable_grammar::parse(text);
         if let Some(e) = parsed.errors.first() {
             let (line, column) = line_column(&text, e.span.start);
             return Err(format!(

@@ -115,10 +115,17 @@ mod tests {
         let path = std::env::temp_dir().join(format!("sandtable-audit-{}.txt", std::process::id()));
         let f = std::fs::File::create(&path).unwrap();
         f.set_len(MAX_RULEBOOK_BYTES).unwrap();
-        assert_eq!(read(&path).map(|t| t.len()), Ok(MAX_RULEBOOK_BYTES as usize));
+        assert_eq!(
+            read(&path).map(|t| t.len()),
+            Ok(MAX_RULEBOOK_BYTES as usize)
+        );
         f.set_len(MAX_RULEBOOK_BYTES + 1).unwrap();
         assert!(read(&path).unwrap_err().contains("larger than the limit"));
         let _ = std::fs::remove_file(path);
-        assert!(read(Path::new("/dev/zero")).unwrap_err().contains("not a regular file"));
+        assert!(
+            read(Path::new("/dev/zero"))
+                .unwrap_err()
+                .contains("not a regular file")
+        );
     }
 }

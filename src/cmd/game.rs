@@ -160,11 +160,10 @@ fn load(
         }
     };
     let pairs = report::pairs(assumes, "--assume")?;
-    let assumptions =
-        query::assumptions_from(&compiled.program, &pairs, &files).map_err(|e| {
-            report::error(Kind::Query, e);
-            EXIT_USAGE
-        })?;
+    let assumptions = query::assumptions_from(&compiled.program, &pairs, &files).map_err(|e| {
+        report::error(Kind::Query, e);
+        EXIT_USAGE
+    })?;
     let pairs: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
     Ok(Loaded {
         hash: fingerprint(&compiled.db, &files, &pairs),
@@ -178,7 +177,11 @@ fn load(
 /// What the rules are made of, not where they were read from: the text of every source file
 /// (in load order, which does not depend on how the path was spelled), of every assumptions
 /// file and every `--assume` pair. `./rules/x/` and `rules/x` give the same fingerprint.
-fn fingerprint(db: &sandtable_compiler::SourceDb, files: &[(String, String)], pairs: &[String]) -> String {
+fn fingerprint(
+    db: &sandtable_compiler::SourceDb,
+    files: &[(String, String)],
+    pairs: &[String],
+) -> String {
     let sources = db.ids().map(|id| db.file(id).text.as_bytes());
     let assumed = files.iter().map(|(_, t)| t.as_bytes());
     log::fingerprint(
@@ -587,7 +590,9 @@ pub fn run(args: RunArgs) -> u8 {
             played
                 .signal
                 .store(signal, std::sync::atomic::Ordering::Relaxed);
-            played.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            played
+                .stop
+                .store(true, std::sync::atomic::Ordering::Relaxed);
             let started = Instant::now();
             while started.elapsed() < GRACE {
                 if played.lock().1 {
@@ -834,10 +839,7 @@ pub fn sim(args: SimArgs) -> u8 {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if jobs == 0 || jobs > 1024 {
-        report::error(
-            Kind::Usage,
-            format!("--jobs must be 1 to 1024, not {jobs}"),
-        );
+        report::error(Kind::Usage, format!("--jobs must be 1 to 1024, not {jobs}"));
         return EXIT_USAGE;
     }
     let (loaded, kinds) = match load_game(a) {

@@ -86,7 +86,9 @@ pub fn simulate(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Totals, EngineError> {
     let never = AtomicBool::new(false);
-    simulate_until(rules, games, seed, jobs, backend, policies, progress, &never)
+    simulate_until(
+        rules, games, seed, jobs, backend, policies, progress, &never,
+    )
 }
 
 /// [`simulate`] that stops starting games once `stop` is set (an interrupt): the totals are
@@ -145,7 +147,8 @@ pub fn simulate_reference(
 /// Games `0..games` (game `i` with seed `seed + i`) in chunks over a pool of `jobs` threads;
 /// `init` makes what each worker keeps (compiled code), `play` plays one game. The totals are
 /// integer sums, so they do not depend on how chunks were spread; the first failing game (by
-/// number) is the error reported.
+/// number) is the error reported. Once `stop` is set no game starts.
+#[allow(clippy::too_many_arguments)]
 fn in_parallel<W>(
     sides: usize,
     games: u64,
