@@ -303,7 +303,7 @@ pub fn assumptions_from(
         let f = Path::new(name);
         let parsed = sandtable_grammar::parse(text);
         if let Some(e) = parsed.errors.first() {
-            let (line, column) = line_column(&text, e.span.start);
+            let (line, column) = line_column(text, e.span.start);
             return Err(format!(
                 "{}:{line}:{column}: error[{}]: {}{}",
                 f.display(),
