@@ -258,7 +258,7 @@ impl Prepared {
             .params
             .iter()
             .zip(&self.args)
-            .map(|(pa, v)| (pa.name.clone(), v.show(p)))
+            .map(|(pa, v)| (pa.name.clone(), v.show_typed(p, &pa.ty)))
             .collect()
     }
 }

@@ -35,6 +35,47 @@ pub struct Program {
     pub procs: Vec<ProcDef>,
     pub configs: Vec<ConfigBlock>,
     pub unknowns: Vec<UnknownDef>,
+    /// The unit the ruleset writes its lengths in (`in` or `cm`), so lengths are shown to
+    /// people as the book gives them rather than in the internal tenths of a millimetre.
+    #[serde(default)]
+    pub length_unit: Option<String>,
+}
+
+/// Tenths of a millimetre per inch, centimetre and millimetre.
+pub const LENGTH_UNITS: [(&str, i64); 3] = [("in", 254), ("cm", 100), ("mm", 10)];
+
+/// A length (tenths of a millimetre) in `unit` when it is a whole number or a half of one
+/// there (`6in`, `2.5cm`), else in millimetres, which every length of the language is exact in.
+pub fn show_length(v: i64, unit: Option<&str>) -> String {
+    let sign = if v < 0 { "-" } else { "" };
+    let a = v.unsigned_abs();
+    let unit = unit.or_else(|| {
+        LENGTH_UNITS
+            .iter()
+            .find(|(_, per)| a % (*per as u64) == 0)
+            .map(|(u, _)| *u)
+    });
+    if let Some((u, per)) = LENGTH_UNITS.iter().find(|(u, _)| Some(*u) == unit) {
+        let per = *per as u64;
+        if a % per == 0 {
+            return format!("{sign}{}{u}", a / per);
+        }
+        if (2 * a) % per == 0 {
+            return format!("{sign}{}.5{u}", a / per);
+        }
+    }
+    if a % 10 == 0 {
+        format!("{sign}{}mm", a / 10)
+    } else {
+        format!("{sign}{}.{}mm", a / 10, a % 10)
+    }
+}
+
+impl Program {
+    /// A length as the ruleset writes them.
+    pub fn show_length(&self, v: i64) -> String {
+        show_length(v, self.length_unit.as_deref())
+    }
 }
 
 /// Where a definition comes from: the innermost enclosing section/rule and explicit `see`s.
@@ -175,6 +216,10 @@ pub struct UnknownDef {
     pub line: u32,
     pub column: u32,
     pub cite: Cite,
+    /// What a value for it must be, when the place it stands in says (a field of an int
+    /// column, a length stat), so `--assume` can refuse a value of another type.
+    #[serde(default)]
+    pub ty: Option<Type>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -258,6 +303,9 @@ pub struct ProcDef {
     pub n_slots: u32,
     /// Names of slots, for `explain`.
     pub slot_names: Vec<String>,
+    /// Types of slots, for `explain` to show lengths in the ruleset's unit.
+    #[serde(default)]
+    pub slot_types: Vec<Type>,
     pub cite: Cite,
 }
 
@@ -275,6 +323,9 @@ pub enum Stmt {
     Bands {
         scrutinee: Expr,
         arms: Vec<Arm>,
+        /// The scrutinee is a length: band bounds are lengths, for people to read.
+        #[serde(default)]
+        length: bool,
     },
     Result(Expr),
     Outcome(String),
@@ -517,7 +568,9 @@ pub fn visit_stmts<'a>(stmts: &'a [Stmt], looped: bool, f: &mut impl FnMut(&'a E
                 visit_stmts(then, looped, f);
                 visit_stmts(otherwise, looped, f);
             }
-            Stmt::Bands { scrutinee, arms } => {
+            Stmt::Bands {
+                scrutinee, arms, ..
+            } => {
                 f(scrutinee, looped);
                 for a in arms {
                     visit_stmts(&a.body, looped, f);

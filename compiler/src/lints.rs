@@ -9,19 +9,43 @@ use crate::lower::{Lowerer, expr::Typed, expr::compare_reach};
 use crate::reach::Reach;
 use crate::source::FileId;
 
+/// How the numbers of a message read: plain, or lengths in the ruleset's unit (never the
+/// internal tenths of a millimetre).
+#[derive(Clone, Copy)]
+enum Num<'a> {
+    Plain,
+    Length(Option<&'a str>),
+}
+
+impl Num<'_> {
+    fn show(self, v: i64) -> String {
+        match self {
+            Num::Plain => v.to_string(),
+            Num::Length(u) => ir::show_length(v, u),
+        }
+    }
+    fn of<'a>(ty: &ir::Type, unit: Option<&'a str>) -> Num<'a> {
+        if *ty == ir::Type::Length {
+            Num::Length(unit)
+        } else {
+            Num::Plain
+        }
+    }
+}
+
 /// Render an inclusive range for messages.
-fn show_range(lo: Option<i64>, hi: Option<i64>) -> String {
+fn show_range(lo: Option<i64>, hi: Option<i64>, n: Num) -> String {
     match (lo, hi) {
-        (Some(a), Some(b)) if a == b => a.to_string(),
-        (Some(a), Some(b)) => format!("{a}..={b}"),
-        (Some(a), None) => format!("{a}.."),
-        (None, Some(b)) => format!("..={b}"),
+        (Some(a), Some(b)) if a == b => n.show(a),
+        (Some(a), Some(b)) => format!("{}..={}", n.show(a), n.show(b)),
+        (Some(a), None) => format!("{}..", n.show(a)),
+        (None, Some(b)) => format!("..={}", n.show(b)),
         (None, None) => "any value".into(),
     }
 }
 
 /// Collapse sorted values into runs: `[1,2,3,7]` → `1..=3, 7`.
-fn runs(values: &[i64]) -> String {
+fn runs(values: &[i64], n: Num) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut i = 0;
     while i < values.len() {
@@ -31,7 +55,7 @@ fn runs(values: &[i64]) -> String {
             i += 1;
             end = values[i];
         }
-        out.push(show_range(Some(start), Some(end)));
+        out.push(show_range(Some(start), Some(end), n));
         i += 1;
     }
     if out.len() > 8 {
@@ -70,6 +94,8 @@ pub(crate) fn bands(
         .iter()
         .any(|a| a.patterns.iter().any(|p| matches!(p, KeyPattern::Any)));
     let reach = &t.reach;
+    let unit = lw.program.length_unit.clone();
+    let n = Num::of(&t.ty, unit.as_deref());
     // Unreachable arms.
     for (a, ast_arm) in lowered.iter().zip(arms) {
         for (p, ap) in a.patterns.iter().zip(&ast_arm.patterns) {
@@ -85,12 +111,12 @@ pub(crate) fn bands(
                         ap.span,
                         format!(
                             "band {} can never be chosen: the value only reaches {}",
-                            show_range(lo, hi),
-                            describe_reach(reach)
+                            show_range(lo, hi, n),
+                            describe_reach(reach, n)
                         ),
                     )
                     .label("unreachable")
-                    .related(file, span, format!("ranges over {}", show_range(rlo, rhi)))
+                    .related(file, span, format!("ranges over {}", show_range(rlo, rhi, n)))
                     .help("check the book's figures, or remove the band if it is a misprint"),
                 );
             }
@@ -119,7 +145,7 @@ pub(crate) fn bands(
                             "sand::lint::band-overlap",
                             file,
                             ap.span,
-                            format!("bands overlap on {}", show_range(olo, ohi)),
+                            format!("bands overlap on {}", show_range(olo, ohi, n)),
                         )
                         .label("overlaps an earlier band")
                         .related(file, *pspan, "earlier band")
@@ -153,20 +179,20 @@ pub(crate) fn bands(
                 "sand::lint::band-gap",
                 file,
                 span,
-                format!("no band covers {}", runs(&gaps)),
+                format!("no band covers {}", runs(&gaps, n)),
             )
-            .label(format!("reaches {}", describe_reach(reach)))
+            .label(format!("reaches {}", describe_reach(reach, n)))
             .help("add a band for these values, or `_ => …` if the book gives a default"),
         );
     }
 }
 
-fn describe_reach(r: &Reach) -> String {
+fn describe_reach(r: &Reach, n: Num) -> String {
     match r {
-        Reach::Set(v) if v.len() <= 12 => runs(v),
+        Reach::Set(v) if v.len() <= 12 => runs(v, n),
         _ => {
             let (lo, hi) = r.bounds();
-            show_range(lo, hi)
+            show_range(lo, hi, n)
         }
     }
 }
@@ -183,6 +209,9 @@ pub(crate) fn comparison(
     if !(l.die || r.die) {
         return;
     }
+    let unit = lw.program.length_unit.clone();
+    let lengthy = if l.ty == ir::Type::Length { &l.ty } else { &r.ty };
+    let n = Num::of(lengthy, unit.as_deref());
     match compare_reach(op, &l.reach, &r.reach) {
         Some(false) => {
             lw.diags.push(
@@ -192,9 +221,9 @@ pub(crate) fn comparison(
                     span,
                     format!(
                         "this roll can never succeed: {} {} {}",
-                        describe_reach(&l.reach),
+                        describe_reach(&l.reach, n),
                         op.symbol(),
-                        describe_reach(&r.reach)
+                        describe_reach(&r.reach, n)
                     ),
                 )
                 .label("always false")
@@ -210,9 +239,9 @@ pub(crate) fn comparison(
                     span,
                     format!(
                         "this roll always succeeds: {} {} {}",
-                        describe_reach(&l.reach),
+                        describe_reach(&l.reach, n),
                         op.symbol(),
-                        describe_reach(&r.reach)
+                        describe_reach(&r.reach, n)
                     ),
                 )
                 .label("always true")
@@ -247,7 +276,7 @@ pub(crate) fn comparison(
                         if v { "succeeds" } else { "fails" }
                     ),
                 )
-                .label(format!("{} {} {}", describe_reach(a), op.symbol(), describe_reach(b)))
+                .label(format!("{} {} {}", describe_reach(a, n), op.symbol(), describe_reach(b, n)))
                 .help("the modifier stack pushes the target off the die's faces; if the book caps it (\"cannot exceed 2+\"), add `clamp` to the stack or clamp the target"),
             );
         }
@@ -381,7 +410,7 @@ pub(crate) fn table(lw: &mut Lowerer, file: FileId, id: u32, t: &ast::Table) {
                             "no row of `{}` covers {} = {}",
                             tb.name,
                             name.name,
-                            runs(&missing)
+                            runs(&missing, Num::Plain)
                         ),
                     )
                     .label("rolled here")
@@ -401,7 +430,7 @@ pub(crate) fn table(lw: &mut Lowerer, file: FileId, id: u32, t: &ast::Table) {
                             ar.keys.first().map_or(ar.span, |k| k.span),
                             format!(
                                 "row {} of `{}` can never be rolled",
-                                show_range(*lo, *hi),
+                                show_range(*lo, *hi, Num::Plain),
                                 tb.name
                             ),
                         )
@@ -416,11 +445,22 @@ pub(crate) fn table(lw: &mut Lowerer, file: FileId, id: u32, t: &ast::Table) {
 
 #[cfg(test)]
 mod tests {
-    use super::runs;
+    use super::{Num, runs, show_range};
 
     #[test]
     fn runs_collapse_consecutive_values() {
-        assert_eq!(runs(&[1, 2, 3, 7, 9, 10]), "1..=3, 7, 9..=10");
-        assert_eq!(runs(&[]), "");
+        assert_eq!(runs(&[1, 2, 3, 7, 9, 10], Num::Plain), "1..=3, 7, 9..=10");
+        assert_eq!(runs(&[], Num::Plain), "");
+    }
+
+    #[test]
+    fn lengths_read_in_the_rulesets_unit() {
+        let inch = Num::Length(Some("in"));
+        assert_eq!(show_range(Some(1524), Some(3048), inch), "6in..=12in");
+        assert_eq!(show_range(Some(635), None, inch), "2.5in..");
+        assert_eq!(show_range(Some(1500), Some(1500), Num::Length(Some("cm"))), "15cm");
+        // Not a whole or half unit: exact in millimetres.
+        assert_eq!(show_range(None, Some(8), inch), "..=0.8mm");
+        assert_eq!(show_range(Some(-254), Some(0), Num::Length(None)), "-1in..=0in");
     }
 }

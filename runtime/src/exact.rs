@@ -221,7 +221,9 @@ impl<'p, W: Weight> Exact<'p, W> {
                         }))
                     });
                 }
-                Stmt::Bands { scrutinee, arms } => {
+                Stmt::Bands {
+                    scrutinee, arms, ..
+                } => {
                     let d = self.eval(scrutinee, &env)?.map(|v| normalize(v.clone()));
                     let by_arm = d.try_map(|v| {
                         arms.iter()

@@ -81,9 +81,11 @@ pub fn render(program: &Program, ex: &Explained) -> Vec<String> {
                 "{pad}roll {} → {face}",
                 program.dice[*die as usize].name
             )),
-            Event::Let { name, value } => {
-                out.push(format!("{pad}{name} = {}", value.show(program)))
-            }
+            Event::Let {
+                name,
+                value,
+                length,
+            } => out.push(format!("{pad}{name} = {}", value.show_as(program, *length))),
             Event::Modifier {
                 stack,
                 entry,
@@ -138,10 +140,18 @@ pub fn render(program: &Program, ex: &Explained) -> Vec<String> {
                 patterns,
                 outcome,
                 cite: c,
+                length,
                 ..
             } => {
                 let p = &program.procs[*proc as usize];
-                let pats: Vec<String> = patterns.iter().map(pattern).collect();
+                let num = |n: i64| {
+                    if *length {
+                        program.show_length(n)
+                    } else {
+                        n.to_string()
+                    }
+                };
+                let pats: Vec<String> = patterns.iter().map(|p| pattern(p, &num)).collect();
                 let what = outcome.clone().unwrap_or_else(|| "…".into());
                 let c = cite(program, c);
                 let c = if c.is_empty() {
@@ -151,7 +161,7 @@ pub fn render(program: &Program, ex: &Explained) -> Vec<String> {
                 };
                 out.push(format!(
                     "{pad}band for {}: {} → {what}{c}",
-                    value.show(program),
+                    value.show_as(program, *length),
                     pats.join(" | ")
                 ));
             }
@@ -165,15 +175,15 @@ pub fn render(program: &Program, ex: &Explained) -> Vec<String> {
     out
 }
 
-fn pattern(p: &sandtable_compiler::ir::KeyPattern) -> String {
+fn pattern(p: &sandtable_compiler::ir::KeyPattern, num: &dyn Fn(i64) -> String) -> String {
     use sandtable_compiler::ir::KeyPattern as K;
     match p {
         K::Any => "_".into(),
-        K::Range(Some(a), Some(b)) if a == b => a.to_string(),
+        K::Range(Some(a), Some(b)) if a == b => num(*a),
         K::Range(a, b) => format!(
             "{}..{}",
-            a.map_or(String::new(), |x| x.to_string()),
-            b.map_or(String::new(), |x| format!("={x}"))
+            a.map_or(String::new(), num),
+            b.map_or(String::new(), |x| format!("={}", num(x)))
         ),
         K::Symbol(s) => s.clone(),
         K::Unknown => "?".into(),

@@ -32,6 +32,9 @@ pub enum Event {
     Let {
         name: String,
         value: Val,
+        /// The slot holds a length, shown in the ruleset's unit.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        length: bool,
     },
     Modifier {
         stack: u32,
@@ -57,6 +60,9 @@ pub enum Event {
         patterns: Vec<KeyPattern>,
         outcome: Option<String>,
         cite: ir::Cite,
+        /// The value and the bounds are lengths.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        length: bool,
     },
     Effect(EffectRec),
     Result(Val),
@@ -233,13 +239,19 @@ impl<'p> Interp<'p> {
                     v => v,
                 };
                 if ctx.trace.is_some() {
-                    let name = self.program.procs[f.proc as usize]
+                    let pd = &self.program.procs[f.proc as usize];
+                    let name = pd
                         .slot_names
                         .get(*slot as usize)
                         .cloned()
                         .unwrap_or_default();
+                    let length = pd.slot_types.get(*slot as usize) == Some(&ir::Type::Length);
                     let vv = v.clone();
-                    ctx.event(|| Event::Let { name, value: vv });
+                    ctx.event(|| Event::Let {
+                        name,
+                        value: vv,
+                        length,
+                    });
                 }
                 f.slots[*slot as usize] = v;
                 Ok(Flow::Next)
@@ -255,7 +267,11 @@ impl<'p> Interp<'p> {
                     self.block(otherwise, f, ctx)
                 }
             }
-            Stmt::Bands { scrutinee, arms } => {
+            Stmt::Bands {
+                scrutinee,
+                arms,
+                length,
+            } => {
                 let v = self.expr(scrutinee, f, ctx)?;
                 let v = match v {
                     Val::Pool(p) => Val::Int(p.iter().sum()),
@@ -266,7 +282,7 @@ impl<'p> Interp<'p> {
                     .position(|a| a.patterns.iter().any(|p| matches(p, &v)))
                 else {
                     return Err(RunError::NoBand {
-                        value: v.show(self.program),
+                        value: v.show_as(self.program, *length),
                         proc: self.program.procs[f.proc as usize].name.clone(),
                     });
                 };
@@ -279,6 +295,7 @@ impl<'p> Interp<'p> {
                     patterns: arm.patterns.clone(),
                     outcome: arm.outcome.clone(),
                     cite: arm.cite.clone(),
+                    length: *length,
                 });
                 if let Flow::Done(k) = self.block(&arm.body, f, ctx)? {
                     return Ok(Flow::Done(k));

@@ -40,6 +40,35 @@ pub fn find_proc(program: &Program, name: &str) -> Result<u32, String> {
     ))
 }
 
+/// An integer with no unit: `3`, `-2`.
+fn parse_plain(text: &str) -> Result<i64, String> {
+    let t = text.trim();
+    if parse_number(t).is_some() && t.parse::<i64>().is_err() {
+        return Err(format!(
+            "expected a whole number (int), found the length `{t}`; write it without a unit, e.g. `3`"
+        ));
+    }
+    t.parse()
+        .map_err(|_| format!("expected a whole number (int), found `{t}`; write e.g. `3` or `-1`"))
+}
+
+/// A length with its unit: `6in`, `10cm`, `5mm`.
+fn parse_length(program: &Program, text: &str) -> Result<i64, String> {
+    let t = text.trim();
+    let unit = program.length_unit.as_deref().unwrap_or("in");
+    match parse_number(t) {
+        // A bare `0` is nothing in any unit.
+        Some(0) => Ok(0),
+        Some(_) if t.parse::<i64>().is_ok() => Err(format!(
+            "expected a length, found the plain number `{t}`; give it a unit, e.g. `{t}{unit}`"
+        )),
+        Some(n) => Ok(n),
+        None => Err(format!(
+            "expected a length, found `{t}`; write a number with a unit, e.g. `6{unit}`"
+        )),
+    }
+}
+
 /// Parse a length or integer: `3`, `-2`, `6in`, `10cm`, `5mm`.
 pub fn parse_number(text: &str) -> Option<i64> {
     let t = text.trim();
@@ -71,18 +100,36 @@ pub fn parse_value(
     let t = text.trim();
     match ty {
         Type::Int | Type::Length => {
-            let n = parse_number(t).ok_or_else(|| format!("expected a number, found `{t}`"))?;
+            let n = if *ty == Type::Length {
+                parse_length(program, t)?
+            } else {
+                parse_plain(t)?
+            };
             if let Some((lo, hi)) = range
                 && !(lo..=hi).contains(&n)
             {
-                return Err(format!("{n} is outside the declared range {lo}..={hi}"));
+                let show = |v: i64| {
+                    if *ty == Type::Length {
+                        program.show_length(v)
+                    } else {
+                        v.to_string()
+                    }
+                };
+                return Err(format!(
+                    "{} is outside the declared range {}..={}",
+                    show(n),
+                    show(lo),
+                    show(hi)
+                ));
             }
             Ok(Val::Int(n))
         }
         Type::Bool => match t {
             "true" | "yes" | "1" => Ok(Val::Bool(true)),
             "false" | "no" | "0" => Ok(Val::Bool(false)),
-            _ => Err(format!("expected true or false, found `{t}`")),
+            _ => Err(format!(
+                "expected true or false (bool), found `{t}`; write e.g. `true`"
+            )),
         },
         Type::Enum(e) => {
             let en = &program.enums[*e as usize];
@@ -273,9 +320,14 @@ pub fn assumptions_from(
     files: &[(String, String)],
 ) -> Result<Assumptions, String> {
     let mut a = Assumptions::default();
-    let mut put = |name: &str, v: Val, origin: &str| -> Result<(), String> {
+    let mut put = |name: &str, text: &str, origin: &str| -> Result<(), String> {
         match program.unknowns.iter().position(|u| u.name == name) {
             Some(i) => {
+                let v = match &program.unknowns[i].ty {
+                    Some(ty) => parse_value(program, ty, None, text)
+                        .map_err(|e| format!("{origin}: `{name}`: {e}"))?,
+                    None => parse_any(program, text),
+                };
                 a.values.insert(i as u32, v);
                 Ok(())
             }
@@ -318,11 +370,7 @@ pub fn assumptions_from(
             match &item.kind {
                 sandtable_grammar::ast::ItemKind::Assume(x) => {
                     let src = &text[x.value.span.start..x.value.span.end];
-                    put(
-                        &x.path.name,
-                        parse_any(program, src.trim()),
-                        &f.display().to_string(),
-                    )?;
+                    put(&x.path.name, src.trim(), &f.display().to_string())?;
                 }
                 sandtable_grammar::ast::ItemKind::Note(_)
                 | sandtable_grammar::ast::ItemKind::Section(_) => {}
@@ -336,7 +384,59 @@ pub fn assumptions_from(
         }
     }
     for (k, v) in pairs {
-        put(k, parse_any(program, v), "--assume")?;
+        put(k, v, "--assume")?;
     }
     Ok(a)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program(src: &str) -> Program {
+        let c = sandtable_compiler::compile_sources(&[("t.sand", src)]);
+        assert!(!c.has_errors(), "{:?}", c.diagnostics);
+        c.program
+    }
+
+    const SRC: &str = "board table: open { width: 48in, depth: 48in }\n\
+        kind trooper { shots: int, reach: length, veteran: bool }\n\
+        unit rifle: trooper { shots: ?, reach: ?, veteran: ? }\n\
+        resolve r(range: length, dice: int) { result dice }\n";
+
+    #[test]
+    fn set_refuses_a_plain_number_for_a_length() {
+        let p = program(SRC);
+        let (id, _) = p.proc_by_name("r").unwrap();
+        let set = |k: &str, v: &str| bind_args(&p, id, &[(k.into(), v.into())]);
+        let e = set("range", "8").unwrap_err();
+        assert!(e.contains("length") && e.contains("`8in`"), "{e}");
+        assert_eq!(
+            bind_args(
+                &p,
+                id,
+                &[("range".into(), "8in".into()), ("dice".into(), "2".into())]
+            )
+            .unwrap(),
+            vec![Val::Int(8 * 254), Val::Int(2)]
+        );
+        let e = set("dice", "3in").unwrap_err();
+        assert!(e.contains("int") && e.contains("`3`"), "{e}");
+    }
+
+    #[test]
+    fn assume_checks_the_type_of_the_field() {
+        let p = program(SRC);
+        let pair = |k: &str, v: &str| assumptions(&p, &[(k.into(), v.into())], &[]);
+        let e = pair("rifle.shots", "true").unwrap_err();
+        assert!(e.contains("int") && e.contains("e.g. `3`"), "{e}");
+        let e = pair("rifle.reach", "6").unwrap_err();
+        assert!(e.contains("`6in`"), "{e}");
+        let e = pair("rifle.veteran", "2").unwrap_err();
+        assert!(e.contains("true or false"), "{e}");
+        let a = pair("rifle.shots", "2").unwrap();
+        assert_eq!(a.values.values().next(), Some(&Val::Int(2)));
+        let a = pair("rifle.reach", "6in").unwrap();
+        assert_eq!(a.values.values().next(), Some(&Val::Int(6 * 254)));
+    }
 }

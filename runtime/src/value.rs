@@ -102,6 +102,31 @@ impl Val {
         }
     }
 
+    /// Render a value of type `ty`: lengths in the ruleset's unit (at run time they are
+    /// plain integers, so only the type says which integers are lengths).
+    pub fn show_typed(&self, p: &Program, ty: &ir::Type) -> String {
+        match (self, ty) {
+            (Val::Int(n), ir::Type::Length) => p.show_length(*n),
+            (Val::List(v), ir::Type::List(t)) => format!(
+                "[{}]",
+                v.iter()
+                    .map(|x| x.show_typed(p, t))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            _ => self.show(p),
+        }
+    }
+
+    /// [`Val::show`], or as a length when `length` says it is one.
+    pub fn show_as(&self, p: &Program, length: bool) -> String {
+        if length {
+            self.show_typed(p, &ir::Type::Length)
+        } else {
+            self.show(p)
+        }
+    }
+
     /// A constant from the IR (unknowns are resolved by the caller).
     pub fn from_const(v: &ir::Value) -> Option<Val> {
         Some(match v {

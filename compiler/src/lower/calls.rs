@@ -76,10 +76,42 @@ impl<'a> Lowerer<'a> {
                     .help("see the list of engine functions in docs/language.md"),
                 );
             }
-            let lowered: Vec<Expr> = args
+            let typed: Vec<Typed> = args
                 .iter()
-                .map(|a| self.lower_expr(file, scope, &a.value, path).expr)
+                .map(|a| self.lower_expr(file, scope, &a.value, path))
                 .collect();
+            // A radius is a distance: hexes on a grid, a length on a table.
+            if matches!(name, "units_within" | "hexes_within")
+                && let Some(radius) = typed.get(1)
+                && numeric(&radius.ty)
+                && radius.ty != Type::Any
+                && self.distance_ty != Type::Any
+                && (radius.ty == Type::Length) != (self.distance_ty == Type::Length)
+                && !matches!(radius.expr, Expr::Const(Value::Int(0)))
+            {
+                let d = if self.distance_ty == Type::Length {
+                    let help = self.length_help(&radius.expr);
+                    Diagnostic::error(
+                        "sand::type::length-and-number",
+                        file,
+                        args[1].value.span,
+                        format!("`{name}` on a table takes a length as its radius"),
+                    )
+                    .label("a plain number")
+                    .help(help)
+                } else {
+                    Diagnostic::error(
+                        "sand::type::length-and-number",
+                        file,
+                        args[1].value.span,
+                        format!("`{name}` on a hex board takes a number of hexes as its radius"),
+                    )
+                    .label("a length")
+                    .help("count hexes: drop the unit")
+                };
+                self.diags.push(d);
+            }
+            let lowered: Vec<Expr> = typed.into_iter().map(|t| t.expr).collect();
             let ty = match name {
                 "adjacent" | "in_los" | "route_blocked" | "has_marker" | "is" | "in_terrain"
                 | "sector_adjacent" | "can_exit" | "option" | "force_has" => Type::Bool,
@@ -87,8 +119,9 @@ impl<'a> Lowerer<'a> {
                 "units" | "units_in" | "units_within" | "hexes_within" => {
                     Type::List(Box::new(Type::Entity(None)))
                 }
-                // Hexes on a hex board, a length on an open table: known only when played.
-                "distance" | "nearest_distance" | "counter" | "scenario_value" => Type::Any,
+                // Hexes on a hex board, a length on an open table.
+                "distance" | "nearest_distance" => self.distance_ty.clone(),
+                "counter" | "scenario_value" => Type::Any,
                 "free_action" | "insert_cards" | "reveal" | "terrain_of" | "position" | "home"
                 | "exit_board" | "move_toward" | "move_away" | "add_counter" | "set_counter" => {
                     Type::Any
@@ -567,6 +600,9 @@ impl<'a> Lowerer<'a> {
             }
             Builtin::Successes | Builtin::Count => {
                 pool_arg(self, 0);
+                if func == Builtin::Successes {
+                    self.lint_success_target(file, &lowered[0].expr, &lowered[1], args[1].value.span);
+                }
                 let n = pool_size_bound(&lowered[0].expr);
                 (
                     Type::Int,
@@ -586,6 +622,58 @@ impl<'a> Lowerer<'a> {
             die,
             extremes: None,
         })
+    }
+}
+
+impl Lowerer<'_> {
+    /// `successes(pool, t)` with a target no face of the pool's die reaches (or every face
+    /// does) counts nothing (or every die): almost always a misread number.
+    fn lint_success_target(&mut self, file: FileId, pool: &Expr, target: &Typed, span: Span) {
+        let Expr::Dice { die, .. } = pool else {
+            return;
+        };
+        let d = &self.program.dice[*die as usize];
+        let (Some(fmin), Some(fmax)) = (d.faces.iter().min(), d.faces.iter().max()) else {
+            return;
+        };
+        let (lo, hi) = target.reach.bounds();
+        let name = d.name.clone();
+        if let Some(lo) = lo
+            && lo > *fmax
+        {
+            self.diags.push(
+                Diagnostic::warning(
+                    "sand::lint::unreachable-target",
+                    file,
+                    span,
+                    format!(
+                        "no {name} shows {lo} or more (its highest face is {fmax}): `successes` is always 0"
+                    ),
+                )
+                .label("unreachable target")
+                .help(format!(
+                    "check the book's number; a target on a {name} lies in {fmin}..={fmax}"
+                )),
+            );
+        } else if let Some(hi) = hi
+            && hi <= *fmin
+        {
+            self.diags.push(
+                Diagnostic::warning(
+                    "sand::lint::certain-target",
+                    file,
+                    span,
+                    format!(
+                        "every {name} shows {hi} or more: `successes` always counts the whole pool"
+                    ),
+                )
+                .label("always a success")
+                .help(format!(
+                    "check the book's number; a target on a {name} that can fail lies in {}..={fmax}",
+                    fmin + 1
+                )),
+            );
+        }
     }
 }
 

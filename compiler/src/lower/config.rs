@@ -321,6 +321,10 @@ impl<'a> Lowerer<'a> {
                         ));
                         self.diags.push(d);
                     }
+                    if kw == "activation" && matches!(key.name.as_str(), "order" | "sides" | "first")
+                    {
+                        self.check_side_order(file, key, values);
+                    }
                     let strict = sch.is_some_and(|s| s.references.contains(&key.name.as_str()));
                     let path = format!("{owner}.{}", key.name);
                     let vals = values
@@ -403,6 +407,70 @@ impl<'a> Lowerer<'a> {
         block
     }
 
+    /// An activation's `order:`, `sides:` or `first:` lists sides to take turns: an empty list
+    /// would give nobody a turn and a repeated side two turns in a row, which no book means.
+    fn check_side_order(&mut self, file: FileId, key: &ast::Ident, values: &[ast::PropValue]) {
+        let mut items: Vec<&ast::Expr> = Vec::new();
+        for v in values {
+            match &v.value.kind {
+                ExprKind::List(xs) if xs.is_empty() => {
+                    self.diags.push(
+                        Diagnostic::error(
+                            "sand::config::bad-order",
+                            file,
+                            v.value.span,
+                            format!("`{}:` lists no side", key.name),
+                        )
+                        .label("empty list")
+                        .help(format!(
+                            "list every side that takes turns, e.g. `{}: {}`",
+                            key.name,
+                            self.side_names_example()
+                        )),
+                    );
+                }
+                ExprKind::List(xs) => items.extend(xs.iter()),
+                _ => items.push(&v.value),
+            }
+        }
+        let mut seen: Vec<(&str, ast::Span)> = Vec::new();
+        for it in items {
+            let ExprKind::Name(n) = &it.kind else {
+                continue;
+            };
+            if !matches!(self.globals.get(n).map(|d| d.sym), Some(Sym::Side(_))) {
+                continue;
+            }
+            if let Some((_, first)) = seen.iter().find(|(s, _)| s == n) {
+                let (line, col) = self.line_of(file, *first);
+                self.diags.push(
+                    Diagnostic::error(
+                        "sand::config::bad-order",
+                        file,
+                        it.span,
+                        format!("side `{n}` is listed twice in `{}:`", key.name),
+                    )
+                    .label("listed again")
+                    .help(format!(
+                        "each side appears once (first at {line}:{col}); to give a side more \
+                         activations use `chips:` or the phase's `repeat:`"
+                    )),
+                );
+            } else {
+                seen.push((n.as_str(), it.span));
+            }
+        }
+    }
+
+    fn side_names_example(&self) -> String {
+        let names: Vec<&str> = self.program.sides.iter().map(|s| s.name.as_str()).collect();
+        if names.is_empty() {
+            "red, blue".to_string()
+        } else {
+            names.join(", ")
+        }
+    }
+
     fn hook_proc(
         &mut self,
         file: FileId,
@@ -424,6 +492,7 @@ impl<'a> Lowerer<'a> {
             body: stmts,
             n_slots: scope.n_slots(),
             slot_names: scope.slot_names(),
+            slot_types: scope.slot_types(),
             cite: self.cite(section, see),
         });
         id

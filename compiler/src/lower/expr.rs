@@ -125,6 +125,9 @@ impl Scope {
     pub(crate) fn slot_names(&self) -> Vec<String> {
         self.slots.iter().map(|s| s.name.clone()).collect()
     }
+    pub(crate) fn slot_types(&self) -> Vec<Type> {
+        self.slots.iter().map(|s| s.ty.clone()).collect()
+    }
     pub(crate) fn visible(&self) -> Vec<String> {
         self.frames
             .iter()
@@ -749,6 +752,32 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// How to fix a plain number that meets a length: give it the ruleset's unit.
+    pub(crate) fn length_help(&self, bare: &Expr) -> String {
+        let n = match bare {
+            Expr::Const(Value::Int(n)) => n.to_string(),
+            Expr::Unary {
+                op: ir::UnOp::Neg,
+                operand,
+            } if matches!(operand.as_ref(), Expr::Const(Value::Int(_))) => match operand.as_ref() {
+                Expr::Const(Value::Int(n)) => format!("-{n}"),
+                _ => unreachable!("matched above"),
+            },
+            _ => {
+                return match self.program.length_unit.as_deref() {
+                    Some(u) => format!(
+                        "lengths are never plain numbers: write the number with the ruleset's unit (`3{u}`), or multiply a length (`n * 1{u}`)"
+                    ),
+                    None => "lengths are never plain numbers: write the number with a unit (`3in`, `10cm`), or multiply a length (`n * 1in`)".to_string(),
+                };
+            }
+        };
+        match self.program.length_unit.as_deref() {
+            Some(u) => format!("give the number the ruleset's unit: `{n}{u}`"),
+            None => format!("give the number a unit: `{n}in` or `{n}cm`"),
+        }
+    }
+
     pub(crate) fn unify(&mut self, file: FileId, a: &Type, b: &Type, span: Span) -> Type {
         match (a, b) {
             (Type::Any, t) | (t, Type::Any) => t.clone(),
@@ -842,15 +871,17 @@ impl<'a> Lowerer<'a> {
                         let zero = matches!(l.expr, Expr::Const(Value::Int(0)))
                             || matches!(r.expr, Expr::Const(Value::Int(0)));
                         if !zero {
+                            let bare = if l.ty == Type::Length { &r } else { &l };
+                            let help = self.length_help(&bare.expr);
                             self.diags.push(
                                 Diagnostic::error(
-                                    "sand::type::mismatch",
+                                    "sand::type::length-and-number",
                                     file,
                                     span,
                                     "cannot mix a length and a plain number",
                                 )
                                 .label("length and integer")
-                                .help("give the number a unit: `3in`, `10cm`"),
+                                .help(help),
                             );
                         }
                         Type::Length
@@ -905,26 +936,34 @@ impl<'a> Lowerer<'a> {
                     (Type::Enum(a), Type::Enum(b)) => a == b,
                     (Type::Symbol, Type::Enum(_)) | (Type::Enum(_), Type::Symbol) => true,
                     (Type::Entity(_), Type::Entity(_)) => true,
+                    // `[]` and lists of engine values have no known element type.
+                    (Type::List(a), Type::List(b)) => {
+                        **a == Type::Any || **b == Type::Any || a == b
+                    }
                     (a, b) => a == b,
                 };
                 if !comparable {
                     let (ln, rn) = (self.type_name(&l.ty), self.type_name(&r.ty));
-                    self.diags.push(
-                        Diagnostic::error(
+                    let lengthy = (l.ty == Type::Length) != (r.ty == Type::Length)
+                        && numeric(&l.ty)
+                        && numeric(&r.ty);
+                    let (code, help) = if lengthy {
+                        let bare = if l.ty == Type::Length { &r } else { &l };
+                        ("sand::type::length-and-number", self.length_help(&bare.expr))
+                    } else {
+                        (
                             "sand::type::mismatch",
-                            file,
-                            span,
-                            format!("cannot compare {ln} with {rn}"),
+                            "compare values of the same type".to_string(),
                         )
-                        .label("incomparable")
-                        .help(
-                            if ln.contains("length") || rn.contains("length") {
-                                "give numbers a unit when comparing with lengths: `range <= 3in`"
-                                    .to_string()
+                    };
+                    self.diags.push(
+                        Diagnostic::error(code, file, span, format!("cannot compare {ln} with {rn}"))
+                            .label(if lengthy {
+                                "a length against a plain number"
                             } else {
-                                "compare values of the same type".to_string()
-                            },
-                        ),
+                                "incomparable"
+                            })
+                            .help(help),
                     );
                 }
                 let mut t = Typed::new(

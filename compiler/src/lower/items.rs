@@ -131,6 +131,7 @@ impl<'a> Lowerer<'a> {
                         body: Vec::new(),
                         n_slots: 0,
                         slot_names: Vec::new(),
+                        slot_types: Vec::new(),
                         cite: self.cite(loc.section, &p.see),
                     });
                     self.define_global(&p.name, f, Sym::Proc(id));
@@ -607,6 +608,7 @@ impl<'a> Lowerer<'a> {
             line,
             column,
             cite: ir::Cite::default(),
+            ty: None,
         });
         self.unknown_sites.push((id, file, span, in_table));
         id
@@ -697,6 +699,11 @@ impl<'a> Lowerer<'a> {
                 match given.remove(&fd.name) {
                     Some((v, span)) => {
                         self.check_value_type(file, span, &v, &fd.ty, &fd.name);
+                        if let Value::Unknown(u) = v
+                            && !matches!(fd.ty, Type::Any)
+                        {
+                            self.program.unknowns[u as usize].ty = Some(fd.ty.clone());
+                        }
                         fields.push((fd.name.clone(), v));
                     }
                     None => match &fd.default {
@@ -1150,6 +1157,7 @@ impl<'a> Lowerer<'a> {
         pr.body = body;
         pr.n_slots = scope.n_slots();
         pr.slot_names = scope.slot_names();
+        pr.slot_types = scope.slot_types();
     }
 }
 

@@ -93,6 +93,9 @@ pub(crate) struct Lowerer<'a> {
     /// Each definition site (file, start of its name) → what it defines, duplicates
     /// included, so a second definition's body is checked against its own signature.
     pub sites: HashMap<(FileId, usize), Sym>,
+    /// What `distance` gives: hexes when every board is a grid, a length when every board is
+    /// a table, unknown (`Any`) when the ruleset has both or none.
+    pub distance_ty: ir::Type,
 }
 
 /// Compile parsed files into one program. `files` are the parsed ASTs, by file id.
@@ -123,11 +126,14 @@ pub fn lower(
             .flat_map(|(_, f)| f.broken.iter().map(|b| b.name.clone()))
             .collect(),
         sites: HashMap::new(),
+        distance_ty: ir::Type::Any,
     };
     let mut located = Vec::new();
     for (file, ast) in files {
         lw.collect(*file, None, &ast.items, &mut located);
     }
+    lw.program.length_unit = length_unit(files.iter().map(|(f, _)| db.file(*f).text.as_ref()));
+    lw.distance_ty = distance_type(&located);
     lw.declare(&located);
     lw.define(&located);
     lw.check_recursion();
@@ -141,6 +147,91 @@ pub fn lower(
         lw.lint_unused();
     }
     (lw.program, lw.diags)
+}
+
+/// The unit most of the ruleset's length literals are written in (`in` or `cm`; `mm` only
+/// when nothing else is used), from the source text outside comments and strings.
+fn length_unit<'t>(texts: impl Iterator<Item = &'t str>) -> Option<String> {
+    let mut counts = [0usize; 3];
+    for text in texts {
+        let b = text.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            match b[i] {
+                b'/' if b.get(i + 1) == Some(&b'/') => {
+                    while i < b.len() && b[i] != b'\n' {
+                        i += 1;
+                    }
+                }
+                b'/' if b.get(i + 1) == Some(&b'*') => {
+                    i += 2;
+                    while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
+                        i += 1;
+                    }
+                    i += 2;
+                }
+                b'"' => {
+                    i += 1;
+                    while i < b.len() && b[i] != b'"' {
+                        i += if b[i] == b'\\' { 2 } else { 1 };
+                    }
+                    i += 1;
+                }
+                c if c.is_ascii_digit() && (i == 0 || !is_ident_byte(b[i - 1])) => {
+                    while i < b.len() && b[i].is_ascii_digit() {
+                        i += 1;
+                    }
+                    let rest = &b[i..];
+                    for (k, (u, _)) in ir::LENGTH_UNITS.iter().enumerate() {
+                        if rest.starts_with(u.as_bytes())
+                            && !rest.get(2).is_some_and(|c| is_ident_byte(*c))
+                        {
+                            counts[k] += 1;
+                        }
+                    }
+                }
+                c if is_ident_byte(c) => {
+                    while i < b.len() && is_ident_byte(b[i]) {
+                        i += 1;
+                    }
+                }
+                _ => i += 1,
+            }
+        }
+    }
+    let (inch, cm, mm) = (counts[0], counts[1], counts[2]);
+    match (inch, cm, mm) {
+        (0, 0, 0) => None,
+        (0, 0, _) => Some("mm"),
+        _ if inch >= cm => Some("in"),
+        _ => Some("cm"),
+    }
+    .map(String::from)
+}
+
+fn is_ident_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// The type of `distance` given the ruleset's boards.
+fn distance_type(items: &[Located]) -> ir::Type {
+    let (mut grid, mut table) = (false, false);
+    for loc in items {
+        if let ast::ItemKind::Config(c) = &loc.item.kind
+            && c.keyword.name == "board"
+        {
+            match c.scheme.as_ref().map(|s| s.name.as_str()) {
+                Some("hex" | "square") => grid = true,
+                Some("open" | "sectors") => table = true,
+                _ => {}
+            }
+        }
+    }
+    match (grid, table) {
+        (true, false) => ir::Type::Int,
+        (false, true) => ir::Type::Length,
+        _ => ir::Type::Any,
+    }
 }
 
 impl<'a> Lowerer<'a> {

@@ -87,6 +87,11 @@ impl<'a> Lowerer<'a> {
                         .help("bands choose by the value of a number, such as `attack - defence`"),
                     );
                 }
+                if numeric(&t.ty) && t.ty != Type::Any {
+                    for p in arms.iter().flat_map(|a| &a.patterns) {
+                        self.check_band_units(file, &t.ty, p);
+                    }
+                }
                 let mut lowered = Vec::new();
                 for a in arms {
                     let patterns: Vec<ir::KeyPattern> = a
@@ -121,6 +126,7 @@ impl<'a> Lowerer<'a> {
                 }
                 crate::lints::bands(self, file, scrutinee.span, &t, arms, &lowered);
                 Stmt::Bands {
+                    length: t.ty == Type::Length,
                     scrutinee: t.expr,
                     arms: lowered,
                 }
@@ -309,6 +315,53 @@ impl<'a> Lowerer<'a> {
                 );
                 None
             }
+        }
+    }
+}
+
+impl Lowerer<'_> {
+    /// A band bound must be written in the scrutinee's terms: lengths with a unit, numbers
+    /// without. A bare `6` against a length would silently mean 0.6 mm.
+    fn check_band_units(&mut self, file: FileId, scrutinee: &Type, p: &ast::Pattern) {
+        let bounds: Vec<&ast::Expr> = match &p.kind {
+            ast::PatternKind::Value(v) => vec![v],
+            ast::PatternKind::Range(r) => match &r.kind {
+                ExprKind::Range { lo, hi, .. } => lo.iter().chain(hi.iter()).map(|b| &**b).collect(),
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        };
+        let length = *scrutinee == Type::Length;
+        for b in bounds {
+            let (is_length, n) = match &b.kind {
+                ExprKind::Length(n) => (true, *n),
+                ExprKind::Int(n) => (false, *n),
+                _ => continue,
+            };
+            if is_length == length || n == 0 {
+                continue;
+            }
+            let d = if length {
+                let help = self.length_help(&Expr::Const(Value::Int(n)));
+                Diagnostic::error(
+                    "sand::type::length-and-number",
+                    file,
+                    b.span,
+                    "a band over a length needs bounds that are lengths",
+                )
+                .label("a plain number")
+                .help(help)
+            } else {
+                Diagnostic::error(
+                    "sand::type::length-and-number",
+                    file,
+                    b.span,
+                    "a band over a number has a length as a bound",
+                )
+                .label("a length")
+                .help("drop the unit, or band over a length such as `distance(a, b)`")
+            };
+            self.diags.push(d);
         }
     }
 }

@@ -255,7 +255,9 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                 self.fb.ins().jump(join, &[]);
                 self.fb.switch_to_block(join);
             }
-            Stmt::Bands { scrutinee, arms } => self.bands(scrutinee, arms)?,
+            Stmt::Bands {
+                scrutinee, arms, ..
+            } => self.bands(scrutinee, arms)?,
             Stmt::Result(e) => {
                 let (v, k) = self.expr(e)?;
                 self.return_value(v, k)?;
