@@ -306,6 +306,15 @@ pub struct ProcDef {
     /// Types of slots, for `explain` to show lengths in the ruleset's unit.
     #[serde(default)]
     pub slot_types: Vec<Type>,
+    /// The file and line the procedure is defined at, for run-time errors.
+    #[serde(default)]
+    pub file: String,
+    #[serde(default)]
+    pub line: u32,
+    /// The line of each statement of the body in the order of [`stmts_post_order`] (empty
+    /// when unknown), so a run-time error names the statement it came from.
+    #[serde(default)]
+    pub lines: Vec<u32>,
     pub cite: Cite,
 }
 
@@ -435,6 +444,17 @@ pub enum Builtin {
     Reroll,
 }
 
+/// What a quantifier over a list computes.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub enum Quant {
+    /// How many items meet the condition.
+    Count,
+    /// Whether one does (stops at the first that does).
+    Any,
+    /// Whether every one does (stops at the first that does not).
+    All,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub enum Expr {
     Const(Value),
@@ -486,6 +506,14 @@ pub enum Expr {
         field: String,
     },
     List(Vec<Expr>),
+    /// `count(x in list, cond)`, `any(…)`, `all(…)`: `cond` is evaluated with each item of
+    /// `list` in `slot`, in order.
+    Quant {
+        quant: Quant,
+        slot: Slot,
+        list: Box<Expr>,
+        cond: Box<Expr>,
+    },
 }
 
 /// A board, scenario, turn, phase, activation or force block: a tree of checked properties.
@@ -538,6 +566,7 @@ impl Expr {
             | Expr::List(args) => args.iter().collect(),
             Expr::Lookup { keys, .. } => keys.iter().collect(),
             Expr::Field { base, .. } => vec![base],
+            Expr::Quant { list, cond, .. } => vec![list, cond],
         }
     }
 
@@ -603,7 +632,50 @@ pub fn visit_stmts<'a>(stmts: &'a [Stmt], looped: bool, f: &mut impl FnMut(&'a E
     }
 }
 
+/// Every statement of a body, nested ones before the statement that holds them, blocks in
+/// source order: the order [`ProcDef::lines`] follows.
+pub fn stmts_post_order(stmts: &[Stmt]) -> Vec<&Stmt> {
+    fn go<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Stmt>) {
+        for s in stmts {
+            match s {
+                Stmt::If {
+                    then, otherwise, ..
+                } => {
+                    go(then, out);
+                    go(otherwise, out);
+                }
+                Stmt::Bands { arms, .. } => {
+                    for a in arms {
+                        go(&a.body, out);
+                    }
+                }
+                Stmt::Choose { body, .. } | Stmt::For { body, .. } | Stmt::Repeat { body, .. } => {
+                    go(body, out)
+                }
+                _ => {}
+            }
+            out.push(s);
+        }
+    }
+    let mut out = Vec::new();
+    go(stmts, &mut out);
+    out
+}
+
 impl ProcDef {
+    /// The source line of statement `s` of this procedure's body, else of the procedure.
+    /// `stmt` is the statement's address (`std::ptr::from_ref(s).addr()`), 0 for none.
+    pub fn line_of(&self, stmt: usize) -> u32 {
+        if stmt == 0 {
+            return self.line;
+        }
+        stmts_post_order(&self.body)
+            .iter()
+            .position(|x| std::ptr::from_ref(*x).addr() == stmt)
+            .and_then(|i| self.lines.get(i).copied())
+            .unwrap_or(self.line)
+    }
+
     /// The procedures this one calls, in the order the calls appear (with repeats).
     pub fn callees(&self) -> Vec<ProcId> {
         let mut out = Vec::new();

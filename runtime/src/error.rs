@@ -33,9 +33,57 @@ pub enum RunError {
         "exact enumeration would need about {estimate} steps (limit {limit}); use `--samples N` for a Monte Carlo estimate with a 95% interval"
     )]
     TooLarge { estimate: String, limit: u64 },
+    /// An error of a rule, with where the rule is written.
+    #[error("{error} (in `{proc}` at {file}:{line})")]
+    At {
+        error: Box<RunError>,
+        proc: String,
+        file: String,
+        line: u32,
+    },
     /// Internal: a fast weight overflowed; the exact evaluator retries with big integers.
     #[error("a probability weight overflowed its fast representation")]
     WeightOverflow,
+}
+
+impl RunError {
+    /// This error, placed at statement `stmt` of procedure `proc` (its line when `stmt` is
+    /// not given), unless it already names a place or is not about a rule's text.
+    pub fn at(
+        self,
+        program: &sandtable_compiler::ir::Program,
+        proc: u32,
+        stmt: Option<&sandtable_compiler::ir::Stmt>,
+    ) -> RunError {
+        self.at_addr(program, proc, stmt.map_or(0, |s| std::ptr::from_ref(s).addr()))
+    }
+
+    /// [`RunError::at`] with the statement given by its address (0: none), for evaluators
+    /// that remember the statement they run but cannot hold a reference to it.
+    pub fn at_addr(
+        self,
+        program: &sandtable_compiler::ir::Program,
+        proc: u32,
+        stmt: usize,
+    ) -> RunError {
+        let placeable = matches!(
+            self,
+            RunError::Type(_)
+                | RunError::NoBand { .. }
+                | RunError::NoRow { .. }
+                | RunError::DivZero
+                | RunError::Overflow
+        );
+        match program.procs.get(proc as usize) {
+            Some(p) if placeable && !p.file.is_empty() => RunError::At {
+                error: Box::new(self),
+                proc: p.name.clone(),
+                file: p.file.clone(),
+                line: p.line_of(stmt),
+            },
+            _ => self,
+        }
+    }
 }
 
 impl From<crate::dist::Overflow> for RunError {

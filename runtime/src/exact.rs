@@ -68,6 +68,8 @@ pub struct Exact<'p, W: Weight> {
     reads: Vec<Vec<u32>>,
     /// Calls in progress: the compiler refuses recursion, this guards programs built by hand.
     depth: std::cell::Cell<usize>,
+    /// Address of the statement being run, to name its line in an error.
+    current: std::cell::Cell<usize>,
     weight: std::marker::PhantomData<W>,
 }
 
@@ -85,6 +87,7 @@ impl<'p, W: Weight> Exact<'p, W> {
             work: std::cell::Cell::new(0),
             reads,
             depth: std::cell::Cell::new(0),
+            current: std::cell::Cell::new(0),
             weight: std::marker::PhantomData,
         }
     }
@@ -123,7 +126,9 @@ impl<'p, W: Weight> Exact<'p, W> {
             });
         }
         self.depth.set(self.depth.get() + 1);
-        let r = self.run_inner(proc, args);
+        let r = self
+            .run_inner(proc, args)
+            .map_err(|e| e.at_addr(self.program, proc, self.current.get()));
         self.depth.set(self.depth.get() - 1);
         r
     }
@@ -188,6 +193,7 @@ impl<'p, W: Weight> Exact<'p, W> {
                 continue;
             };
             stack.push(Cont::Stmts(rest));
+            self.current.set(std::ptr::from_ref(first).addr());
             match first {
                 Stmt::Let { slot, value } => {
                     let d = self.eval(value, &env)?.map(|v| normalize(v.clone()));
@@ -717,6 +723,56 @@ impl<'p, W: Weight> Exact<'p, W> {
                 .eval(base, env)?
                 .try_map(|b| self.interp.field(b, field))?,
             Expr::List(items) => self.tuples(items, env)?.map(|v| Val::List(v.clone())),
+            Expr::Quant {
+                quant,
+                slot,
+                list,
+                cond,
+            } => {
+                let d = self.eval(list, env)?;
+                let Some(list) = d.as_point() else {
+                    return Err(RunError::Type(
+                        "exact evaluation cannot count over a random list".into(),
+                    ));
+                };
+                let items = match list {
+                    Val::List(v) => v.clone(),
+                    Val::Range(Some(a), Some(b))
+                        if b.saturating_sub(*a) <= crate::interp::MAX_LOOP =>
+                    {
+                        (*a..=*b).map(Val::Int).collect()
+                    }
+                    other => {
+                        return Err(RunError::Type(format!(
+                            "expected a list, found {}",
+                            other.show(self.program)
+                        )));
+                    }
+                };
+                // Each item's condition draws its own dice: the items are independent, so
+                // the result is their product, combined by count, or, and.
+                let mut acc: Dist<Val, W> = Dist::point(match quant {
+                    ir::Quant::Count => Val::Int(0),
+                    ir::Quant::Any => Val::Bool(false),
+                    ir::Quant::All => Val::Bool(true),
+                });
+                let mut local = env.clone();
+                for it in items {
+                    local.slots[*slot as usize] = Slot::Fixed(it);
+                    let c = self.eval(cond, &local)?;
+                    self.charge_product(acc.len(), c.len())?;
+                    acc = product(&acc, &c, |a, b| {
+                        let yes = matches!(b, Val::Bool(true));
+                        Ok::<_, RunError>(match (quant, a) {
+                            (ir::Quant::Count, Val::Int(n)) => Val::Int(n + i64::from(yes)),
+                            (ir::Quant::Any, Val::Bool(x)) => Val::Bool(*x || yes),
+                            (_, Val::Bool(x)) => Val::Bool(*x && yes),
+                            (_, other) => other.clone(),
+                        })
+                    })?;
+                }
+                acc
+            }
         })
     }
 
@@ -1028,17 +1084,28 @@ fn illegal_arm() -> &'static ir::Arm {
     })
 }
 
-/// How many times each slot is read; reads inside loops count double (read repeatedly).
+/// How many times each slot is read; reads inside loops and quantifiers count double (read
+/// repeatedly).
 fn slot_reads(body: &[Stmt], n: usize) -> Vec<u32> {
-    let mut reads = vec![0u32; n];
-    ir::visit_stmts(body, false, &mut |e, looped| {
-        e.walk(&mut |x| {
-            if let Expr::Local(s) = x
-                && let Some(r) = reads.get_mut(*s as usize)
-            {
-                *r += if looped { 2 } else { 1 };
+    fn go(e: &Expr, looped: bool, reads: &mut [u32]) {
+        match e {
+            Expr::Local(s) => {
+                if let Some(r) = reads.get_mut(*s as usize) {
+                    *r += if looped { 2 } else { 1 };
+                }
             }
-        })
-    });
+            Expr::Quant { list, cond, .. } => {
+                go(list, looped, reads);
+                go(cond, true, reads);
+            }
+            _ => {
+                for c in e.children() {
+                    go(c, looped, reads);
+                }
+            }
+        }
+    }
+    let mut reads = vec![0u32; n];
+    ir::visit_stmts(body, false, &mut |e, looped| go(e, looped, &mut reads));
     reads
 }

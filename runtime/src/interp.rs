@@ -231,6 +231,11 @@ impl<'p> Interp<'p> {
     }
 
     fn stmt(&self, s: &Stmt, f: &mut Frame, ctx: &mut Ctx) -> Result<Flow, RunError> {
+        self.stmt_at(s, f, ctx)
+            .map_err(|e| e.at(self.program, f.proc, Some(s)))
+    }
+
+    fn stmt_at(&self, s: &Stmt, f: &mut Frame, ctx: &mut Ctx) -> Result<Flow, RunError> {
         match s {
             Stmt::Let { slot, value } => {
                 let v = self.expr(value, f, ctx)?;
@@ -628,6 +633,29 @@ impl<'p> Interp<'p> {
                     v.push(self.expr(i, f, ctx)?);
                 }
                 Val::List(v)
+            }
+            Expr::Quant {
+                quant,
+                slot,
+                list,
+                cond,
+            } => {
+                let items = self.list(list, f, ctx)?;
+                let mut n = 0i64;
+                for it in items {
+                    f.slots[*slot as usize] = it;
+                    let yes = self.bool(cond, f, ctx)?;
+                    match quant {
+                        ir::Quant::Any if yes => return Ok(Val::Bool(true)),
+                        ir::Quant::All if !yes => return Ok(Val::Bool(false)),
+                        _ => n += i64::from(yes),
+                    }
+                }
+                match quant {
+                    ir::Quant::Count => Val::Int(n),
+                    ir::Quant::Any => Val::Bool(false),
+                    ir::Quant::All => Val::Bool(true),
+                }
             }
         })
     }

@@ -64,6 +64,10 @@ fn expr(depth: u32) -> BoxedStrategy<String> {
         Just("chart[d6]".to_string()),
         Just("hits[c]".to_string()),
         Just("sum(2d4)".to_string()),
+        Just("count(k in [1, 2, 3], d6 >= k)".to_string()),
+        Just("(if any(k in 1..=3, d4 == k + a) then 2 else 0)".to_string()),
+        Just("(if all(k in [0, 1], b > k or d6 >= 5) then 1 else 0)".to_string()),
+        Just("len([a, b, 3])".to_string()),
     ];
     if depth == 0 {
         return leaf.boxed();

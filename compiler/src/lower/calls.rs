@@ -399,6 +399,9 @@ impl<'a> Lowerer<'a> {
         span: Span,
         path: &str,
     ) -> Option<Typed> {
+        if let Some(t) = self.lower_quantifier(file, scope, callee, args, span, path) {
+            return Some(t);
+        }
         let (func, arity) = match callee.name.as_str() {
             "min" => (Builtin::Min, 0),
             "max" => (Builtin::Max, 0),
@@ -626,6 +629,178 @@ impl<'a> Lowerer<'a> {
 }
 
 impl Lowerer<'_> {
+    /// `len(list)`, and `count`, `any`, `all` over `NAME in LIST` with a condition:
+    /// `count(u in units_within(o, 3in), owner(u) != me)`. `NAME` is bound to each item in a
+    /// scope of its own, so it may shadow an outer name only inside the condition.
+    fn lower_quantifier(
+        &mut self,
+        file: FileId,
+        scope: &mut Scope,
+        callee: &ast::Ident,
+        args: &[ast::Arg],
+        span: Span,
+        path: &str,
+    ) -> Option<Typed> {
+        let name = callee.name.as_str();
+        fn binding(a: &ast::Arg) -> Option<(String, &ast::Expr)> {
+            match &a.value.kind {
+            ExprKind::Binary {
+                op: ast::BinOp::In,
+                lhs,
+                rhs,
+            } => match &lhs.kind {
+                ExprKind::Name(n) => Some((n.clone(), &**rhs)),
+                _ => None,
+            },
+            _ => None,
+            }
+        }
+        let quant = match name {
+            "len" => None,
+            "count" | "any" | "all" if args.first().and_then(binding).is_some() => {
+                Some(match name {
+                    "count" => ir::Quant::Count,
+                    "any" => ir::Quant::Any,
+                    _ => ir::Quant::All,
+                })
+            }
+            "any" | "all" => {
+                self.diags.push(
+                    Diagnostic::error(
+                        "sand::type::arity",
+                        file,
+                        span,
+                        format!("`{name}` takes `NAME in LIST` and a condition"),
+                    )
+                    .label("not a quantifier")
+                    .help(format!(
+                        "write `{name}(u in units_within(objective, 3in), owner(u) != side)`"
+                    )),
+                );
+                return Some(Typed::error());
+            }
+            _ => return None,
+        };
+        let want = match quant {
+            None => 1,
+            Some(ir::Quant::Count) => args.len().clamp(1, 2),
+            Some(_) => 2,
+        };
+        if args.len() != want {
+            self.diags.push(
+                Diagnostic::error(
+                    "sand::type::arity",
+                    file,
+                    span,
+                    format!("`{name}` takes {want} argument(s); {} given", args.len()),
+                )
+                .label("wrong number of arguments")
+                .help(match quant {
+                    None => "len(list): how many items a list holds".to_string(),
+                    Some(_) => format!("{name}(u in LIST, CONDITION)"),
+                }),
+            );
+            return Some(Typed::error());
+        }
+        let (var, list_ast) = match quant {
+            None => (None, &args[0].value),
+            Some(_) => {
+                let (n, l) = binding(&args[0]).expect("checked above");
+                (Some(n), l)
+            }
+        };
+        let list = self.lower_expr(file, scope, list_ast, path);
+        let elem = match &list.ty {
+            Type::List(t) => (**t).clone(),
+            Type::Range => Type::Int,
+            Type::Any => Type::Any,
+            other => {
+                let tn = self.type_name(other);
+                self.diags.push(
+                    Diagnostic::error(
+                        "sand::type::mismatch",
+                        file,
+                        list_ast.span,
+                        format!("`{name}` needs a list; this is {tn}"),
+                    )
+                    .label(tn)
+                    .help("count over a list such as `units_within(piece, 6in)`, `[a, b]` or a range `1..=6`"),
+                );
+                Type::Any
+            }
+        };
+        // A constant list's length bounds the count.
+        let items = match &list.expr {
+            Expr::List(v) => Some(v.len() as i64),
+            Expr::Const(Value::List(v)) => Some(v.len() as i64),
+            Expr::Const(Value::Range(Some(a), Some(b))) => Some((b - a + 1).max(0)),
+            _ => None,
+        };
+        scope.push();
+        let slot = scope.bind(var.as_deref().unwrap_or(""), elem, Reach::any(), false);
+        let cond = match args.get(1) {
+            Some(c) => {
+                let t = self.lower_expr(file, scope, &c.value, path);
+                let (reach, die) = (t.reach.clone(), t.die);
+                (t.expect_bool(self, file, c.value.span), reach, die)
+            }
+            None => (
+                Expr::Const(Value::Bool(true)),
+                Reach::constant(1),
+                false,
+            ),
+        };
+        scope.pop();
+        let (cond, creach, cdie) = cond;
+        // The result when the condition's value is settled: never, always, or either.
+        let settled = match creach.bounds() {
+            (Some(1), Some(1)) => Some(true),
+            (Some(0), Some(0)) => Some(false),
+            _ => None,
+        };
+        let q = quant.unwrap_or(ir::Quant::Count);
+        let (ty, reach) = match q {
+            ir::Quant::Count => (
+                Type::Int,
+                match (settled, items) {
+                    (Some(false), _) => Reach::constant(0),
+                    (Some(true), Some(n)) => Reach::constant(n),
+                    (_, Some(n)) => Reach::range(0, n),
+                    (_, None) => Reach::Interval(Some(0), None),
+                },
+            ),
+            // Over an empty list `any` is false and `all` true, whatever the condition.
+            ir::Quant::Any => (
+                Type::Bool,
+                match (settled, items) {
+                    (Some(false), _) | (_, Some(0)) => Reach::constant(0),
+                    (Some(true), Some(_)) => Reach::constant(1),
+                    _ => Reach::range(0, 1),
+                },
+            ),
+            ir::Quant::All => (
+                Type::Bool,
+                match (settled, items) {
+                    (Some(true), _) | (_, Some(0)) => Reach::constant(1),
+                    (Some(false), Some(_)) => Reach::constant(0),
+                    _ => Reach::range(0, 1),
+                },
+            ),
+        };
+        Some(Typed {
+            expr: Expr::Quant {
+                quant: q,
+                slot,
+                list: Box::new(list.expr),
+                cond: Box::new(cond),
+            },
+            ty,
+            reach,
+            die: list.die || cdie,
+            extremes: None,
+        })
+    }
+
     /// `successes(pool, t)` with a target no face of the pool's die reaches (or every face
     /// does) counts nothing (or every die): almost always a misread number.
     fn lint_success_target(&mut self, file: FileId, pool: &Expr, target: &Typed, span: Span) {

@@ -483,6 +483,7 @@ impl<'a> Lowerer<'a> {
             self.refs.push((file, r.clone()));
         }
         let mut scope = Scope::new(&[]);
+        self.stmt_lines.clear();
         let stmts = self.lower_block(file, &mut scope, body, name);
         let id = self.program.procs.len() as u32;
         self.program.procs.push(ir::ProcDef {
@@ -493,8 +494,12 @@ impl<'a> Lowerer<'a> {
             n_slots: scope.n_slots(),
             slot_names: scope.slot_names(),
             slot_types: scope.slot_types(),
+            file: String::new(),
+            line: 0,
+            lines: Vec::new(),
             cite: self.cite(section, see),
         });
+        self.place_proc(id, file, body.span);
         id
     }
 

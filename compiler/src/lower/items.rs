@@ -132,6 +132,9 @@ impl<'a> Lowerer<'a> {
                         n_slots: 0,
                         slot_names: Vec::new(),
                         slot_types: Vec::new(),
+                        file: String::new(),
+                        line: 0,
+                        lines: Vec::new(),
                         cite: self.cite(loc.section, &p.see),
                     });
                     self.define_global(&p.name, f, Sym::Proc(id));
@@ -1152,12 +1155,14 @@ impl<'a> Lowerer<'a> {
         };
         let params = self.program.procs[id as usize].params.clone();
         let mut scope = Scope::new(&params);
+        self.stmt_lines.clear();
         let body = self.lower_block(file, &mut scope, &p.body, &p.name.name);
         let pr = &mut self.program.procs[id as usize];
         pr.body = body;
         pr.n_slots = scope.n_slots();
         pr.slot_names = scope.slot_names();
         pr.slot_types = scope.slot_types();
+        self.place_proc(id, file, p.name.span);
     }
 }
 

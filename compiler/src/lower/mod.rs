@@ -96,6 +96,8 @@ pub(crate) struct Lowerer<'a> {
     /// What `distance` gives: hexes when every board is a grid, a length when every board is
     /// a table, unknown (`Any`) when the ruleset has both or none.
     pub distance_ty: ir::Type,
+    /// Lines of the statements lowered so far in the current procedure.
+    pub stmt_lines: Vec<u32>,
 }
 
 /// Compile parsed files into one program. `files` are the parsed ASTs, by file id.
@@ -127,6 +129,7 @@ pub fn lower(
             .collect(),
         sites: HashMap::new(),
         distance_ty: ir::Type::Any,
+        stmt_lines: Vec::new(),
     };
     let mut located = Vec::new();
     for (file, ast) in files {
@@ -235,6 +238,24 @@ fn distance_type(items: &[Located]) -> ir::Type {
 }
 
 impl<'a> Lowerer<'a> {
+    /// Record where procedure `id` is and the lines of its statements, lowered since the
+    /// last call to `stmt_lines.clear()`.
+    pub(crate) fn place_proc(&mut self, id: u32, file: FileId, span: Span) {
+        let (line, _) = self.line_of(file, span);
+        let lines = std::mem::take(&mut self.stmt_lines);
+        let name = self.db.file(file).name.clone();
+        let pr = &mut self.program.procs[id as usize];
+        pr.file = name;
+        pr.line = line;
+        // Every statement records one line; if some were dropped the table would misname
+        // lines, so it is left empty and errors name the procedure's line instead.
+        pr.lines = if ir::stmts_post_order(&pr.body).len() == lines.len() {
+            lines
+        } else {
+            Vec::new()
+        };
+    }
+
     pub(crate) fn cite(&self, section: Option<SectionId>, see: &[ast::Ref]) -> Cite {
         Cite {
             section,

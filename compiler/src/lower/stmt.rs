@@ -28,7 +28,22 @@ impl<'a> Lowerer<'a> {
         out
     }
 
+    /// A statement, its line recorded after those of the statements inside it (the order of
+    /// [`ir::stmts_post_order`]).
     pub(crate) fn lower_stmt(
+        &mut self,
+        file: FileId,
+        scope: &mut Scope,
+        s: &ast::Stmt,
+        path: &str,
+    ) -> Option<Stmt> {
+        let st = self.lower_stmt_inner(file, scope, s, path)?;
+        let (line, _) = self.line_of(file, s.span);
+        self.stmt_lines.push(line);
+        Some(st)
+    }
+
+    fn lower_stmt_inner(
         &mut self,
         file: FileId,
         scope: &mut Scope,

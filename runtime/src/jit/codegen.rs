@@ -605,7 +605,89 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
             }
             Expr::Host { name, .. } => return unsupported(format!("engine function `{name}`")),
             Expr::List(_) => return unsupported("lists"),
+            Expr::Quant {
+                quant,
+                slot,
+                list,
+                cond,
+            } => self.quantifier(*quant, *slot, list, cond)?,
         })
+    }
+
+    /// `count`/`any`/`all` over a list known when compiling (a list or range of constants),
+    /// unrolled; any other list is the interpreter's.
+    fn quantifier(
+        &mut self,
+        quant: ir::Quant,
+        slot: u32,
+        list: &Expr,
+        cond: &Expr,
+    ) -> Result<(V, Kind), Unsupported> {
+        // Every item first, then the conditions, as the interpreter builds the list first.
+        let mut items: Vec<(V, Kind)> = Vec::new();
+        match list {
+            Expr::Const(Value::List(v)) if v.len() <= 64 => {
+                for c in v {
+                    items.push(self.constant(c)?);
+                }
+            }
+            Expr::Const(Value::Range(Some(a), Some(b))) if b.saturating_sub(*a) <= 64 => {
+                for n in *a..=*b {
+                    items.push((self.konst(n), Kind::Int));
+                }
+            }
+            Expr::List(v) if v.len() <= 64 => {
+                for x in v {
+                    items.push(self.expr(x)?);
+                }
+            }
+            _ => return unsupported("a list not known when compiling"),
+        }
+        let var = self.fb.declare_var(I64);
+        let init = self.konst(match quant {
+            ir::Quant::Count | ir::Quant::Any => 0,
+            ir::Quant::All => 1,
+        });
+        self.fb.def_var(var, init);
+        let join = self.fb.create_block();
+        for (v, k) in items {
+            self.fb.def_var(self.slots[slot as usize], v);
+            self.slot_kinds[slot as usize] = Some(k);
+            let (c, ck) = self.expr(cond)?;
+            if ck != Kind::Bool {
+                return unsupported("a quantifier over a non-boolean condition");
+            }
+            match quant {
+                ir::Quant::Count => {
+                    let n = self.fb.use_var(var);
+                    let n = self.fb.ins().iadd(n, c);
+                    self.fb.def_var(var, n);
+                }
+                // Stop at the first item that decides, as the interpreter does: the dice of
+                // later conditions are not rolled.
+                ir::Quant::Any | ir::Quant::All => {
+                    self.fb.def_var(var, c);
+                    let next = self.fb.create_block();
+                    if quant == ir::Quant::Any {
+                        self.fb.ins().brif(c, join, &[], next, &[]);
+                    } else {
+                        self.fb.ins().brif(c, next, &[], join, &[]);
+                    }
+                    self.fb.switch_to_block(next);
+                }
+            }
+        }
+        self.fb.ins().jump(join, &[]);
+        self.fb.switch_to_block(join);
+        let out = self.fb.use_var(var);
+        Ok((
+            out,
+            if quant == ir::Quant::Count {
+                Kind::Int
+            } else {
+                Kind::Bool
+            },
+        ))
     }
 
     pub(super) fn field(&mut self, base: &Expr, field: &str) -> Result<(V, Kind), Unsupported> {

@@ -423,7 +423,8 @@ impl<'p> JitProgram<'p> {
             return Err(ctx
                 .error
                 .take()
-                .map_or(RunError::Type("compiled code failed".into()), |e| *e));
+                .map_or(RunError::Type("compiled code failed".into()), |e| *e)
+                .at(self.program, proc, None));
         }
         Ok(RawOutcome { status, value: out })
     }
