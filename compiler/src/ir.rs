@@ -41,6 +41,10 @@ pub struct Program {
     pub length_unit: Option<String>,
 }
 
+/// A table cell written `-`: the row and column do not apply (a weapon that cannot fire at
+/// that range). It is the symbol `-`, which no name can spell; `applicable(t[…])` tests it.
+pub const NOT_APPLICABLE: &str = "-";
+
 /// Tenths of a millimetre per inch, centimetre and millimetre.
 pub const LENGTH_UNITS: [(&str, i64); 3] = [("in", 254), ("cm", 100), ("mm", 10)];
 

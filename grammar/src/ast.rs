@@ -504,6 +504,8 @@ pub enum ExprKind {
 }
 
 /// Tenths of a millimetre per unit: exact integers for inches, centimetres and millimetres.
+/// The name a `-` table cell (not applicable) is given.
+pub const NOT_APPLICABLE: &str = "-";
 pub const LENGTH_PER_INCH: i64 = 254;
 pub const LENGTH_PER_CM: i64 = 100;
 pub const LENGTH_PER_MM: i64 = 10;

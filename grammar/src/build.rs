@@ -428,6 +428,13 @@ impl Cx {
 
     fn cell(&self, p: Pair<Rule>) -> Expr {
         let x = p.into_inner().next().expect("cell body");
+        if x.as_rule() == Rule::not_applicable {
+            // `-` is no name a rules writer can type, so it stands for itself.
+            return Expr {
+                kind: ExprKind::Name(NOT_APPLICABLE.to_string()),
+                span: self.span(&x),
+            };
+        }
         self.primary(x)
     }
 

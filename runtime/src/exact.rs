@@ -183,6 +183,9 @@ impl<'p, W: Weight> Exact<'p, W> {
                     }
                     if let Some(e) = &arm.value {
                         let d = self.eval(e, &env)?;
+                        for v in d.weights.keys() {
+                            crate::interp::applies(v.clone())?;
+                        }
                         return Ok(d.map(|v| OutcomeKey::of_value(normalize(v.clone()))));
                     }
                     continue;
@@ -257,6 +260,9 @@ impl<'p, W: Weight> Exact<'p, W> {
                 }
                 Stmt::Result(e) => {
                     let d = self.eval(e, &env)?;
+                    for v in d.weights.keys() {
+                        crate::interp::applies(v.clone())?;
+                    }
                     return Ok(d.map(|v| OutcomeKey::of_value(normalize(v.clone()))));
                 }
                 Stmt::Outcome(o) => return Ok(Dist::point(OutcomeKey::Named(o.clone()))),

@@ -311,7 +311,7 @@ impl<'p> Interp<'p> {
                     return Ok(Flow::Done(OutcomeKey::Named(o.clone())));
                 }
                 if let Some(e) = &arm.value {
-                    let v = self.expr(e, f, ctx)?;
+                    let v = applies(self.expr(e, f, ctx)?)?;
                     let v2 = v.clone();
                     ctx.event(|| Event::Result(v2));
                     return Ok(Flow::Done(OutcomeKey::of_value(normalize(v))));
@@ -319,7 +319,7 @@ impl<'p> Interp<'p> {
                 Ok(Flow::Next)
             }
             Stmt::Result(e) => {
-                let v = normalize(self.expr(e, f, ctx)?);
+                let v = applies(normalize(self.expr(e, f, ctx)?))?;
                 let v2 = v.clone();
                 ctx.event(|| Event::Result(v2));
                 Ok(Flow::Done(OutcomeKey::of_value(v)))
@@ -461,8 +461,11 @@ impl<'p> Interp<'p> {
 
     fn int(&self, e: &Expr, f: &mut Frame, ctx: &mut Ctx) -> Result<i64, RunError> {
         let v = self.expr(e, f, ctx)?;
-        v.as_int().ok_or_else(|| {
-            RunError::Type(format!("expected a number, found {}", v.show(self.program)))
+        v.as_int().ok_or_else(|| match &v {
+            Val::Sym(s) if s == ir::NOT_APPLICABLE => RunError::Type(
+                "a table cell marked `-` (not applicable) was used as a number; test it first with `applicable(TABLE[…])`".into(),
+            ),
+            _ => RunError::Type(format!("expected a number, found {}", v.show(self.program))),
         })
     }
     fn bool(&self, e: &Expr, f: &mut Frame, ctx: &mut Ctx) -> Result<bool, RunError> {
@@ -904,11 +907,29 @@ pub fn div_floor(a: i64, b: i64) -> Result<i64, RunError> {
     })
 }
 
+/// A result must be a value: a `-` table cell (not applicable) is none.
+pub(crate) fn applies(v: Val) -> Result<Val, RunError> {
+    match &v {
+        Val::Sym(s) if s == ir::NOT_APPLICABLE => Err(RunError::Type(
+            "the result is a table cell marked `-` (not applicable); test it first with `applicable(TABLE[…])`".into(),
+        )),
+        _ => Ok(v),
+    }
+}
+
 pub fn binary(op: BinOp, a: &Val, b: &Val) -> Result<Val, RunError> {
     use BinOp as B;
     let ints = || -> Result<(i64, i64), RunError> {
         match (a.as_int(), b.as_int()) {
             (Some(x), Some(y)) => Ok((x, y)),
+            _ if [a, b]
+                .iter()
+                .any(|v| matches!(v, Val::Sym(s) if s == ir::NOT_APPLICABLE)) =>
+            {
+                Err(RunError::Type(
+                    "a table cell marked `-` (not applicable) was used as a number; test it first with `applicable(TABLE[…])`".into(),
+                ))
+            }
             _ => Err(RunError::Type(format!("`{op:?}` needs numbers"))),
         }
     };

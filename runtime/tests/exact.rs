@@ -95,6 +95,9 @@ fn expr(depth: u32) -> BoxedStrategy<String> {
         (1u32..=2).prop_map(|k| format!("lowest({k}, 2d4)")),
         Just("reroll(d4, 1..=1)".to_string()),
         Just("custom".to_string()),
+        (1i64..=3).prop_map(|t| format!("count(k in [1, 2], d3 + k > {t})")),
+        Just("(if any(k in 1..=2, d4 == k) then 1 else 0)".to_string()),
+        Just("(if all(k in [1, 2], d3 >= k) then 2 else 0)".to_string()),
     ];
     if depth == 0 {
         return leaf.boxed();

@@ -402,6 +402,9 @@ impl<'a> Lowerer<'a> {
         if let Some(t) = self.lower_quantifier(file, scope, callee, args, span, path) {
             return Some(t);
         }
+        if callee.name == "applicable" {
+            return Some(self.lower_applicable(file, scope, args, span, path));
+        }
         let (func, arity) = match callee.name.as_str() {
             "min" => (Builtin::Min, 0),
             "max" => (Builtin::Max, 0),
@@ -629,6 +632,67 @@ impl<'a> Lowerer<'a> {
 }
 
 impl Lowerer<'_> {
+    /// `applicable(table[keys])`: whether the cell is not `-`.
+    fn lower_applicable(
+        &mut self,
+        file: FileId,
+        scope: &mut Scope,
+        args: &[ast::Arg],
+        span: Span,
+        path: &str,
+    ) -> Typed {
+        let [arg] = args else {
+            self.diags.push(
+                Diagnostic::error(
+                    "sand::type::arity",
+                    file,
+                    span,
+                    format!("`applicable` takes 1 argument; {} given", args.len()),
+                )
+                .label("wrong number of arguments")
+                .help("applicable(table[key, …]): whether that cell is not `-`"),
+            );
+            return Typed::error();
+        };
+        if !matches!(arg.value.kind, ExprKind::Index { .. }) {
+            self.diags.push(
+                Diagnostic::error(
+                    "sand::type::mismatch",
+                    file,
+                    arg.value.span,
+                    "`applicable` tests a table cell",
+                )
+                .label("not a table lookup")
+                .help("write `applicable(fire_table[weapon, band])`"),
+            );
+            return Typed::error();
+        }
+        self.in_applicable = true;
+        let t = self.lower_expr(file, scope, &arg.value, path);
+        self.in_applicable = false;
+        let reach = match &t.expr {
+            Expr::Lookup { table, .. } if self.has_not_applicable(*table) => {
+                self.na_tested.push(*table);
+                Reach::range(0, 1)
+            }
+            // A table without `-` cells: every cell applies.
+            Expr::Lookup { .. } => Reach::constant(1),
+            _ => Reach::range(0, 1),
+        };
+        let die = t.die;
+        let mut out = Typed::new(
+            Expr::Binary {
+                op: ir::BinOp::Ne,
+                lhs: Box::new(t.expr),
+                rhs: Box::new(Expr::Const(Value::Symbol(ir::NOT_APPLICABLE.to_string()))),
+            },
+            Type::Bool,
+        )
+        .with_reach(reach);
+        out.die = die;
+        out
+    }
+
     /// `len(list)`, and `count`, `any`, `all` over `NAME in LIST` with a condition:
     /// `count(u in units_within(o, 3in), owner(u) != me)`. `NAME` is bound to each item in a
     /// scope of its own, so it may shadow an outer name only inside the condition.
@@ -736,8 +800,35 @@ impl Lowerer<'_> {
             Expr::Const(Value::Range(Some(a), Some(b))) => Some((b - a + 1).max(0)),
             _ => None,
         };
+        // What an item can be, when the list says: its constants, or its range.
+        let item_reach = match &list.expr {
+            Expr::Const(Value::Range(Some(a), Some(b))) => Reach::range(*a, *b),
+            Expr::Const(Value::List(v)) => {
+                let ints: Option<Vec<i64>> = v
+                    .iter()
+                    .map(|x| match x {
+                        Value::Int(n) | Value::Length(n) => Some(*n),
+                        _ => None,
+                    })
+                    .collect();
+                ints.filter(|v| !v.is_empty())
+                    .map_or(Reach::any(), Reach::from_values)
+            }
+            Expr::List(v) => {
+                let ints: Option<Vec<i64>> = v
+                    .iter()
+                    .map(|x| match x {
+                        Expr::Const(Value::Int(n) | Value::Length(n)) => Some(*n),
+                        _ => None,
+                    })
+                    .collect();
+                ints.filter(|v| !v.is_empty())
+                    .map_or(Reach::any(), Reach::from_values)
+            }
+            _ => Reach::any(),
+        };
         scope.push();
-        let slot = scope.bind(var.as_deref().unwrap_or(""), elem, Reach::any(), false);
+        let slot = scope.bind(var.as_deref().unwrap_or(""), elem, item_reach, false);
         let cond = match args.get(1) {
             Some(c) => {
                 let t = self.lower_expr(file, scope, &c.value, path);

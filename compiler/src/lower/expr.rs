@@ -500,7 +500,19 @@ impl<'a> Lowerer<'a> {
                     die |= t.die;
                     keys.push(t.expr);
                 }
-                let (ty, reach) = self.table_result(table);
+                if !self.in_applicable && self.has_not_applicable(table) {
+                    self.na_lookups.push((table, file, e.span));
+                }
+                // A column named by a constant: the lookup has that column's type.
+                let column = match keys.last() {
+                    Some(Expr::Const(Value::Symbol(s))) if keys.len() >= 2 => self.program.tables
+                        [table as usize]
+                        .columns
+                        .iter()
+                        .position(|c| matches!(c, Value::Symbol(x) if x == s)),
+                    _ => None,
+                };
+                let (ty, reach) = self.table_result(table, column);
                 let mut t = Typed::new(Expr::Lookup { table, keys }, ty).with_reach(reach);
                 t.die = die;
                 t
@@ -508,9 +520,26 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    pub(crate) fn table_result(&self, table: u32) -> (Type, Reach) {
+    pub(crate) fn has_not_applicable(&self, table: u32) -> bool {
+        self.program.tables[table as usize]
+            .rows
+            .iter()
+            .flat_map(|r| &r.cells)
+            .any(|v| matches!(v, Value::Symbol(s) if s == ir::NOT_APPLICABLE))
+    }
+
+    pub(crate) fn table_result(&self, table: u32, column: Option<usize>) -> (Type, Reach) {
         let t = &self.program.tables[table as usize];
-        let cells: Vec<&Value> = t.rows.iter().flat_map(|r| r.cells.iter()).collect();
+        // `-` cells are tested with `applicable` before use: they give no value.
+        let cells: Vec<&Value> = t
+            .rows
+            .iter()
+            .flat_map(|r| match column {
+                Some(c) => r.cells.get(c..=c).unwrap_or(&[]).iter(),
+                None => r.cells.iter(),
+            })
+            .filter(|v| !matches!(v, Value::Symbol(s) if s == ir::NOT_APPLICABLE))
+            .collect();
         let ints: Vec<i64> = cells
             .iter()
             .filter_map(|v| {
@@ -531,6 +560,24 @@ impl<'a> Lowerer<'a> {
                 Reach::from_values(ints)
             };
             (Type::Int, reach)
+        } else if cells
+            .iter()
+            .all(|v| matches!(v, Value::Length(_) | Value::Unknown(_)))
+            && cells.iter().any(|v| matches!(v, Value::Length(_)))
+        {
+            let lengths: Vec<i64> = cells
+                .iter()
+                .filter_map(|v| match v {
+                    Value::Length(n) => Some(*n),
+                    _ => None,
+                })
+                .collect();
+            let reach = if lengths.len() == cells.len() {
+                Reach::from_values(lengths)
+            } else {
+                Reach::any()
+            };
+            (Type::Length, reach)
         } else if cells
             .iter()
             .all(|v| matches!(v, Value::Symbol(_) | Value::Unknown(_)))

@@ -1112,10 +1112,88 @@ impl<'a> Lowerer<'a> {
             }
             rows.push(ir::TableRow { keys, cells });
         }
+        self.check_cell_types(file, t, &rows);
         let tb = &mut self.program.tables[id as usize];
         tb.columns = columns;
         tb.rows = rows;
         crate::lints::table(self, file, id, t);
+    }
+
+    /// A lookup has one type, so a column's cells are all numbers, all lengths or all names
+    /// (`?` and `-` aside): a name in a number column would pass `check` and fail only when
+    /// the game reaches that cell. Columns may differ (a record per row).
+    fn check_cell_types(&mut self, file: FileId, t: &ast::Table, rows: &[ir::TableRow]) {
+        let class = |v: &Value| match v {
+            Value::Int(_) => Some(("a number", "numbers")),
+            Value::Length(_) => Some(("a length", "lengths")),
+            Value::Symbol(s) if s == ir::NOT_APPLICABLE => None,
+            Value::Symbol(_) | Value::Entity(_) | Value::Side(_) | Value::Die(_) => {
+                Some(("a name", "names"))
+            }
+            Value::Bool(_) => Some(("true/false", "true/false values")),
+            Value::Text(_) => Some(("a text", "texts")),
+            _ => None,
+        };
+        let width = rows.iter().map(|r| r.cells.len()).max().unwrap_or(0);
+        for col in 0..width {
+            self.check_column(file, t, rows, col, &class);
+        }
+    }
+
+    fn check_column(
+        &mut self,
+        file: FileId,
+        t: &ast::Table,
+        rows: &[ir::TableRow],
+        col: usize,
+        class: &dyn Fn(&Value) -> Option<(&'static str, &'static str)>,
+    ) {
+        let mut first: Option<((&str, &str), Span)> = None;
+        for (row, ar) in rows.iter().zip(&t.rows) {
+            if let (Some(c), Some(ac)) = (row.cells.get(col), ar.cells.get(col)) {
+                let Some(k) = class(c) else {
+                    continue;
+                };
+                match first {
+                    None => first = Some((k, ac.span)),
+                    Some((k0, s0)) if k0 != k => {
+                        let ((k0, k0s), (k, _)) = (k0, k);
+                        let text = &self.db.file(file).text[ac.span.start..ac.span.end];
+                        self.diags.push(
+                            Diagnostic::error(
+                                "sand::table::mixed-cells",
+                                file,
+                                ac.span,
+                                if width_of(t) > 1 {
+                                    format!(
+                                        "column {} of table `{}` holds {k0s}, but this cell is {k}",
+                                        col + 1,
+                                        t.name.name
+                                    )
+                                } else {
+                                    format!(
+                                        "table `{}` holds {k0s}, but this cell is {k}",
+                                        t.name.name
+                                    )
+                                },
+                            )
+                            .label(format!("`{text}` is {k}"))
+                            .related(file, s0, format!("the first cell is {k0}"))
+                            .help(if k0 == "a number" || k == "a number" {
+                                format!(
+                                    "a lookup gives one type of value; for a cell that does not apply write `-` and test it with `applicable({}[…])`",
+                                    t.name.name
+                                )
+                            } else {
+                                "a lookup gives one type of value: split the table, or write every cell the same way".to_string()
+                            }),
+                        );
+                        return;
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
     }
 
     pub(crate) fn key_pattern(&mut self, file: FileId, p: &ast::Pattern) -> ir::KeyPattern {
@@ -1164,6 +1242,11 @@ impl<'a> Lowerer<'a> {
         pr.slot_types = scope.slot_types();
         self.place_proc(id, file, p.name.span);
     }
+}
+
+/// Cells per row of a table as written (its widest row).
+fn width_of(t: &ast::Table) -> usize {
+    t.rows.iter().map(|r| r.cells.len()).max().unwrap_or(0)
 }
 
 fn is_label(b: &Option<Box<ast::Expr>>) -> bool {

@@ -98,6 +98,11 @@ pub(crate) struct Lowerer<'a> {
     pub distance_ty: ir::Type,
     /// Lines of the statements lowered so far in the current procedure.
     pub stmt_lines: Vec<u32>,
+    /// In the current procedure: tables with `-` cells tested with `applicable`, lookups of
+    /// such tables outside a test, and whether an `applicable(…)` is being lowered.
+    pub na_tested: Vec<ir::TableId>,
+    pub na_lookups: Vec<(ir::TableId, FileId, Span)>,
+    pub in_applicable: bool,
 }
 
 /// Compile parsed files into one program. `files` are the parsed ASTs, by file id.
@@ -130,6 +135,9 @@ pub fn lower(
         sites: HashMap::new(),
         distance_ty: ir::Type::Any,
         stmt_lines: Vec::new(),
+        na_tested: Vec::new(),
+        na_lookups: Vec::new(),
+        in_applicable: false,
     };
     let mut located = Vec::new();
     for (file, ast) in files {
@@ -240,7 +248,33 @@ fn distance_type(items: &[Located]) -> ir::Type {
 impl<'a> Lowerer<'a> {
     /// Record where procedure `id` is and the lines of its statements, lowered since the
     /// last call to `stmt_lines.clear()`.
+    /// Warn about lookups of tables with `-` cells that the procedure never tests with
+    /// `applicable`: reaching such a cell would stop the game with an error.
+    pub(crate) fn lint_not_applicable(&mut self) {
+        let tested = std::mem::take(&mut self.na_tested);
+        for (t, file, span) in std::mem::take(&mut self.na_lookups) {
+            if tested.contains(&t) {
+                continue;
+            }
+            let name = self.program.tables[t as usize].name.clone();
+            let text = self.db.file(file).text[span.start..span.end].to_string();
+            self.diags.push(
+                Diagnostic::warning(
+                    "sand::lint::unchecked-not-applicable",
+                    file,
+                    span,
+                    format!("table `{name}` has `-` cells, and nothing here tests for them"),
+                )
+                .label("may be `-`")
+                .help(format!(
+                    "test the cell first: `require applicable({text})`, or `if applicable({text}) {{ … }}`"
+                )),
+            );
+        }
+    }
+
     pub(crate) fn place_proc(&mut self, id: u32, file: FileId, span: Span) {
+        self.lint_not_applicable();
         let (line, _) = self.line_of(file, span);
         let lines = std::mem::take(&mut self.stmt_lines);
         let name = self.db.file(file).name.clone();
