@@ -608,3 +608,15 @@ fn a_script_policy_plays_the_decisions_a_file_lists() {
     let _ = std::fs::remove_file(&log);
     let _ = std::fs::remove_file(&script);
 }
+
+#[test]
+fn a_length_parameter_refuses_a_plain_number_and_shows_lengths_as_written() {
+    let case = "tests/diagnostics/length_band_overlap.sand";
+    let (code, _, err) = sandtable(&["prob", case, "spot", "--set", "range=8"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("expected a length") && err.contains("`8in`"), "{err}");
+    let (code, out, err) = sandtable(&["explain", case, "spot", "--set", "range=7in"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("range = 7in"), "{out}");
+    assert!(out.contains("band for 7in: 0in..=8in"), "{out}");
+}

@@ -92,7 +92,7 @@ impl<'a> Lowerer<'a> {
                 let d = if self.distance_ty == Type::Length {
                     let help = self.length_help(&radius.expr);
                     Diagnostic::error(
-                        "sand::type::length-and-number",
+                        "sand::type::mismatch",
                         file,
                         args[1].value.span,
                         format!("`{name}` on a table takes a length as its radius"),
@@ -101,7 +101,7 @@ impl<'a> Lowerer<'a> {
                     .help(help)
                 } else {
                     Diagnostic::error(
-                        "sand::type::length-and-number",
+                        "sand::type::mismatch",
                         file,
                         args[1].value.span,
                         format!("`{name}` on a hex board takes a number of hexes as its radius"),

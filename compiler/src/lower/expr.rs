@@ -922,7 +922,7 @@ impl<'a> Lowerer<'a> {
                             let help = self.length_help(&bare.expr);
                             self.diags.push(
                                 Diagnostic::error(
-                                    "sand::type::length-and-number",
+                                    "sand::type::mismatch",
                                     file,
                                     span,
                                     "cannot mix a length and a plain number",
@@ -996,7 +996,7 @@ impl<'a> Lowerer<'a> {
                         && numeric(&r.ty);
                     let (code, help) = if lengthy {
                         let bare = if l.ty == Type::Length { &r } else { &l };
-                        ("sand::type::length-and-number", self.length_help(&bare.expr))
+                        ("sand::type::mismatch", self.length_help(&bare.expr))
                     } else {
                         (
                             "sand::type::mismatch",

@@ -359,7 +359,7 @@ impl Lowerer<'_> {
             let d = if length {
                 let help = self.length_help(&Expr::Const(Value::Int(n)));
                 Diagnostic::error(
-                    "sand::type::length-and-number",
+                    "sand::type::mismatch",
                     file,
                     b.span,
                     "a band over a length needs bounds that are lengths",
@@ -368,7 +368,7 @@ impl Lowerer<'_> {
                 .help(help)
             } else {
                 Diagnostic::error(
-                    "sand::type::length-and-number",
+                    "sand::type::mismatch",
                     file,
                     b.span,
                     "a band over a number has a length as a bound",
