@@ -614,7 +614,10 @@ fn a_length_parameter_refuses_a_plain_number_and_shows_lengths_as_written() {
     let case = "tests/diagnostics/length_band_overlap.sand";
     let (code, _, err) = sandtable(&["prob", case, "spot", "--set", "range=8"]);
     assert_ne!(code, 0);
-    assert!(err.contains("expected a length") && err.contains("`8in`"), "{err}");
+    assert!(
+        err.contains("expected a length") && err.contains("`8in`"),
+        "{err}"
+    );
     let (code, out, err) = sandtable(&["explain", case, "spot", "--set", "range=7in"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("range = 7in"), "{out}");

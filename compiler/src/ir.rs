@@ -56,19 +56,19 @@ pub fn show_length(v: i64, unit: Option<&str>) -> String {
     let unit = unit.or_else(|| {
         LENGTH_UNITS
             .iter()
-            .find(|(_, per)| a % (*per as u64) == 0)
+            .find(|(_, per)| a.is_multiple_of(*per as u64))
             .map(|(u, _)| *u)
     });
     if let Some((u, per)) = LENGTH_UNITS.iter().find(|(u, _)| Some(*u) == unit) {
         let per = *per as u64;
-        if a % per == 0 {
+        if a.is_multiple_of(per) {
             return format!("{sign}{}{u}", a / per);
         }
-        if (2 * a) % per == 0 {
+        if (2 * a).is_multiple_of(per) {
             return format!("{sign}{}.5{u}", a / per);
         }
     }
-    if a % 10 == 0 {
+    if a.is_multiple_of(10) {
         format!("{sign}{}mm", a / 10)
     } else {
         format!("{sign}{}.{}mm", a / 10, a % 10)

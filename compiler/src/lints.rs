@@ -116,7 +116,11 @@ pub(crate) fn bands(
                         ),
                     )
                     .label("unreachable")
-                    .related(file, span, format!("ranges over {}", show_range(rlo, rhi, n)))
+                    .related(
+                        file,
+                        span,
+                        format!("ranges over {}", show_range(rlo, rhi, n)),
+                    )
                     .help("check the book's figures, or remove the band if it is a misprint"),
                 );
             }
@@ -210,7 +214,11 @@ pub(crate) fn comparison(
         return;
     }
     let unit = lw.program.length_unit.clone();
-    let lengthy = if l.ty == ir::Type::Length { &l.ty } else { &r.ty };
+    let lengthy = if l.ty == ir::Type::Length {
+        &l.ty
+    } else {
+        &r.ty
+    };
     let n = Num::of(lengthy, unit.as_deref());
     match compare_reach(op, &l.reach, &r.reach) {
         Some(false) => {
@@ -458,9 +466,15 @@ mod tests {
         let inch = Num::Length(Some("in"));
         assert_eq!(show_range(Some(1524), Some(3048), inch), "6in..=12in");
         assert_eq!(show_range(Some(635), None, inch), "2.5in..");
-        assert_eq!(show_range(Some(1500), Some(1500), Num::Length(Some("cm"))), "15cm");
+        assert_eq!(
+            show_range(Some(1500), Some(1500), Num::Length(Some("cm"))),
+            "15cm"
+        );
         // Not a whole or half unit: exact in millimetres.
         assert_eq!(show_range(None, Some(8), inch), "..=0.8mm");
-        assert_eq!(show_range(Some(-254), Some(0), Num::Length(None)), "-1in..=0in");
+        assert_eq!(
+            show_range(Some(-254), Some(0), Num::Length(None)),
+            "-1in..=0in"
+        );
     }
 }

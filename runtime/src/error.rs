@@ -55,7 +55,11 @@ impl RunError {
         proc: u32,
         stmt: Option<&sandtable_compiler::ir::Stmt>,
     ) -> RunError {
-        self.at_addr(program, proc, stmt.map_or(0, |s| std::ptr::from_ref(s).addr()))
+        self.at_addr(
+            program,
+            proc,
+            stmt.map_or(0, |s| std::ptr::from_ref(s).addr()),
+        )
     }
 
     /// [`RunError::at`] with the statement given by its address (0: none), for evaluators
@@ -126,7 +130,9 @@ mod tests {
         .unwrap_err();
         let b = Backend::new(p, &none, BackendKind::Jit).unwrap();
         let mut dice = Dice::new(1);
-        let jit = b.run(id, &[Val::Int(n)], &mut dice, &mut NoGame).unwrap_err();
+        let jit = b
+            .run(id, &[Val::Int(n)], &mut dice, &mut NoGame)
+            .unwrap_err();
         vec![interp.to_string(), exact.to_string(), jit.to_string()]
     }
 

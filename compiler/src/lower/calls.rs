@@ -607,7 +607,12 @@ impl<'a> Lowerer<'a> {
             Builtin::Successes | Builtin::Count => {
                 pool_arg(self, 0);
                 if func == Builtin::Successes {
-                    self.lint_success_target(file, &lowered[0].expr, &lowered[1], args[1].value.span);
+                    self.lint_success_target(
+                        file,
+                        &lowered[0].expr,
+                        &lowered[1],
+                        args[1].value.span,
+                    );
                 }
                 let n = pool_size_bound(&lowered[0].expr);
                 (
@@ -708,15 +713,15 @@ impl Lowerer<'_> {
         let name = callee.name.as_str();
         fn binding(a: &ast::Arg) -> Option<(String, &ast::Expr)> {
             match &a.value.kind {
-            ExprKind::Binary {
-                op: ast::BinOp::In,
-                lhs,
-                rhs,
-            } => match &lhs.kind {
-                ExprKind::Name(n) => Some((n.clone(), &**rhs)),
+                ExprKind::Binary {
+                    op: ast::BinOp::In,
+                    lhs,
+                    rhs,
+                } => match &lhs.kind {
+                    ExprKind::Name(n) => Some((n.clone(), &**rhs)),
+                    _ => None,
+                },
                 _ => None,
-            },
-            _ => None,
             }
         }
         let quant = match name {
@@ -835,11 +840,7 @@ impl Lowerer<'_> {
                 let (reach, die) = (t.reach.clone(), t.die);
                 (t.expect_bool(self, file, c.value.span), reach, die)
             }
-            None => (
-                Expr::Const(Value::Bool(true)),
-                Reach::constant(1),
-                false,
-            ),
+            None => (Expr::Const(Value::Bool(true)), Reach::constant(1), false),
         };
         scope.pop();
         let (cond, creach, cdie) = cond;

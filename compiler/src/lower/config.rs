@@ -321,7 +321,8 @@ impl<'a> Lowerer<'a> {
                         ));
                         self.diags.push(d);
                     }
-                    if kw == "activation" && matches!(key.name.as_str(), "order" | "sides" | "first")
+                    if kw == "activation"
+                        && matches!(key.name.as_str(), "order" | "sides" | "first")
                     {
                         self.check_side_order(file, key, values);
                     }

@@ -1004,13 +1004,18 @@ impl<'a> Lowerer<'a> {
                         )
                     };
                     self.diags.push(
-                        Diagnostic::error(code, file, span, format!("cannot compare {ln} with {rn}"))
-                            .label(if lengthy {
-                                "a length against a plain number"
-                            } else {
-                                "incomparable"
-                            })
-                            .help(help),
+                        Diagnostic::error(
+                            code,
+                            file,
+                            span,
+                            format!("cannot compare {ln} with {rn}"),
+                        )
+                        .label(if lengthy {
+                            "a length against a plain number"
+                        } else {
+                            "incomparable"
+                        })
+                        .help(help),
                     );
                 }
                 let mut t = Typed::new(

@@ -341,7 +341,9 @@ impl Lowerer<'_> {
         let bounds: Vec<&ast::Expr> = match &p.kind {
             ast::PatternKind::Value(v) => vec![v],
             ast::PatternKind::Range(r) => match &r.kind {
-                ExprKind::Range { lo, hi, .. } => lo.iter().chain(hi.iter()).map(|b| &**b).collect(),
+                ExprKind::Range { lo, hi, .. } => {
+                    lo.iter().chain(hi.iter()).map(|b| &**b).collect()
+                }
                 _ => Vec::new(),
             },
             _ => Vec::new(),
