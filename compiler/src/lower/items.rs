@@ -251,6 +251,8 @@ impl<'a> Lowerer<'a> {
                             );
                             Type::Any
                         }
+                        // Its definition has a syntax error, reported already.
+                        None if self.broken.contains(other) => Type::Any,
                         None => {
                             let mut d = Diagnostic::error(
                                 "sand::resolve::unknown-type",
@@ -654,6 +656,7 @@ impl<'a> Lowerer<'a> {
         };
         let kind = e.kind.as_ref().and_then(|k| match self.lookup(&k.name) {
             Some(Sym::Kind(kid)) => Some(kid),
+            None if self.broken.contains(&k.name) => None,
             other => {
                 let msg = match other {
                     Some(s) => format!("`{}` is a {}, not a kind", k.name, s.describe()),
