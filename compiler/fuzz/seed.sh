@@ -13,15 +13,21 @@ while IFS= read -r -d '' f; do
   n=$((n + 1))
 done < <(find "$root/rules" "$root/examples" "$root/stdlib" "$root/tests/diagnostics" -name '*.sand' -print0)
 echo "seeded $n .sand files into parse, compile and prob"
-# Logs: play the example scenarios with the debug binary if it is built.
+# Logs: play bundled scenarios with the debug binary, if it is built.
 bin="${SANDTABLE_BIN:-$root/target/debug/sandtable}"
 if [ -x "$bin" ]; then
   logs=0
-  for seed in 1 2 3; do
-    if "$bin" run "$root/examples/tutorial/paddy_patrol" --scenario into-the-paddies --seed "$seed" \
-        --log "$corpus/log/paddy_patrol_$seed.log" >/dev/null 2>&1; then
-      logs=$((logs + 1))
-    fi
+  for game in "rules/plastic_battle total-destruction" "examples/scenario.sand the-cache" \
+      "examples/scenario.sand meeting" "examples/tutorial/paddy_patrol into-the-paddies"; do
+    set -- $game
+    for seed in 1 2 3; do
+      out="$corpus/log/$(basename "$1" .sand)_$2_$seed.jsonl"
+      if "$bin" run "$root/$1" --scenario "$2" --seed "$seed" --log "$out" >/dev/null 2>&1; then
+        logs=$((logs + 1))
+      else
+        rm -f "$out"
+      fi
+    done
   done
   echo "seeded $logs game logs into log"
 else

@@ -1,5 +1,5 @@
-//! Parse, check and lower any text: never a panic, and every diagnostic points inside its
-//! file.
+//! Parse, check and lower any text: never a panic, every diagnostic points inside its file,
+//! and every diagnostic renders.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -15,8 +15,12 @@ fuzz_target!(|data: &[u8]| {
     }
     let compiled = sandtable_compiler::compile_sources(&[("fuzz.sand", src)]);
     for d in &compiled.diagnostics {
-        let text = &compiled.db.file(d.file).text;
-        assert!(d.span.end <= text.len(), "{d:?}");
-        assert!(text.is_char_boundary(d.span.start) && text.is_char_boundary(d.span.end));
+        for l in std::iter::once(&d.primary).chain(&d.related) {
+            let text = &compiled.db.file(l.file).text;
+            assert!(l.span.start <= l.span.end && l.span.end <= text.len(), "{d:?}");
+            assert!(text.is_char_boundary(l.span.start) && text.is_char_boundary(l.span.end));
+        }
+        // The text a user reads is rendered from those spans.
+        let _ = sandtable_compiler::diagnostic::render::to_plain_string(d, &compiled.db);
     }
 });
