@@ -556,6 +556,22 @@ impl<'p, W: Weight> Exact<'p, W> {
         } else {
             faces.into_iter().collect()
         };
+        // The walk below combines every count of dice placed with every count of dice showing
+        // the next face: (n + 1) pairs for the first face, (n + 1)(n + 2) / 2 for each later
+        // one, each charged at least once. Refuse before any work (and before the triangle's
+        // memory) when that alone is over the budget.
+        let pairs = (n + 1).saturating_add(
+            (order.len() as u64)
+                .saturating_sub(1)
+                .saturating_mul((n + 1).saturating_mul(n + 2) / 2),
+        );
+        let ahead = self.work.get().saturating_add(pairs);
+        if ahead > self.limit {
+            return Err(RunError::TooLarge {
+                estimate: format!("{ahead} or more"),
+                limit: self.limit,
+            });
+        }
         // The total first: when it cannot be represented, give up before any work.
         let total = W::from_u64(self.program.dice[die as usize].faces.len() as u64).pow(n)?;
         // Pascal's triangle up to n, built once by additions.

@@ -25,6 +25,11 @@ const MAX_RANGE_CANDIDATES: i64 = 64;
 const DEPLOY_GRID: i64 = 2 * INCH;
 /// Most grid points a table may offer for set-up (a 20 m square table at 2 inches).
 const MAX_DEPLOY_POINTS: i64 = 1_000_000;
+/// Most legal choices one decision may offer. Every choice is held in memory until the
+/// policy picks one, and an action binding several pieces grows as their product (four
+/// piece parameters over 40 pieces are 2 million bindings per actor): past this the game
+/// stops with an error naming the action rather than exhausting memory.
+pub const MAX_CHOICES: usize = 100_000;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Act {
@@ -224,7 +229,7 @@ impl Game<'_, '_> {
             if params.is_empty() {
                 // No piece acts: offered at chips, cards and free actions, not to a piece.
                 if actor.is_none() {
-                    self.bind(a, params, guards, 0, &[], &mut Vec::new(), &mut out)?;
+                    self.bind(a, params, guards, 0, &[], &mut Vec::new(), &mut out, 1)?;
                 }
                 continue;
             }
@@ -243,10 +248,11 @@ impl Game<'_, '_> {
                         })
                 })
                 .collect();
+            let n = actors.len() as u64;
             for i in actors {
                 let mut args = Vec::with_capacity(params.len());
                 args.push(Val::Piece(i as u32));
-                self.bind(a, params, guards, 0, &[], &mut args, &mut out)?;
+                self.bind(a, params, guards, 0, &[], &mut args, &mut out, n)?;
             }
         }
         Ok(out)
@@ -255,6 +261,10 @@ impl Game<'_, '_> {
     /// Extend `args` one parameter at a time. Each leading `require` is tested as soon as
     /// every parameter it reads is bound, still in source order (a guard runs only when all
     /// before it held), so a failing guard prunes every binding of the later parameters.
+    ///
+    /// `bindings` is how many bindings the parameters bound so far span before any guard (the
+    /// product of their candidate counts), for the error when a decision would offer more
+    /// than [`MAX_CHOICES`].
     #[allow(clippy::too_many_arguments)]
     fn bind(
         &mut self,
@@ -265,6 +275,7 @@ impl Game<'_, '_> {
         implied: &[usize],
         args: &mut Vec<Val>,
         out: &mut Vec<Choice>,
+        bindings: u64,
     ) -> Result<(), EngineError> {
         let mut k = next;
         while k < guards.len() && guards[k].1 <= args.len() {
@@ -281,16 +292,42 @@ impl Game<'_, '_> {
             k += 1;
         }
         if args.len() == params.len() {
+            if out.len() >= MAX_CHOICES {
+                return Err(self.too_many_choices(a, params, args, bindings));
+            }
             out.push(self.choice(a, args.clone()));
             return Ok(());
         }
         let (values, implied) = self.candidates(a, params, args)?;
+        let bindings = bindings.saturating_mul(values.len() as u64);
         for v in values {
             args.push(v);
-            self.bind(a, params, guards, k, &implied, args, out)?;
+            self.bind(a, params, guards, k, &implied, args, out, bindings)?;
             args.pop();
         }
         Ok(())
+    }
+
+    /// The error for a decision past [`MAX_CHOICES`]: the action, and how many bindings of
+    /// its parameters there are before its guards (counted from the candidates on the way
+    /// to the binding that went over; the other branches are alike).
+    fn too_many_choices(
+        &self,
+        a: ProcId,
+        params: &[sandtable_compiler::ir::Param],
+        args: &[Val],
+        bindings: u64,
+    ) -> EngineError {
+        let name = &self.rules.program.procs[a as usize].name;
+        let pieces = params
+            .iter()
+            .zip(args)
+            .filter(|(_, v)| matches!(v, Val::Piece(_)))
+            .count();
+        EngineError::Run(crate::error::RunError::Type(format!(
+            "one decision offers more than {MAX_CHOICES} legal choices (the limit), reached in action `{name}`: its {} parameters ({pieces} of them pieces) span about {bindings} bindings; narrow them with leading `require`s (`adjacent`, `distance … <= r`) or split the action",
+            params.len()
+        )))
     }
 
     /// Values to try for the next parameter, and the guards they satisfy by construction.

@@ -292,13 +292,7 @@ impl<'p> Rules<'p> {
         }
 
         if let Some(p) = prop(sc, "turns") {
-            let n = int(&cv(&p.values[0].1)?)?;
-            r.turns = u32::try_from(n)
-                .ok()
-                .filter(|n| (1..=MAX_TURNS).contains(n))
-                .ok_or_else(|| {
-                    EngineError::Setup(format!("turns must be 1 to {MAX_TURNS}, not {n}"))
-                })?;
+            r.turns = turn_count(&cv(&p.values[0].1)?, "`turns`")?;
             r.turns_printed = true;
         }
         if let Some(p) = prop(sc, "options") {
@@ -338,6 +332,13 @@ impl<'p> Rules<'p> {
             .iter()
             .find(|c| c.keyword == "turn")
             .ok_or_else(|| EngineError::Setup("the ruleset has no `turn` block".into()))?;
+        // The turn block's `limit:` holds for every scenario that does not set `turns:`.
+        if !r.turns_printed
+            && let Some(p) = prop(turn, "limit")
+        {
+            r.turns = turn_count(&cv(&p.values[0].1)?, "the turn block's `limit`")?;
+            r.turns_printed = true;
+        }
         r.turn_end = turn
             .hooks
             .iter()
@@ -481,6 +482,15 @@ pub fn const_value(interp: &Interp, e: &Expr) -> Result<Val, EngineError> {
             ));
         }
     })
+}
+
+/// A number of turns: 1 to [`MAX_TURNS`].
+fn turn_count(v: &Val, what: &str) -> Result<u32, EngineError> {
+    let n = int(v)?;
+    u32::try_from(n)
+        .ok()
+        .filter(|n| (1..=MAX_TURNS).contains(n))
+        .ok_or_else(|| EngineError::Setup(format!("{what} must be 1 to {MAX_TURNS}, not {n}")))
 }
 
 fn int(v: &Val) -> Result<i64, EngineError> {

@@ -15,6 +15,11 @@ use crate::jit::{BackendKind, JitProgram};
 /// Games per unit of parallel work.
 const CHUNK: u64 = 32;
 
+/// Stack of each worker thread: the same as the CLI's command thread (`run`), because a game
+/// recurses over the rules' expressions exactly as deeply in `sim` as in `run`. Only the
+/// pages a game touches are committed.
+pub const WORKER_STACK_BYTES: usize = 256 * 1024 * 1024;
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Totals {
     pub games: u64,
@@ -161,6 +166,7 @@ fn in_parallel<W>(
 ) -> Result<Totals, EngineError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
+        .stack_size(WORKER_STACK_BYTES)
         .build()
         .map_err(|e| EngineError::Policy(format!("cannot start {jobs} threads: {e}")))?;
     let results: Vec<Result<Totals, (u64, EngineError)>> = pool.install(|| {

@@ -86,10 +86,12 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
             std::mem::offset_of!(JitCtx, dice) as i32,
         );
         let pos = self.fb.ins().load(I64, flags, dptr, Dice::POS_OFFSET);
-        let result = self.fb.declare_var(I64);
         let fast = self.fb.create_block();
         let slow = self.fb.create_block();
         let join = self.fb.create_block();
+        // A block parameter, not a variable: one variable per roll would cost a map over
+        // every block of the function each.
+        let result = self.fb.append_block_param(join, I64);
         let has = self.fb.ins().icmp_imm_u(
             IntCC::UnsignedLessThan,
             pos,
@@ -97,7 +99,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         );
         self.fb.ins().brif(has, fast, &[], slow, &[]);
 
-        self.fb.switch_to_block(fast);
+        self.enter(fast);
         // `pos` is below BUFFER_WORDS here, so the word read is inside `buf`.
         let off = self.fb.ins().ishl_imm_s(pos, 2);
         let addr = self.fb.ins().iadd(dptr, off);
@@ -117,22 +119,20 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         } else {
             self.fb.ins().jump(accept, &[]);
         }
-        self.fb.switch_to_block(accept);
+        self.enter(accept);
         let idx = self.fb.ins().ushr_imm_s(m, 32);
         let draws = self.fb.ins().load(I64, flags, dptr, Dice::DRAWS_OFFSET);
         let draws = self.fb.ins().iadd_imm_s(draws, 1);
         self.fb.ins().store(flags, draws, dptr, Dice::DRAWS_OFFSET);
-        self.fb.def_var(result, idx);
-        self.fb.ins().jump(join, &[]);
+        self.fb.ins().jump(join, &[BlockArg::Value(idx)]);
 
-        self.fb.switch_to_block(slow);
+        self.enter(slow);
         let nv = self.konst(i64::from(n));
         let idx = self.callback(jit_index as *const u8, &[nv]);
-        self.fb.def_var(result, idx);
-        self.fb.ins().jump(join, &[]);
+        self.fb.ins().jump(join, &[BlockArg::Value(idx)]);
 
-        self.fb.switch_to_block(join);
-        self.fb.use_var(result)
+        self.enter(join);
+        result
     }
 
     /// After a fallible callback: leave with an error status when it failed.
@@ -143,7 +143,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
             .get_or_insert_with(|| self.fb.create_block());
         let ok = self.fb.create_block();
         self.fb.ins().brif(failed, bad, &[], ok, &[]);
-        self.fb.switch_to_block(ok);
+        self.enter(ok);
     }
 
     /// When `cond` holds: report an error through `jit_fail` and return the error status.
@@ -167,13 +167,13 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
             ok,
             &[],
         );
-        self.fb.switch_to_block(ok);
+        self.enter(ok);
     }
 
     /// Fill in the shared exits, after the body.
     pub(super) fn finish_exits(&mut self) {
         if let Some(b) = self.error_exit {
-            self.fb.switch_to_block(b);
+            self.enter(b);
             let (code, detail) = {
                 let p = self.fb.block_params(b);
                 (p[0], p[1])
@@ -183,10 +183,20 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
             self.fb.ins().return_(&[st]);
         }
         if let Some(b) = self.failed_exit {
-            self.fb.switch_to_block(b);
+            self.enter(b);
             let st = self.konst(ST_ERROR);
             self.fb.ins().return_(&[st]);
         }
+    }
+
+    /// Continue in `b`. Code generation makes no back edges, so every predecessor of `b` is
+    /// emitted by the time it is entered and it is sealed at once: each variable read then
+    /// resolves by walking up to its definition. Left unsealed to the end, every read in a
+    /// nested block put a parameter on each enclosing block, memory quadratic in the nesting
+    /// (20,000 nested `if`s took gigabytes).
+    pub(super) fn enter(&mut self, b: cranelift_codegen::ir::Block) {
+        self.fb.switch_to_block(b);
+        self.fb.seal_block(b);
     }
 
     pub(super) fn bool_of(&mut self, c: V) -> V {
@@ -207,7 +217,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         let st = self.konst(status);
         self.fb.ins().return_(&[st]);
         let dead = self.fb.create_block();
-        self.fb.switch_to_block(dead);
+        self.enter(dead);
     }
 
     pub(super) fn return_value(&mut self, v: V, k: Kind) -> Result<(), Unsupported> {
@@ -247,13 +257,13 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                 let eb = self.fb.create_block();
                 let join = self.fb.create_block();
                 self.fb.ins().brif(c, tb, &[], eb, &[]);
-                self.fb.switch_to_block(tb);
+                self.enter(tb);
                 self.block(then)?;
                 self.fb.ins().jump(join, &[]);
-                self.fb.switch_to_block(eb);
+                self.enter(eb);
                 self.block(otherwise)?;
                 self.fb.ins().jump(join, &[]);
-                self.fb.switch_to_block(join);
+                self.enter(join);
             }
             Stmt::Bands {
                 scrutinee, arms, ..
@@ -340,7 +350,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
             let body = self.fb.create_block();
             let next = self.fb.create_block();
             self.fb.ins().brif(hit, body, &[], next, &[]);
-            self.fb.switch_to_block(body);
+            self.enter(body);
             self.block(&arm.body)?;
             if let Some(o) = &arm.outcome {
                 self.named = true;
@@ -352,13 +362,13 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                 self.return_value(r, rk)?;
             }
             self.fb.ins().jump(join, &[]);
-            self.fb.switch_to_block(next);
+            self.enter(next);
         }
         // No band matched: the interpreter's error.
         let one = self.konst(1);
         self.fail_if(one, E_NO_BAND, v);
         self.fb.ins().jump(join, &[]);
-        self.fb.switch_to_block(join);
+        self.enter(join);
         Ok(())
     }
 
@@ -502,24 +512,25 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                 if ck != Kind::Bool {
                     return unsupported("`if` on a non-boolean");
                 }
-                let var = self.fb.declare_var(I64);
+                // The value reaches the join as a block parameter, not a variable: the SSA
+                // builder keeps a map over blocks per variable, so one variable per nested
+                // `if` made memory quadratic in the nesting.
                 let tb = self.fb.create_block();
                 let eb = self.fb.create_block();
                 let join = self.fb.create_block();
+                let joined = self.fb.append_block_param(join, I64);
                 self.fb.ins().brif(c, tb, &[], eb, &[]);
-                self.fb.switch_to_block(tb);
+                self.enter(tb);
                 let (a, ak) = self.expr(then)?;
-                self.fb.def_var(var, a);
-                self.fb.ins().jump(join, &[]);
-                self.fb.switch_to_block(eb);
+                self.fb.ins().jump(join, &[BlockArg::Value(a)]);
+                self.enter(eb);
                 let (b, bk) = self.expr(otherwise)?;
-                self.fb.def_var(var, b);
-                self.fb.ins().jump(join, &[]);
-                self.fb.switch_to_block(join);
+                self.fb.ins().jump(join, &[BlockArg::Value(b)]);
+                self.enter(join);
                 if ak != bk {
                     return unsupported("branches of different kinds");
                 }
-                (self.fb.use_var(var), ak)
+                (joined, ak)
             }
             Expr::Builtin { func, args } => self.builtin(*func, args)?,
             Expr::Stack { stack, args } => (self.stack(*stack, args)?, Kind::Int),
@@ -590,10 +601,10 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                 let bad = self.fb.create_block();
                 let ok = self.fb.create_block();
                 self.fb.ins().brif(err, bad, &[], ok, &[]);
-                self.fb.switch_to_block(bad);
+                self.enter(bad);
                 let e = self.konst(ST_ERROR);
                 self.fb.ins().return_(&[e]);
-                self.fb.switch_to_block(ok);
+                self.enter(ok);
                 let nothing = self.fb.ins().icmp_imm_s(IntCC::Equal, st, ST_NOTHING);
                 let zero = self.konst(0);
                 self.fail_if(nothing, E_NOTHING, zero);
@@ -910,25 +921,25 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                 if ak != Kind::Bool {
                     return unsupported("`and`/`or` of non-booleans");
                 }
-                let var = self.fb.declare_var(I64);
-                self.fb.def_var(var, a);
+                // A block parameter rather than a variable, as for `if`: long chains of
+                // `and`/`or` stay linear in memory.
                 let rb = self.fb.create_block();
                 let join = self.fb.create_block();
+                let joined = self.fb.append_block_param(join, I64);
                 // Short-circuit: the right side (and its dice) only when it decides.
                 if op == BinOp::And {
-                    self.fb.ins().brif(a, rb, &[], join, &[]);
+                    self.fb.ins().brif(a, rb, &[], join, &[BlockArg::Value(a)]);
                 } else {
-                    self.fb.ins().brif(a, join, &[], rb, &[]);
+                    self.fb.ins().brif(a, join, &[BlockArg::Value(a)], rb, &[]);
                 }
-                self.fb.switch_to_block(rb);
+                self.enter(rb);
                 let (b, bk) = self.expr(rhs)?;
                 if bk != Kind::Bool {
                     return unsupported("`and`/`or` of non-booleans");
                 }
-                self.fb.def_var(var, b);
-                self.fb.ins().jump(join, &[]);
-                self.fb.switch_to_block(join);
-                return Ok((self.fb.use_var(var), Kind::Bool));
+                self.fb.ins().jump(join, &[BlockArg::Value(b)]);
+                self.enter(join);
+                return Ok((joined, Kind::Bool));
             }
             BinOp::In => {
                 let (a, ak) = self.expr(lhs)?;
@@ -1044,7 +1055,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                     }
                     let yes = self.fb.create_block();
                     self.fb.ins().brif(c, yes, &[], join, &[]);
-                    self.fb.switch_to_block(yes);
+                    self.enter(yes);
                 }
                 let v = self.int(&en.value)?;
                 let v = match &en.per {
@@ -1058,7 +1069,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                 let t2 = self.checked(BinOp::Add, t, v);
                 self.fb.def_var(total, t2);
                 self.fb.ins().jump(join, &[]);
-                self.fb.switch_to_block(join);
+                self.enter(join);
             }
             Ok(())
         })();
