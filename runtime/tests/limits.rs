@@ -143,7 +143,7 @@ scenario crowd "Crowd" {
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("`volley`") && err.contains("100000") && err.contains("bindings"),
+        err.contains("`volley`") && err.contains("1000000") && err.contains("bindings"),
         "{err}"
     );
     assert!(started.elapsed() < Duration::from_secs(60));
@@ -168,6 +168,58 @@ fn exact_enumeration_refuses_a_huge_keep_before_doing_the_work() {
     assert!(
         started.elapsed() < Duration::from_secs(2),
         "refused only after {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn line_of_sight_over_the_largest_hex_board_finishes() {
+    // 1,000 x 1,000 hexes, the documented limit: every hex is a candidate target, and each
+    // used to draw a line across the board through every piece.
+    let src = r#"side reds "Reds"
+side blacks "Blacks"
+kind soldier { fire_modifier: int }
+unit red_soldier: soldier of reds "Red soldier" { fire_modifier: 1 }
+unit black_soldier: soldier of blacks "Black soldier" { fire_modifier: 1 }
+terrain open_ground "Open ground" { target_modifier: 0 }
+board field: hex {
+  columns: 1000
+  rows: 1000
+  default: open_ground
+}
+activation each: alternating {
+  sides: reds, blacks
+}
+turn {
+  phase play "Play" {
+    activation: each
+    actions: look
+  }
+}
+action look(s: soldier, h: hex) {
+  require in_los(s, h)
+  score reds += 1
+}
+scenario wide "Wide" {
+  board: field
+  turns: 1
+  force reds { units: red_soldier, deploy: rows = 1..=1 }
+  force blacks { units: 2 * black_soldier, deploy: rows = 1000..=1000 }
+  victory { win reds }
+}
+"#;
+    let program = compile(src);
+    let a = Assumptions::default();
+    let started = Instant::now();
+    let rules = Rules::new(&program, &a, "wide").unwrap();
+    let mut ps: Vec<Box<dyn Policy>> = (0..2).map(|s| Box::new(Random::new(1, s)) as _).collect();
+    let r = Game::new(&rules, 1, None).play(&mut ps).unwrap();
+    // Each of the three soldiers looked once.
+    let reds = program.sides.iter().position(|s| s.name == "reds").unwrap();
+    assert_eq!(r.scores[reds], 3);
+    assert!(
+        started.elapsed() < Duration::from_secs(300),
+        "took {:?}",
         started.elapsed()
     );
 }

@@ -153,7 +153,7 @@ pub(crate) const SCHEMAS: &[Schema] = &[
             "length",
             "recommended",
         ],
-        blocks: &["force", "special_rule", "terrain"],
+        blocks: &["force", "special_rule", "terrain", "neutral"],
         schemes: &[],
         references: &["board"],
     },
@@ -183,6 +183,14 @@ pub(crate) const SCHEMAS: &[Schema] = &[
         blocks: &["deploy"],
         schemes: &[],
         references: &["units"],
+    },
+    // Pieces of no side at fixed places: `neutral { pieces: 2 * objective, at: D4, F6 }`.
+    Schema {
+        keyword: "neutral",
+        properties: &["pieces", "at", "note"],
+        blocks: &[],
+        schemes: &[],
+        references: &["pieces"],
     },
 ];
 

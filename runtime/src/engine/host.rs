@@ -3,7 +3,7 @@
 
 use sandtable_compiler::ir::{EntityId, ProcKind, SideId};
 
-use super::setup::{BoardSpec, Rules};
+use super::setup::{BoardSpec, Ground, Rules};
 use super::state::{Pos, State, Status};
 use crate::board::table::{self, Length};
 use crate::board::{HexCoord, Point};
@@ -237,9 +237,9 @@ impl GameHost<'_, '_> {
     }
 
     /// The terrain of a hex, or of every feature a point lies in (first drawn first).
-    fn terrains_at(&self, pos: Pos) -> impl Iterator<Item = EntityId> + '_ {
+    fn terrains_at(&self, pos: Pos) -> impl Iterator<Item = Ground> + '_ {
         let (hex, table) = match (&self.rules.board, pos) {
-            (BoardSpec::Hex { grid, terrain }, Pos::Hex(h)) => {
+            (BoardSpec::Hex { grid, terrain, .. }, Pos::Hex(h)) => {
                 (terrain[BoardSpec::hex_index(grid, h)], None)
             }
             (
@@ -258,11 +258,11 @@ impl GameHost<'_, '_> {
                     .iter()
                     .zip(terrain)
                     .filter(move |(s, _)| s.contains(p))
-                    .map(|(_, t)| *t)
+                    .map(|(_, t)| Ground::Entity(*t))
             }))
     }
 
-    fn terrain_at(&self, pos: Pos) -> Option<EntityId> {
+    fn terrain_at(&self, pos: Pos) -> Option<Ground> {
         self.terrains_at(pos).next()
     }
 
@@ -274,12 +274,6 @@ impl GameHost<'_, '_> {
         }
         // Not resolved at set-up (an unknown without an assumption): the interpreter says why.
         self.interp().field(&Val::Entity(e), field)
-    }
-
-    fn occupied_by_unit(&self, pos: Pos, except: Option<usize>) -> bool {
-        self.state
-            .pieces_at(pos)
-            .any(|(i, p)| p.is_unit && Some(i) != except)
     }
 
     /// Cheapest cost for a piece to reach every hex (by hex index; `u32::MAX` = cannot):
@@ -591,9 +585,20 @@ impl Host for GameHost<'_, '_> {
             "route_blocked" | "in_los" => {
                 let (x, y) = (self.place(arg(0)?)?, self.place(arg(1)?)?);
                 let blocked = match (&self.rules.board, x, y) {
-                    (BoardSpec::Hex { grid, .. }, Pos::Hex(p), Pos::Hex(q)) => grid
-                        .route_blocked(p, q, |h| self.occupied_by_unit(Pos::Hex(h), None))
-                        .map_err(|e| err(e.to_string()))?,
+                    (BoardSpec::Hex { grid, .. }, Pos::Hex(p), Pos::Hex(q)) => {
+                        let occupied: Vec<HexCoord> = self
+                            .state
+                            .pieces
+                            .iter()
+                            .filter(|x| x.is_unit && x.on_board())
+                            .filter_map(|x| match x.pos {
+                                Some(Pos::Hex(h)) => Some(h),
+                                _ => None,
+                            })
+                            .collect();
+                        grid.route_blocked_by(p, q, &occupied)
+                            .map_err(|e| err(e.to_string()))?
+                    }
                     (BoardSpec::Table { shapes, base, .. }, Pos::Point(p), Pos::Point(q)) => {
                         // Terrain the firer or target stands in does not hide them from
                         // each other; other blocking shapes and other figures do.
@@ -613,9 +618,10 @@ impl Host for GameHost<'_, '_> {
             }
             "terrain_between" => {
                 let (x, y) = (self.place(arg(0)?)?, self.place(arg(1)?)?);
-                let Val::Entity(t) = arg(2)? else {
+                let t = arg(2)?;
+                if !matches!(t, Val::Entity(_) | Val::Sym(_)) {
                     return Err(err("`terrain_between` counts one terrain"));
-                };
+                }
                 let (Pos::Hex(p), Pos::Hex(q), BoardSpec::Hex { grid, .. }) =
                     (x, y, &self.rules.board)
                 else {
@@ -626,7 +632,10 @@ impl Host for GameHost<'_, '_> {
                 Val::Int(
                     inner
                         .iter()
-                        .filter(|h| self.terrain_at(Pos::Hex(**h)) == Some(*t))
+                        .filter(|h| {
+                            self.terrain_at(Pos::Hex(**h))
+                                .is_some_and(|g| self.rules.board.ground_is(g, t))
+                        })
                         .count() as i64,
                 )
             }
@@ -692,11 +701,14 @@ impl Host for GameHost<'_, '_> {
             }
             "in_terrain" => {
                 let at = self.place(arg(0)?)?;
-                let Val::Entity(t) = arg(1)? else {
+                let t = arg(1)?;
+                if !matches!(t, Val::Entity(_) | Val::Sym(_)) {
                     return Err(err("`in_terrain` takes a place and a terrain"));
-                };
-                let t = *t;
-                Val::Bool(self.terrains_at(at).any(|x| x == t))
+                }
+                Val::Bool(
+                    self.terrains_at(at)
+                        .any(|g| self.rules.board.ground_is(g, t)),
+                )
             }
             "sector_of" | "zone_of" => {
                 let (
@@ -887,7 +899,7 @@ impl Host for GameHost<'_, '_> {
                 Val::Unit
             }
             "terrain_of" => match self.terrain_at(self.place(arg(0)?)?) {
-                Some(t) => Val::Entity(t),
+                Some(g) => self.rules.board.ground_val(g),
                 None => return Err(err("no terrain is given for that place")),
             },
             "hexes_within" => {

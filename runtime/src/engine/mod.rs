@@ -22,7 +22,7 @@ pub mod setup;
 pub mod sim;
 pub mod state;
 
-use sandtable_compiler::ir::{Category, ProcId, SideId};
+use sandtable_compiler::ir::{Category, EntityId, ProcId, SideId};
 
 use crate::error::RunError;
 use crate::interp::{Ctx, Interp};
@@ -122,8 +122,39 @@ impl<'r, 'p> Game<'r, 'p> {
                     hidden: f.hidden,
                     exited_at: None,
                     is_unit: ent.category == Category::Unit,
+                    placed_by: Some(f.side),
                 });
             }
+        }
+        // Pieces of no side: a force's markers (it sets them up), then the scenario's
+        // neutral pieces where it puts them. Numbered per entity across the whole game.
+        let mut neutral: Vec<(EntityId, Option<Pos>, Option<SideId>)> = Vec::new();
+        for f in &rules.forces {
+            neutral.extend(f.markers.iter().map(|e| (*e, None, Some(f.side))));
+        }
+        neutral.extend(rules.neutral.iter().map(|(e, at)| (*e, Some(*at), None)));
+        for (k, &(e, pos, placed_by)) in neutral.iter().enumerate() {
+            let ent = &program.entities[e as usize];
+            let same = neutral.iter().filter(|x| x.0 == e).count();
+            let nth = neutral[..k].iter().filter(|x| x.0 == e).count() + 1;
+            let label = if same > 1 {
+                format!("{} #{nth}", ent.name)
+            } else {
+                ent.name.clone()
+            };
+            pieces.push(Piece {
+                entity: e,
+                side: None,
+                label: label.into(),
+                pos,
+                status: Status::OnBoard,
+                markers: Vec::new(),
+                counters: Vec::new(),
+                hidden: false,
+                exited_at: None,
+                is_unit: false,
+                placed_by,
+            });
         }
         Game::with_state(
             rules,
@@ -336,7 +367,10 @@ impl<'r, 'p> Game<'r, 'p> {
 
     fn deploy(&mut self, policies: &mut [Box<dyn Policy + '_>]) -> Result<(), EngineError> {
         for i in 0..self.state.pieces.len() {
-            let side = self.state.pieces[i].side.unwrap_or(0);
+            // Neutral pieces stand where the scenario put them.
+            let Some(side) = self.state.pieces[i].placed_by else {
+                continue;
+            };
             let choices = self.deploy_choices(i)?;
             if choices.is_empty() {
                 return Err(EngineError::Setup(format!(
@@ -434,8 +468,24 @@ impl<'r, 'p> Game<'r, 'p> {
             setup::Activation::None => {}
             setup::Activation::ChipCup(counts) => {
                 let mut cup: Vec<SideId> = Vec::new();
-                for (s, n) in counts {
-                    cup.extend(std::iter::repeat_n(*s, *n as usize));
+                for &(s, n) in counts {
+                    // Counts per unit are taken from the forces as they stand now, every
+                    // time the phase runs.
+                    let n = match n {
+                        setup::Chips::Fixed(n) => n as usize,
+                        setup::Chips::PerUnit(kind) => self
+                            .own_on_board(s)
+                            .into_iter()
+                            .filter(|&i| {
+                                kind.is_none_or(|k| {
+                                    rules.program.entities[self.state.pieces[i].entity as usize]
+                                        .kind
+                                        == Some(k)
+                                })
+                            })
+                            .count(),
+                    };
+                    cup.extend(std::iter::repeat_n(s, n));
                 }
                 while !cup.is_empty() && self.state.winner.is_none() {
                     let k = self.dice.index(cup.len() as u32) as usize;

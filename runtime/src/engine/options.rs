@@ -25,11 +25,12 @@ const MAX_RANGE_CANDIDATES: i64 = 64;
 const DEPLOY_GRID: i64 = 2 * INCH;
 /// Most grid points a table may offer for set-up (a 20 m square table at 2 inches).
 const MAX_DEPLOY_POINTS: i64 = 1_000_000;
-/// Most legal choices one decision may offer. Every choice is held in memory until the
-/// policy picks one, and an action binding several pieces grows as their product (four
-/// piece parameters over 40 pieces are 2 million bindings per actor): past this the game
-/// stops with an error naming the action rather than exhausting memory.
-pub const MAX_CHOICES: usize = 100_000;
+/// Most legal choices one decision may offer: the largest hex board's hexes, so one place
+/// parameter is always listable. Every choice is held in memory until the policy picks one
+/// (about 150 MB at the limit), and an action binding several pieces grows as their product
+/// (four piece parameters over 40 pieces are 2 million bindings): past this the game stops
+/// with an error naming the action rather than exhausting memory.
+pub const MAX_CHOICES: usize = crate::board::HexGrid::MAX_HEXES as usize;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Act {
@@ -563,7 +564,7 @@ impl Game<'_, '_> {
     /// points of a 2-inch grid clear of other figures' bases).
     pub fn deploy_choices(&self, i: usize) -> Result<Vec<Choice>, EngineError> {
         let p = &self.state.pieces[i];
-        let side = p.side.unwrap_or(0);
+        let side = p.placed_by.or(p.side).unwrap_or(0);
         let force = self
             .rules
             .force(side)

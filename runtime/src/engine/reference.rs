@@ -78,7 +78,7 @@ impl Flank {
     pub fn new(rules: &Rules) -> Result<Flank, String> {
         let p = rules.program;
         let interp = Interp::new(p, rules.assumptions);
-        let BoardSpec::Hex { grid, terrain } = &rules.board else {
+        let BoardSpec::Hex { grid, terrain, .. } = &rules.board else {
             return Err("Protecting the Flank is played on a hex board".into());
         };
         let ent = |name: &str| {
@@ -108,7 +108,10 @@ impl Flank {
         let mut jungle = vec![false; n];
         for h in grid.hexes() {
             let i = BoardSpec::hex_index(grid, h);
-            let t = terrain[i].ok_or("a hex without terrain")? as usize;
+            let t = match terrain[i] {
+                Some(crate::engine::setup::Ground::Entity(t)) => t as usize,
+                _ => return Err("a hex without a terrain entity".into()),
+            };
             tm[i] = field(t, "target_modifier")?;
             jungle[i] = t == jungle_e;
         }
@@ -168,12 +171,20 @@ impl Flank {
             .find_map(|ph| match &ph.activation {
                 Activation::ChipCup(c) => Some(
                     c.iter()
-                        .flat_map(|(s, k)| std::iter::repeat_n(*s, *k as usize))
-                        .collect::<Vec<_>>(),
+                        .map(|(s, k)| match k {
+                            crate::engine::setup::Chips::Fixed(k) => {
+                                Ok(std::iter::repeat_n(*s, *k as usize))
+                            }
+                            crate::engine::setup::Chips::PerUnit(_) => {
+                                Err("the reference plays fixed chip counts".to_string())
+                            }
+                        })
+                        .collect::<Result<Vec<_>, _>>()
+                        .map(|v| v.into_iter().flatten().collect::<Vec<_>>()),
                 ),
                 _ => None,
             })
-            .ok_or("no chip cup")?;
+            .ok_or("no chip cup")??;
         Ok(Flank {
             grid: *grid,
             cube: grid

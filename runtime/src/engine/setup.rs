@@ -9,7 +9,7 @@ use sandtable_compiler::ir::{
     Type, UnOp,
 };
 
-use super::EngineError;
+use super::{EngineError, options};
 use crate::board::table::INCH;
 use crate::board::{Geometry, HexCoord, HexGrid, HexLayout, Point, SectorGrid, Shape};
 use crate::interp::{Assumptions, Interp};
@@ -18,11 +18,22 @@ use crate::value::Val;
 /// Most turns a game may last when its scenario sets no limit.
 pub const MAX_TURNS: u32 = 200;
 
+/// What a hex is made of: a terrain entity (with a stat line), or a member of an enum the
+/// rules name their ground with (`enum ground { paddy, dyke }`), which has no fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ground {
+    Entity(EntityId),
+    /// Index into the board's `members`.
+    Member(u32),
+}
+
 pub enum BoardSpec {
     Hex {
         grid: HexGrid,
         /// Terrain per hex, indexed by [`BoardSpec::hex_index`]; `None` = no terrain given.
-        terrain: Vec<Option<EntityId>>,
+        terrain: Vec<Option<Ground>>,
+        /// The enum members used as ground, by [`Ground::Member`] index.
+        members: Vec<String>,
     },
     Table {
         width: i64,
@@ -43,6 +54,26 @@ impl BoardSpec {
     pub fn hex_index(grid: &HexGrid, h: HexCoord) -> usize {
         ((h.column() - 1) * grid.rows() + (h.row() - 1)) as usize
     }
+
+    /// A hex's ground as the rules see it: the terrain entity or the enum member.
+    pub fn ground_val(&self, g: Ground) -> Val {
+        match (g, self) {
+            (Ground::Entity(e), _) => Val::Entity(e),
+            (Ground::Member(i), BoardSpec::Hex { members, .. }) => {
+                Val::Sym(members.get(i as usize).cloned().unwrap_or_default())
+            }
+            (Ground::Member(_), BoardSpec::Table { .. }) => Val::Unit,
+        }
+    }
+
+    /// Whether ground `g` is the terrain or enum member `v`.
+    pub fn ground_is(&self, g: Ground, v: &Val) -> bool {
+        match (g, v) {
+            (Ground::Entity(e), Val::Entity(x)) => e == *x,
+            (Ground::Member(_), Val::Sym(_)) => self.ground_val(g) == *v,
+            _ => false,
+        }
+    }
 }
 
 /// How the pieces of a phase get to act.
@@ -51,7 +82,7 @@ pub enum Activation {
     /// Only the phase's hooks run.
     None,
     /// Chips per side go into one cup; each draw lets the drawn side take one action.
-    ChipCup(Vec<(SideId, u32)>),
+    ChipCup(Vec<(SideId, Chips)>),
     /// Side after side, each piece of the side may act once (`all`, `fixed`, `sequence`).
     EachPiece(Vec<SideId>),
     /// Sides take turns activating one piece at a time until no piece is left to act.
@@ -59,6 +90,15 @@ pub enum Activation {
     /// A deck of cards: each side card drawn gives that side one action; after `draws`
     /// cards (or the whole deck) the phase ends and the deck is reshuffled.
     Deck(DeckSpec),
+}
+
+/// How many chips a side puts in the cup.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Chips {
+    Fixed(u32),
+    /// One per unit of the side on the board when the phase begins (`us = units`), or per
+    /// unit of one kind (`us = team`): destroyed units put no chip in.
+    PerUnit(Option<u32>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -103,6 +143,8 @@ pub enum DeployArea {
 pub struct ForceSpec {
     pub side: SideId,
     pub units: Vec<EntityId>,
+    /// Pieces of no side the force sets up in its area (`markers: 3 * bunker`).
+    pub markers: Vec<EntityId>,
     pub area: DeployArea,
     pub max_per_hex: Option<u32>,
     pub hidden: bool,
@@ -128,6 +170,9 @@ pub struct Rules<'p> {
     pub phases: Vec<PhaseSpec>,
     pub forces: Vec<ForceSpec>,
     pub options: Vec<String>,
+    /// Pieces of no side at fixed places (`neutral { pieces: objective, at: D4 }`): on the
+    /// board from the start, never acting, never scored or counted for a side.
+    pub neutral: Vec<(EntityId, crate::engine::state::Pos)>,
     pub hooks: Vec<(String, ProcId)>,
     pub victory: Option<ProcId>,
     /// Actions a free action may pick from: those of the first phase with an activation.
@@ -195,6 +240,7 @@ impl<'p> Rules<'p> {
             board: BoardSpec::Hex {
                 grid: HexGrid::new(1, 1, HexLayout::default()).map_err(setup_err)?,
                 terrain: vec![None],
+                members: Vec::new(),
             },
             board_name: String::new(),
             stand_in_for: None,
@@ -203,6 +249,7 @@ impl<'p> Rules<'p> {
             phases: Vec::new(),
             forces: Vec::new(),
             options: Vec::new(),
+            neutral: Vec::new(),
             hooks: sc.hooks.clone(),
             victory: sc
                 .hooks
@@ -273,9 +320,12 @@ impl<'p> Rules<'p> {
         };
         r.board_name = board_block.name.clone().unwrap_or_default();
         r.board = read_board(program, &interp, board_block)?;
-        if let BoardSpec::Hex { grid, terrain } = &r.board {
+        if let BoardSpec::Hex { grid, terrain, .. } = &r.board {
             for h in grid.hexes() {
-                let t = terrain[BoardSpec::hex_index(grid, h)];
+                let t = match terrain[BoardSpec::hex_index(grid, h)] {
+                    Some(Ground::Entity(t)) => Some(t),
+                    _ => None,
+                };
                 let extra =
                     match t.and_then(|t| program.entities[t as usize].field("extra_entry_cost")) {
                         Some(v) => int(&interp.constant(v).map_err(setup_err)?)?,
@@ -307,20 +357,30 @@ impl<'p> Rules<'p> {
                 }
             }
         }
-        let chips: Vec<(SideId, u32)> = match prop(sc, "chips") {
+        let chips: Vec<(SideId, Chips)> = match prop(sc, "chips") {
             Some(p) => p
                 .values
                 .iter()
                 .map(|(name, e)| {
                     let side = side_named(program, name.as_deref().unwrap_or(""))?;
-                    let n = int(&cv(e)?)?;
-                    let n = u32::try_from(n)
-                        .ok()
-                        .filter(|n| *n <= 1000)
-                        .ok_or_else(|| {
-                            EngineError::Setup(format!("chip count {n} is out of range"))
-                        })?;
-                    Ok((side, n))
+                    let chips = match cv(e)? {
+                        Val::Sym(w) if w == "units" => Chips::PerUnit(None),
+                        Val::Sym(w) => match program.kinds.iter().position(|k| k.name == w) {
+                            Some(k) => Chips::PerUnit(Some(k as u32)),
+                            None => {
+                                return Err(EngineError::Setup(format!(
+                                    "chips: `{w}` is neither a number, `units` (one chip per unit of the side on the board) nor a kind (one per unit of that kind)"
+                                )));
+                            }
+                        },
+                        v => {
+                            let n = int(&v)?;
+                            Chips::Fixed(u32::try_from(n).ok().filter(|n| *n <= 1000).ok_or_else(
+                                || EngineError::Setup(format!("chip count {n} is out of range")),
+                            )?)
+                        }
+                    };
+                    Ok((side, chips))
                 })
                 .collect::<Result<_, EngineError>>()?,
             None => Vec::new(),
@@ -399,6 +459,9 @@ impl<'p> Rules<'p> {
                 "the scenario has no `force` blocks".into(),
             ));
         }
+        for n in sc.blocks.iter().filter(|b| b.keyword == "neutral") {
+            r.read_neutral(&interp, n)?;
+        }
         Ok(r)
     }
 
@@ -423,6 +486,81 @@ impl<'p> Rules<'p> {
             }
         }
         v
+    }
+
+    /// A `neutral { pieces: …, at: … }` block: pieces of no side, one per place.
+    fn read_neutral(&mut self, interp: &Interp, b: &ConfigBlock) -> Result<(), EngineError> {
+        let program = self.program;
+        let mut pieces = Vec::new();
+        if let Some(p) = prop(b, "pieces") {
+            for v in flat(interp, p)? {
+                let Val::Entity(e) = v else {
+                    return Err(EngineError::Setup(format!(
+                        "`neutral` places pieces, not {}",
+                        v.show(program)
+                    )));
+                };
+                let def = &program.entities[e as usize];
+                if def.category == Category::Terrain {
+                    return Err(EngineError::Setup(format!(
+                        "`neutral` places pieces, and `{}` is a terrain",
+                        def.name
+                    )));
+                }
+                if let Some(s) = def.side {
+                    return Err(EngineError::Setup(format!(
+                        "`{}` belongs to side {}: a neutral piece is one of no side (declare it without `of SIDE`, or as a `marker`)",
+                        def.name, program.sides[s as usize].name
+                    )));
+                }
+                pieces.push(e);
+            }
+        }
+        // Places: hex labels, or points written as `[x, y]` (a list of two lengths).
+        let mut places = Vec::new();
+        if let Some(p) = prop(b, "at") {
+            for (_, e) in &p.values {
+                match const_value(interp, e)? {
+                    Val::List(items) if items.iter().all(|v| v.as_int().is_some()) => {
+                        places.push(Val::List(items))
+                    }
+                    Val::List(items) => places.extend(items),
+                    v => places.push(v),
+                }
+            }
+        }
+        if pieces.len() != places.len() {
+            return Err(EngineError::Setup(format!(
+                "`neutral` lists {} pieces and {} places: give one place (`at:`) per piece",
+                pieces.len(),
+                places.len()
+            )));
+        }
+        for (e, v) in pieces.into_iter().zip(places) {
+            let name = &program.entities[e as usize].name;
+            let at = options::decode_place(self, &v)
+                .map_err(|x| EngineError::Setup(format!("neutral `{name}`: {x}")))?;
+            if !self.on_board(at) {
+                return Err(EngineError::Setup(format!(
+                    "neutral `{name}` at {} is off the board",
+                    at.label()
+                )));
+            }
+            self.neutral.push((e, at));
+        }
+        Ok(())
+    }
+
+    /// Whether a place lies on the board played.
+    pub fn on_board(&self, at: crate::engine::state::Pos) -> bool {
+        use crate::engine::state::Pos;
+        match (&self.board, at) {
+            (BoardSpec::Hex { grid, .. }, Pos::Hex(h)) => grid.contains(h),
+            (BoardSpec::Table { width, depth, .. }, Pos::Point(p)) => {
+                (0..=*width).contains(&p.x()) && (0..=*depth).contains(&p.y())
+            }
+            _ => false,
+        }
     }
 
     pub fn force(&self, side: SideId) -> Option<&ForceSpec> {
@@ -532,7 +670,7 @@ fn read_activation(
     program: &Program,
     interp: &Interp,
     b: &ConfigBlock,
-    chips: &[(SideId, u32)],
+    chips: &[(SideId, Chips)],
 ) -> Result<Activation, EngineError> {
     let order = |key: &str| -> Result<Vec<SideId>, EngineError> {
         let Some(p) = prop(b, key) else {
@@ -679,6 +817,27 @@ fn read_board(
             ))),
         }
     };
+    // On a hex board the ground may also be a member of one of the rules' enums.
+    let mut members: Vec<String> = Vec::new();
+    let mut ground = |v: &Val| -> Result<Ground, EngineError> {
+        match v {
+            Val::Entity(e) => Ok(Ground::Entity(*e)),
+            Val::Sym(s) if program.enums.iter().any(|e| e.members.contains(s)) => {
+                let i = match members.iter().position(|m| m == s) {
+                    Some(i) => i,
+                    None => {
+                        members.push(s.clone());
+                        members.len() - 1
+                    }
+                };
+                Ok(Ground::Member(i as u32))
+            }
+            other => Err(EngineError::Setup(format!(
+                "expected a terrain or a member of an enum, found {}",
+                other.show(program)
+            ))),
+        }
+    };
     match b.scheme.as_deref() {
         Some("hex") => {
             let cols = prop(b, "columns")
@@ -703,25 +862,49 @@ fn read_board(
             };
             let grid = HexGrid::new(ncols, nrows, layout).map_err(setup_err)?;
             let default = match prop(b, "default") {
-                Some(p) => Some(entity(&const_value(interp, &p.values[0].1)?)?),
+                Some(p) => Some(ground(&const_value(interp, &p.values[0].1)?)?),
                 None => None,
             };
             let mut terrain = vec![default; grid.hex_count() as usize];
-            for region in b.blocks.iter().filter(|x| x.keyword == "region") {
-                let t = prop(region, "terrain")
-                    .ok_or_else(|| EngineError::Setup("a region needs `terrain`".into()))?;
-                let t = entity(&const_value(interp, &t.values[0].1)?)?;
-                let hexes = prop(region, "hexes")
-                    .ok_or_else(|| EngineError::Setup("a region needs `hexes`".into()))?;
-                for v in flat(interp, hexes)? {
+            let mut paint = |t: Ground, hexes: Vec<Val>| -> Result<(), EngineError> {
+                for v in hexes {
                     let h = HexCoord::parse(&sym(&v)?).map_err(setup_err)?;
                     if !grid.contains(h) {
                         return Err(EngineError::Setup(format!("hex {h} is off the board")));
                     }
                     terrain[BoardSpec::hex_index(&grid, h)] = Some(t);
                 }
+                Ok(())
+            };
+            // `terrain: jungle = [B2, B3], paddy = [E4]`: each named terrain on its hexes (an
+            // unnamed value, such as the `?` of a board no one has drawn, lists none).
+            if let Some(p) = prop(b, "terrain") {
+                for (name, e) in &p.values {
+                    let Some(name) = name else { continue };
+                    let t = match program.entities.iter().position(|x| x.name == *name) {
+                        Some(i) => ground(&Val::Entity(i as EntityId))?,
+                        None => ground(&Val::Sym(name.clone()))?,
+                    };
+                    let hexes = match const_value(interp, e)? {
+                        Val::List(items) => items,
+                        v => vec![v],
+                    };
+                    paint(t, hexes)?;
+                }
             }
-            Ok(BoardSpec::Hex { grid, terrain })
+            for region in b.blocks.iter().filter(|x| x.keyword == "region") {
+                let t = prop(region, "terrain")
+                    .ok_or_else(|| EngineError::Setup("a region needs `terrain`".into()))?;
+                let t = ground(&const_value(interp, &t.values[0].1)?)?;
+                let hexes = prop(region, "hexes")
+                    .ok_or_else(|| EngineError::Setup("a region needs `hexes`".into()))?;
+                paint(t, flat(interp, hexes)?)?;
+            }
+            Ok(BoardSpec::Hex {
+                grid,
+                terrain,
+                members,
+            })
         }
         // A sectors board is an open table with numbered square sectors and zones over it.
         Some(scheme @ ("open" | "sectors")) => {
@@ -860,6 +1043,51 @@ fn read_force(
     if units.is_empty() {
         return Err(EngineError::Setup(format!("force {name} has no units")));
     }
+    let mut markers = Vec::new();
+    if let Some(p) = prop(f, "markers") {
+        // `3 * bunker, trench` lists pieces; `bunker = 3` counts them by name.
+        let mut listed = Vec::new();
+        for (key, e) in &p.values {
+            match (key, const_value(interp, e)?) {
+                (Some(k), Val::Int(n)) => {
+                    let ent = program
+                        .entities
+                        .iter()
+                        .position(|x| x.name == *k)
+                        .ok_or_else(|| {
+                            EngineError::Setup(format!(
+                                "force {name}: no piece `{k}` for `markers`"
+                            ))
+                        })?;
+                    if !(0..=1000).contains(&n) {
+                        return Err(EngineError::Setup(format!("{n} copies is out of range")));
+                    }
+                    listed.extend(std::iter::repeat_n(
+                        Val::Entity(ent as EntityId),
+                        n as usize,
+                    ));
+                }
+                (_, Val::List(items)) => listed.extend(items),
+                (_, v) => listed.push(v),
+            }
+        }
+        for v in listed {
+            match v {
+                Val::Entity(e)
+                    if program.entities[e as usize].category != Category::Terrain
+                        && program.entities[e as usize].side.is_none() =>
+                {
+                    markers.push(e)
+                }
+                other => {
+                    return Err(EngineError::Setup(format!(
+                        "force {name}: `markers` holds {}, not a piece of no side",
+                        other.show(program)
+                    )));
+                }
+            }
+        }
+    }
     let mut flags = Vec::new();
     for p in &f.properties {
         if let Some((_, e)) = p.values.first()
@@ -957,6 +1185,7 @@ fn read_force(
     Ok(ForceSpec {
         side,
         units,
+        markers,
         area,
         max_per_hex,
         hidden,

@@ -58,6 +58,9 @@ pub struct Piece {
     pub exited_at: Option<Pos>,
     /// A unit (counted in losses) rather than a weapon piece or marker.
     pub is_unit: bool,
+    /// The side that sets the piece up: its own, or for a force's `markers:` (which belong to
+    /// no side) the force's; `None` for a scenario's neutral pieces, placed where it says.
+    pub placed_by: Option<SideId>,
 }
 
 impl Piece {
