@@ -189,8 +189,9 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         }
     }
 
-    /// Continue in `b`. Code generation makes no back edges, so every predecessor of `b` is
-    /// emitted by the time it is entered and it is sealed at once: each variable read then
+    /// Continue in `b`, reached from code already emitted. Code generation makes no back
+    /// edges, so every predecessor of `b` is known by then and it is sealed at once (the
+    /// entry and the dead blocks after a return are left to the end): each variable read then
     /// resolves by walking up to its definition. Left unsealed to the end, every read in a
     /// nested block put a parameter on each enclosing block, memory quadratic in the nesting
     /// (20,000 nested `if`s took gigabytes).
@@ -216,8 +217,10 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         self.fb.ins().store(MemFlagsData::new(), v, self.out, 0);
         let st = self.konst(status);
         self.fb.ins().return_(&[st]);
+        // Not sealed: a sealed block without predecessors reads as unreachable, and the
+        // code after a `result` would be left without its closing return.
         let dead = self.fb.create_block();
-        self.enter(dead);
+        self.fb.switch_to_block(dead);
     }
 
     pub(super) fn return_value(&mut self, v: V, k: Kind) -> Result<(), Unsupported> {

@@ -294,7 +294,6 @@ impl<'p> JitProgram<'p> {
         let entry = fb.create_block();
         fb.append_block_params_for_function_params(entry);
         fb.switch_to_block(entry);
-        fb.seal_block(entry);
         let (jctx, args, out) = {
             let p = fb.block_params(entry);
             (p[0], p[1], p[2])
