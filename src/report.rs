@@ -84,9 +84,17 @@ pub fn error_json(kind: Kind, message: &str) -> serde_json::Value {
     serde_json::json!({"error": {"kind": kind.name(), "message": message}})
 }
 
+/// Most characters of one error message. Messages quote the user's input (a name from an
+/// assumptions file, a value given to `--set`), which can be megabytes long.
+pub const MAX_ERROR_CHARS: usize = 4_000;
+
+fn capped(message: &str) -> String {
+    sandtable_compiler::diagnostic::cap_chars(message, MAX_ERROR_CHARS).into_owned()
+}
+
 /// Report an error: `error: MESSAGE` on stderr, or with `--json` an error object on stdout.
 pub fn error(kind: Kind, message: impl std::fmt::Display) {
-    let message = message.to_string();
+    let message = capped(&message.to_string());
     if json_mode() {
         print_json(&error_json(kind, &message));
     } else {
@@ -344,5 +352,18 @@ impl Drop for Progress {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_message_is_cut_one_character_past_the_limit() {
+        let at = "x".repeat(MAX_ERROR_CHARS);
+        assert_eq!(capped(&at), at);
+        let past = capped(&"x".repeat(MAX_ERROR_CHARS + 1));
+        assert!(past.ends_with("… (1 more characters)"), "{past}");
     }
 }

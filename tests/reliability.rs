@@ -385,8 +385,9 @@ fn a_log_write_cut_short_leaves_the_old_log_intact() {
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
 }
 
-/// A human game waiting at its first prompt.
-fn human_game(log: &Path) -> (Child, std::process::ChildStderr) {
+/// A human game waiting at its first prompt, and what it writes on stderr from then on (read
+/// all along, so a full pipe never stalls it).
+fn human_game(log: &Path) -> (Child, Reader) {
     let mut child = bin()
         .args([
             "run",
@@ -413,7 +414,7 @@ fn human_game(log: &Path) -> (Child, std::process::ChildStderr) {
         assert_eq!(err.read(&mut byte).unwrap(), 1, "no prompt");
         seen.push(byte[0]);
     }
-    (child, err)
+    (child, std::thread::spawn(move || rest(err)))
 }
 
 fn decisions(lines: &[serde_json::Value]) -> Vec<&serde_json::Value> {
@@ -441,7 +442,7 @@ fn sigint_while_a_human_ponders_saves_what_was_played() {
     let (mut child, err) = human_game(&log);
     signal(&child, "-INT");
     let code = wait_for(&mut child, 30, &["run (waiting)"]);
-    let err = rest(err);
+    let err = err.join().unwrap();
     assert_eq!(code, 130, "{err}");
     let lines = log_lines(&log);
     assert_eq!(lines[0]["format"], "sandtable-game-log");
@@ -464,14 +465,15 @@ fn sigterm_mid_game_stops_at_the_next_decision_and_keeps_the_last_one() {
     std::fs::write(&log, "an earlier log\n").unwrap();
     let (mut child, err) = human_game(&log);
     signal(&child, "-TERM");
-    // The answer arrives after the signal: it is played, and the game stops at the next
-    // decision, not in the middle of this one.
+    // The answer arrives after the signal has been heard (well within the grace period): it
+    // is played, and the game stops at the next decision, not in the middle of this one.
+    std::thread::sleep(Duration::from_millis(500));
     let mut stdin = child.stdin.take().unwrap();
     let _ = stdin.write_all(b"1\n");
     let _ = stdin.flush();
     let out = rest(child.stdout.take().unwrap());
     let code = wait_for(&mut child, 30, &["run (playing)"]);
-    let err = rest(err);
+    let err = err.join().unwrap();
     assert_eq!(code, 143, "{err}");
     let lines = log_lines(&log);
     assert_eq!(lines.last().unwrap()["event"], "interrupted");
@@ -591,6 +593,39 @@ fn a_huge_name_is_not_echoed_whole() {
     assert!(out.is_empty());
     let (_, out, _) = sandtable(&["check", "--json", s(&sand)]);
     assert!(out.len() < 20_000, "{} bytes of JSON", out.len());
+}
+
+#[test]
+fn an_error_quoting_a_huge_input_is_cut() {
+    let name = "y".repeat(100_000);
+    let (code, _, err) = sandtable(&[
+        "prob",
+        "rules/platoon",
+        "fire",
+        "--set",
+        "fire_modifier=4",
+        "--set",
+        "target_modifier=0",
+        "--assume",
+        &format!("{name}=1"),
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.len() < 10_000, "{} bytes", err.len());
+    assert!(err.contains("more characters)"), "{err}");
+}
+
+#[test]
+fn sim_refuses_one_game_past_its_limit() {
+    let (code, _, err) = sandtable(&[
+        "sim",
+        "rules/platoon",
+        "--scenario",
+        "protecting-the-flank",
+        "-n",
+        "100000001",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("-n must be 1 to 100000000"), "{err}");
 }
 
 // 8. Panics.

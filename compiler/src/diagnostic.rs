@@ -98,7 +98,12 @@ const EXCERPT_CHARS: usize = 36;
 
 /// `text`, or its first [`MAX_ECHO_CHARS`] characters with an ellipsis and how much was cut.
 pub fn cap_text(text: &str) -> std::borrow::Cow<'_, str> {
-    match text.char_indices().nth(MAX_ECHO_CHARS) {
+    cap_chars(text, MAX_ECHO_CHARS)
+}
+
+/// `text`, or its first `max` characters with an ellipsis and how much was cut.
+pub fn cap_chars(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(max) {
         None => text.into(),
         Some((cut, _)) => {
             let rest = text[cut..].chars().count();

@@ -827,6 +827,17 @@ struct ReferenceJson {
 }
 
 pub fn sim(args: SimArgs) -> u8 {
+    // A signal stops new games from starting; the totals of those played are printed,
+    // marked partial. Heard from the start, so a signal while the rules load is no crash.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let signal = std::sync::Arc::new(std::sync::atomic::AtomicI32::new(0));
+    {
+        let (stop, signal) = (stop.clone(), signal.clone());
+        crate::interrupt::on_signal(move |s| {
+            signal.store(s, std::sync::atomic::Ordering::Relaxed);
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+    }
     let a = &args.game;
     if args.n == 0 || args.n > MAX_GAMES {
         report::error(
@@ -853,17 +864,6 @@ pub fn sim(args: SimArgs) -> u8 {
     let backend = a.backend.kind();
     let progress = report::Progress::at_least(args.n, "games", 200);
     let t0 = Instant::now();
-    // A signal stops new games from starting; the totals of those played are printed,
-    // marked partial.
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let signal = std::sync::Arc::new(std::sync::atomic::AtomicI32::new(0));
-    {
-        let (stop, signal) = (stop.clone(), signal.clone());
-        crate::interrupt::on_signal(move |s| {
-            signal.store(s, std::sync::atomic::Ordering::Relaxed);
-            stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        });
-    }
     let totals = match sim::simulate_until(
         &rules,
         args.n,
