@@ -291,6 +291,96 @@ pub(crate) fn comparison(
     }
 }
 
+/// A `require` that no piece, stat line or table value of the ruleset can meet: the rule
+/// it guards can never be used.
+pub(crate) fn never_holds(lw: &mut Lowerer, file: FileId, span: Span, proc: &str) {
+    let kind = lw
+        .globals
+        .get(proc)
+        .and_then(|d| match d.sym {
+            crate::lower::Sym::Proc(p) => Some(lw.program.procs[p as usize].kind),
+            _ => None,
+        });
+    let what = match kind {
+        Some(ir::ProcKind::Action) => format!("the action `{proc}` can never be taken"),
+        _ => format!("`{proc}` can never get past it"),
+    };
+    lw.diags.push(
+        Diagnostic::warning(
+            "sand::lint::never-holds",
+            file,
+            span,
+            format!("this requirement never holds: {what}"),
+        )
+        .label("always false for every piece and value of the ruleset")
+        .help("the stat lines, tables and ranges it reads can never meet it; check the numbers against the book"),
+    );
+}
+
+/// A resolution whose every path ends in the same outcome, reading no dice and doing
+/// nothing else: its inputs cannot matter, which usually means a misread band or table.
+pub(crate) fn same_outcome(lw: &mut Lowerer, file: FileId, id: u32, span: Span) {
+    let p = &lw.program.procs[id as usize];
+    if p.kind != ir::ProcKind::Resolve || p.params.is_empty() {
+        return;
+    }
+    let mut ends: Vec<String> = Vec::new();
+    let mut open = false;
+    fn walk(stmts: &[ir::Stmt], ends: &mut Vec<String>, open: &mut bool) {
+        for s in stmts {
+            match s {
+                ir::Stmt::Outcome(o) => ends.push(o.clone()),
+                ir::Stmt::Result(ir::Expr::Const(v)) => ends.push(format!("{v:?}")),
+                ir::Stmt::If { then, otherwise, .. } => {
+                    walk(then, ends, open);
+                    walk(otherwise, ends, open);
+                }
+                ir::Stmt::Bands { arms, .. } => {
+                    for a in arms {
+                        walk(&a.body, ends, open);
+                        match (&a.outcome, &a.value) {
+                            (Some(o), _) => ends.push(o.clone()),
+                            (None, Some(ir::Expr::Const(v))) => ends.push(format!("{v:?}")),
+                            (None, Some(_)) => *open = true,
+                            (None, None) => {}
+                        }
+                    }
+                }
+                ir::Stmt::Let { .. } => {}
+                // Anything else can change the outcome or has an effect of its own.
+                _ => *open = true,
+            }
+        }
+    }
+    walk(&p.body, &mut ends, &mut open);
+    let finished = match p.body.last() {
+        Some(ir::Stmt::Outcome(_) | ir::Stmt::Result(_)) => true,
+        Some(ir::Stmt::Bands { arms, .. }) => {
+            arms.iter()
+                .any(|a| a.patterns.iter().any(|x| matches!(x, KeyPattern::Any)))
+                && arms.iter().all(|a| a.outcome.is_some() || a.value.is_some())
+        }
+        _ => false,
+    };
+    ends.sort();
+    ends.dedup();
+    if open || !finished || ends.len() != 1 || ends.iter().any(|e| e.contains("Unknown")) {
+        return;
+    }
+    let name = p.name.clone();
+    let outcome = ends[0].trim_start_matches("Int(").trim_end_matches(')').to_string();
+    lw.diags.push(
+        Diagnostic::warning(
+            "sand::lint::same-outcome",
+            file,
+            span,
+            format!("`{name}` gives `{outcome}` whatever its inputs"),
+        )
+        .label("every path ends in the same outcome")
+        .help("check the bands or branches against the book: one of them probably gives another result"),
+    );
+}
+
 /// Entries of a stack that can never apply.
 pub(crate) fn stack_entries(
     lw: &mut Lowerer,

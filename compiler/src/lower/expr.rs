@@ -869,6 +869,19 @@ impl<'a> Lowerer<'a> {
         use ast::BinOp as B;
         match op {
             B::And | B::Or => {
+                // Settled when one side settles it, or both are settled.
+                let settled = |t: &Typed| match t.reach.bounds() {
+                    (Some(0), Some(0)) => Some(false),
+                    (Some(1), Some(1)) => Some(true),
+                    _ => None,
+                };
+                let value = match (op, settled(&l), settled(&r)) {
+                    (B::And, Some(false), _) | (B::And, _, Some(false)) => Some(false),
+                    (B::And, Some(true), Some(true)) => Some(true),
+                    (B::Or, Some(true), _) | (B::Or, _, Some(true)) => Some(true),
+                    (B::Or, Some(false), Some(false)) => Some(false),
+                    _ => None,
+                };
                 let le = l.expect_bool(self, file, lhs.span);
                 let re = r.expect_bool(self, file, rhs.span);
                 let mut t = Typed::new(
@@ -880,6 +893,9 @@ impl<'a> Lowerer<'a> {
                     Type::Bool,
                 );
                 t.die = die;
+                if let Some(v) = value {
+                    t.reach = Reach::constant(i64::from(v));
+                }
                 t
             }
             B::Add | B::Sub | B::Mul | B::Div | B::Rem => {

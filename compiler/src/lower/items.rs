@@ -1244,6 +1244,7 @@ impl<'a> Lowerer<'a> {
         pr.slot_names = scope.slot_names();
         pr.slot_types = scope.slot_types();
         self.place_proc(id, file, p.name.span);
+        crate::lints::same_outcome(self, file, id, p.name.span);
     }
 }
 

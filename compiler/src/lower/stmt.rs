@@ -255,10 +255,13 @@ impl<'a> Lowerer<'a> {
                 let b = self.lower_block(file, scope, body, path);
                 Stmt::Repeat { count: ex, body: b }
             }
-            K::Require(e) => Stmt::Require(
-                self.lower_expr(file, scope, e, path)
-                    .expect_bool(self, file, e.span),
-            ),
+            K::Require(e) => {
+                let t = self.lower_expr(file, scope, e, path);
+                if t.reach.bounds() == (Some(0), Some(0)) {
+                    crate::lints::never_holds(self, file, e.span, path);
+                }
+                Stmt::Require(t.expect_bool(self, file, e.span))
+            }
             K::See(refs) => {
                 for r in refs {
                     self.refs.push((file, r.clone()));
