@@ -294,13 +294,10 @@ pub(crate) fn comparison(
 /// A `require` that no piece, stat line or table value of the ruleset can meet: the rule
 /// it guards can never be used.
 pub(crate) fn never_holds(lw: &mut Lowerer, file: FileId, span: Span, proc: &str) {
-    let kind = lw
-        .globals
-        .get(proc)
-        .and_then(|d| match d.sym {
-            crate::lower::Sym::Proc(p) => Some(lw.program.procs[p as usize].kind),
-            _ => None,
-        });
+    let kind = lw.globals.get(proc).and_then(|d| match d.sym {
+        crate::lower::Sym::Proc(p) => Some(lw.program.procs[p as usize].kind),
+        _ => None,
+    });
     let what = match kind {
         Some(ir::ProcKind::Action) => format!("the action `{proc}` can never be taken"),
         _ => format!("`{proc}` can never get past it"),
@@ -331,7 +328,9 @@ pub(crate) fn same_outcome(lw: &mut Lowerer, file: FileId, id: u32, span: Span) 
             match s {
                 ir::Stmt::Outcome(o) => ends.push(o.clone()),
                 ir::Stmt::Result(ir::Expr::Const(v)) => ends.push(format!("{v:?}")),
-                ir::Stmt::If { then, otherwise, .. } => {
+                ir::Stmt::If {
+                    then, otherwise, ..
+                } => {
                     walk(then, ends, open);
                     walk(otherwise, ends, open);
                 }
@@ -358,7 +357,9 @@ pub(crate) fn same_outcome(lw: &mut Lowerer, file: FileId, id: u32, span: Span) 
         Some(ir::Stmt::Bands { arms, .. }) => {
             arms.iter()
                 .any(|a| a.patterns.iter().any(|x| matches!(x, KeyPattern::Any)))
-                && arms.iter().all(|a| a.outcome.is_some() || a.value.is_some())
+                && arms
+                    .iter()
+                    .all(|a| a.outcome.is_some() || a.value.is_some())
         }
         _ => false,
     };
@@ -368,7 +369,10 @@ pub(crate) fn same_outcome(lw: &mut Lowerer, file: FileId, id: u32, span: Span) 
         return;
     }
     let name = p.name.clone();
-    let outcome = ends[0].trim_start_matches("Int(").trim_end_matches(')').to_string();
+    let outcome = ends[0]
+        .trim_start_matches("Int(")
+        .trim_end_matches(')')
+        .to_string();
     lw.diags.push(
         Diagnostic::warning(
             "sand::lint::same-outcome",
