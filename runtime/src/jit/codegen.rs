@@ -687,12 +687,12 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                     } else {
                         self.fb.ins().brif(c, next, &[], join, &[]);
                     }
-                    self.fb.switch_to_block(next);
+                    self.enter(next);
                 }
             }
         }
         self.fb.ins().jump(join, &[]);
-        self.fb.switch_to_block(join);
+        self.enter(join);
         let out = self.fb.use_var(var);
         Ok((
             out,
