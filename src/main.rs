@@ -20,7 +20,7 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// Let `import "FILE"` read files outside the ruleset's folder (only for rulesets you trust)
+    /// Let imports and linked `.sand` files reach outside the ruleset's folder (if you trust it)
     #[arg(long, global = true)]
     allow_outside_imports: bool,
 }

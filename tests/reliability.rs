@@ -296,6 +296,44 @@ fn an_import_outside_the_ruleset_folder_is_refused_unread() {
     assert_eq!(code, 0, "{err}");
 }
 
+#[test]
+fn a_linked_sand_file_pointing_out_of_the_ruleset_folder_is_refused_unread() {
+    let base = temp_dir("linked");
+    let dir = base.join("rules");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("main.sand"), "resolve r() { result 1 }\n").unwrap();
+    let secret = base.join("secret.txt");
+    std::fs::write(&secret, "root: not rules at all\n").unwrap();
+    let link = dir.join("leak.sand");
+    std::os::unix::fs::symlink(&secret, &link).unwrap();
+
+    let (code, _, err) = sandtable(&["check", s(&dir)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(s(&link)), "the link is not named:\n{err}");
+    let target = secret.canonicalize().unwrap();
+    assert!(err.contains(s(&target)), "the target is not named:\n{err}");
+    assert!(err.contains("--allow-outside-imports"), "{err}");
+    assert!(!err.contains("root:"), "the linked file was read:\n{err}");
+    let (code, out, _) = sandtable(&["check", "--json", s(&dir)]);
+    assert_eq!(code, 2);
+    assert_eq!(json(&out)["error"]["kind"], "io");
+    // Commands that run the rules load them the same way.
+    let (code, _, err) = sandtable(&["prob", s(&dir), "r"]);
+    assert_ne!(code, 0, "{err}");
+    assert!(err.contains("outside the ruleset folder"), "{err}");
+
+    // With the flag the file is read (and, not being rules, refused as such).
+    let (code, _, err) = sandtable(&["check", "--allow-outside-imports", s(&dir)]);
+    assert_eq!(code, 1, "{err}");
+    assert!(!err.contains("outside the ruleset folder"), "{err}");
+    assert!(err.contains("leak.sand"), "{err}");
+    // A link that stays inside the folder is loaded once, like the file it names.
+    std::fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink(dir.join("main.sand"), &link).unwrap();
+    let (code, _, err) = sandtable(&["check", s(&dir)]);
+    assert_eq!(code, 0, "{err}");
+}
+
 fn run_with_log(ruleset: &str, log: &Path) {
     let (code, _, err) = sandtable(&[
         "run",

@@ -74,7 +74,7 @@ pub fn compile_path_with(path: &Path, options: LoadOptions) -> Result<Compiled, 
         reason: e.to_string(),
     })?;
     let (roots, folder): (Vec<PathBuf>, PathBuf) = if meta.is_dir() {
-        let files = source::sand_files_in(path)?;
+        let files = source::sand_files_in(path, options.allow_outside_imports)?;
         if files.is_empty() {
             return Err(LoadError::Empty {
                 path: path.display().to_string(),

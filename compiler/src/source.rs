@@ -132,6 +132,15 @@ pub enum LoadError {
     Empty { path: String },
     #[error("more than {limit} files under {path}")]
     TooMany { path: String, limit: usize },
+    #[error(
+        "{link} is a link to {target}, outside the ruleset folder {folder}; copy the file into \
+         the folder, or pass --allow-outside-imports if you trust this ruleset"
+    )]
+    Outside {
+        link: String,
+        target: String,
+        folder: String,
+    },
 }
 
 impl SourceDb {
@@ -269,8 +278,19 @@ pub fn is_inside(path: &Path, root: &Path) -> bool {
 }
 
 /// The `.sand` files of a folder, recursively, sorted by path. `.assume` files are not part
-/// of a ruleset and are skipped.
-pub fn sand_files_in(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
+/// of a ruleset and are skipped. Linked folders are not entered. Unless `allow_outside`, a
+/// file that resolves outside `dir` (a symbolic link pointing out) is refused, as an import
+/// would be: a ruleset from elsewhere must not make the tool read, and echo, any file it can
+/// reach.
+pub fn sand_files_in(dir: &Path, allow_outside: bool) -> Result<Vec<PathBuf>, LoadError> {
+    let root = if allow_outside {
+        None
+    } else {
+        Some(dir.canonicalize().map_err(|e| LoadError::Io {
+            path: dir.display().to_string(),
+            reason: e.to_string(),
+        })?)
+    };
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -284,6 +304,16 @@ pub fn sand_files_in(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
             if ft.is_dir() {
                 stack.push(p);
             } else if p.extension().is_some_and(|e| e == "sand") {
+                // A dangling link resolves to nothing: loading it reports why.
+                if let (Some(root), Ok(target)) = (&root, p.canonicalize())
+                    && !target.starts_with(root)
+                {
+                    return Err(LoadError::Outside {
+                        link: p.display().to_string(),
+                        target: target.display().to_string(),
+                        folder: dir.display().to_string(),
+                    });
+                }
                 out.push(p);
             }
             if out.len() > MAX_FILES {
@@ -344,7 +374,7 @@ mod tests {
         for i in 0..MAX_FILES {
             std::fs::write(dir.join(format!("f{i:04}.sand")), "").unwrap();
         }
-        let files = sand_files_in(&dir).unwrap();
+        let files = sand_files_in(&dir, false).unwrap();
         assert_eq!(files.len(), MAX_FILES);
         let mut db = SourceDb::default();
         for f in &files {
@@ -352,7 +382,7 @@ mod tests {
         }
         std::fs::write(dir.join("one-more.sand"), "").unwrap();
         assert!(matches!(
-            sand_files_in(&dir),
+            sand_files_in(&dir, false),
             Err(LoadError::TooMany {
                 limit: MAX_FILES,
                 ..
@@ -394,5 +424,34 @@ mod tests {
             );
             assert!(read_limited(status, 1 << 20).is_ok_and(|b| b.len() > 8));
         }
+    }
+
+    #[test]
+    fn a_linked_file_pointing_out_of_the_folder_is_refused_unless_allowed() {
+        use std::os::unix::fs::symlink;
+        let base = temp("links");
+        let _ = std::fs::remove_dir_all(&base);
+        let dir = base.join("ruleset");
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        std::fs::write(dir.join("main.sand"), "").unwrap();
+        let secret = base.join("secret.sand");
+        std::fs::write(&secret, "").unwrap();
+        // A link that stays inside is a file of the ruleset like any other.
+        symlink(dir.join("main.sand"), dir.join("alias.sand")).unwrap();
+        assert_eq!(sand_files_in(&dir, false).unwrap().len(), 2);
+
+        let link = dir.join("sub").join("leak.sand");
+        symlink("../../secret.sand", &link).unwrap();
+        let err = sand_files_in(&dir, false).unwrap_err();
+        let LoadError::Outside { link: shown, target, .. } = &err else {
+            panic!("not refused as outside: {err}");
+        };
+        assert_eq!(shown, &link.display().to_string());
+        assert_eq!(target, &secret.canonicalize().unwrap().display().to_string());
+        assert!(err.to_string().contains("--allow-outside-imports"), "{err}");
+
+        let allowed = sand_files_in(&dir, true).unwrap();
+        assert!(allowed.contains(&link), "{allowed:?}");
+        let _ = std::fs::remove_dir_all(base);
     }
 }
