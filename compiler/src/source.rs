@@ -443,11 +443,19 @@ mod tests {
         let link = dir.join("sub").join("leak.sand");
         symlink("../../secret.sand", &link).unwrap();
         let err = sand_files_in(&dir, false).unwrap_err();
-        let LoadError::Outside { link: shown, target, .. } = &err else {
+        let LoadError::Outside {
+            link: shown,
+            target,
+            ..
+        } = &err
+        else {
             panic!("not refused as outside: {err}");
         };
         assert_eq!(shown, &link.display().to_string());
-        assert_eq!(target, &secret.canonicalize().unwrap().display().to_string());
+        assert_eq!(
+            target,
+            &secret.canonicalize().unwrap().display().to_string()
+        );
         assert!(err.to_string().contains("--allow-outside-imports"), "{err}");
 
         let allowed = sand_files_in(&dir, true).unwrap();
