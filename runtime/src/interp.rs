@@ -211,6 +211,7 @@ impl<'p> Interp<'p> {
         e: &Expr,
         ctx: &mut Ctx,
     ) -> Result<Val, RunError> {
+        let n = slots.len();
         let mut frame = Frame {
             slots: std::mem::take(slots),
             effects: Vec::new(),
@@ -218,6 +219,8 @@ impl<'p> Interp<'p> {
         };
         let r = self.expr(e, &mut frame, ctx);
         *slots = frame.slots;
+        // A quantifier's item slot may have grown the frame: the caller's slots stay as given.
+        slots.truncate(n);
         r
     }
 
@@ -644,6 +647,9 @@ impl<'p> Interp<'p> {
                 cond,
             } => {
                 let items = self.list(list, f, ctx)?;
+                if f.slots.len() <= *slot as usize {
+                    f.slots.resize(*slot as usize + 1, Val::Unit);
+                }
                 let mut n = 0i64;
                 for it in items {
                     f.slots[*slot as usize] = it;
