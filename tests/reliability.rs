@@ -334,6 +334,30 @@ fn a_linked_sand_file_pointing_out_of_the_ruleset_folder_is_refused_unread() {
     assert_eq!(code, 0, "{err}");
 }
 
+#[test]
+fn a_human_prompt_fed_an_endless_line_stops_with_an_error() {
+    // `< /dev/zero`: no line end ever comes; the answer once grew until memory ran out.
+    let mut child = bin()
+        .args([
+            "run",
+            "rules/platoon",
+            "--scenario",
+            "protecting-the-flank",
+            "--policy",
+            "us=human",
+        ])
+        .stdin(std::fs::File::open("/dev/zero").unwrap())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (_, err) = drain(&mut child);
+    let code = wait_for(&mut child, 60, &["run", "--policy", "us=human"]);
+    let err = err.join().unwrap_or_default();
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("an answer longer than 1024 bytes"), "{err}");
+}
+
 fn run_with_log(ruleset: &str, log: &Path) {
     let (code, _, err) = sandtable(&[
         "run",

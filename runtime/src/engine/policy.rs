@@ -2,7 +2,7 @@
 //! look-ahead on the scenario's own scoring), `human` (a numbered prompt on the terminal) and
 //! `scripted` (the choices of a log, for replays).
 
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 
 use sandtable_compiler::ir::SideId;
 
@@ -106,6 +106,9 @@ impl Policy for Greedy {
     }
 }
 
+/// Longest answer line the human prompt reads.
+pub const MAX_ANSWER_BYTES: u64 = 1024;
+
 /// Asks on the terminal: prints what the side can see and the numbered choices.
 pub struct Human<R: BufRead, W: Write> {
     input: R,
@@ -147,10 +150,21 @@ impl<R: BufRead, W: Write> Human<R, W> {
             write!(self.output, "{who} chooses (1-{}): ", labels.len()).map_err(io)?;
             self.output.flush().map_err(io)?;
             let mut line = String::new();
-            if self.input.read_line(&mut line).map_err(io)? == 0 {
+            // Bounded: input with no line end (`< /dev/zero`) would otherwise grow one line
+            // until memory runs out.
+            let read = (&mut self.input)
+                .take(MAX_ANSWER_BYTES + 1)
+                .read_line(&mut line)
+                .map_err(io)?;
+            if read == 0 {
                 return Err(EngineError::Policy(
                     "human policy: input ended before the game did".into(),
                 ));
+            }
+            if read as u64 > MAX_ANSWER_BYTES {
+                return Err(EngineError::Policy(format!(
+                    "human policy: an answer longer than {MAX_ANSWER_BYTES} bytes; type the number of a choice and press Enter"
+                )));
             }
             match line.trim().parse::<usize>() {
                 Ok(n) if (1..=labels.len()).contains(&n) => return Ok(n - 1),
@@ -342,5 +356,37 @@ pub fn by_name(kind: &str, seed: u64, side: SideId) -> Result<Box<dyn Policy>, S
                 KINDS.join(", ")
             )),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels() -> Vec<String> {
+        vec!["hold".into(), "fire".into()]
+    }
+
+    #[test]
+    fn the_prompt_reads_a_numbered_answer_and_asks_again_after_a_wrong_one() {
+        let mut out = Vec::new();
+        let mut h = Human::new(std::io::Cursor::new("x\n9\n2\n"), &mut out);
+        assert_eq!(h.ask("us", &labels()).unwrap(), 1);
+        let shown = String::from_utf8(out).unwrap();
+        assert_eq!(shown.matches("type a number from 1 to 2").count(), 2, "{shown}");
+    }
+
+    #[test]
+    fn an_endless_line_is_refused_after_the_answer_limit() {
+        // `std::io::repeat` never ends and holds no line end, like `< /dev/zero`.
+        let input = std::io::BufReader::new(std::io::repeat(b'7'));
+        let mut h = Human::new(input, std::io::sink());
+        let err = h.ask("us", &labels()).unwrap_err().to_string();
+        assert!(err.contains("longer than 1024 bytes"), "{err}");
+        // An answer of exactly the limit is still read.
+        let mut long = " ".repeat(MAX_ANSWER_BYTES as usize - 2);
+        long.push_str("1\n");
+        let mut h = Human::new(std::io::Cursor::new(long), std::io::sink());
+        assert_eq!(h.ask("us", &labels()).unwrap(), 0);
     }
 }
