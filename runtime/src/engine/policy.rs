@@ -373,7 +373,11 @@ mod tests {
         let mut h = Human::new(std::io::Cursor::new("x\n9\n2\n"), &mut out);
         assert_eq!(h.ask("us", &labels()).unwrap(), 1);
         let shown = String::from_utf8(out).unwrap();
-        assert_eq!(shown.matches("type a number from 1 to 2").count(), 2, "{shown}");
+        assert_eq!(
+            shown.matches("type a number from 1 to 2").count(),
+            2,
+            "{shown}"
+        );
     }
 
     #[test]
