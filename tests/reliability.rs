@@ -449,8 +449,12 @@ fn a_log_write_cut_short_leaves_the_old_log_intact() {
 
 /// A human game waiting at its first prompt, and what it writes on stderr from then on (read
 /// all along, so a full pipe never stalls it).
-fn human_game(log: &Path) -> (Child, Reader) {
-    let mut child = bin()
+fn human_game(log: &Path, grace_ms: Option<u64>) -> (Child, Reader) {
+    let mut cmd = bin();
+    if let Some(ms) = grace_ms {
+        cmd.env("SANDTABLE_DEBUG_GRACE_MS", ms.to_string());
+    }
+    let mut child = cmd
         .args([
             "run",
             "rules/platoon",
@@ -501,7 +505,7 @@ fn log_lines(log: &Path) -> Vec<serde_json::Value> {
 fn sigint_while_a_human_ponders_saves_what_was_played() {
     let dir = temp_dir("sigint-wait");
     let log = dir.join("game.jsonl");
-    let (mut child, err) = human_game(&log);
+    let (mut child, err) = human_game(&log, None);
     signal(&child, "-INT");
     let code = wait_for(&mut child, 30, &["run (waiting)"]);
     let err = err.join().unwrap();
@@ -525,7 +529,9 @@ fn sigterm_mid_game_stops_at_the_next_decision_and_keeps_the_last_one() {
     let dir = temp_dir("sigterm-play");
     let log = dir.join("game.jsonl");
     std::fs::write(&log, "an earlier log\n").unwrap();
-    let (mut child, err) = human_game(&log);
+    // A grace far longer than the game needs: on a loaded machine the debug build may take
+    // more than the shipped 2 s to reach its next decision, and the point here is that it does.
+    let (mut child, err) = human_game(&log, Some(60_000));
     signal(&child, "-TERM");
     // The answer arrives after the signal has been heard (well within the grace period): it
     // is played, and the game stops at the next decision, not in the middle of this one.

@@ -503,6 +503,20 @@ impl policy::Policy for Watched {
 /// writes what was played itself (a side waiting for a human never reaches it).
 const GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
+/// `GRACE`, which debug builds let a test lengthen (`SANDTABLE_DEBUG_GRACE_MS`) so that a game
+/// answered after a signal reaches its next decision however loaded the machine is; never
+/// shipped.
+fn grace() -> std::time::Duration {
+    #[cfg(debug_assertions)]
+    if let Some(ms) = std::env::var("SANDTABLE_DEBUG_GRACE_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        return std::time::Duration::from_millis(ms);
+    }
+    GRACE
+}
+
 /// The events of an interrupted game, closed with the line that says so.
 fn interrupted(mut events: Vec<Event>) -> Vec<Event> {
     let decisions = events
@@ -594,7 +608,8 @@ pub fn run(args: RunArgs) -> u8 {
                 .stop
                 .store(true, std::sync::atomic::Ordering::Relaxed);
             let started = Instant::now();
-            while started.elapsed() < GRACE {
+            let grace = grace();
+            while started.elapsed() < grace {
                 if played.lock().1 {
                     return;
                 }
