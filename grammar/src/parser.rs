@@ -328,29 +328,10 @@ impl Recovery<'_> {
 /// The name an item that failed to parse was going to define (`action fire(` → `fire`), so
 /// later uses of it are not reported as missing on top of the syntax error.
 fn defined_name(src: &str, pos: usize) -> Option<Ident> {
-    const DEFINING: &[&str] = &[
-        "side",
-        "enum",
-        "kind",
-        "unit",
-        "weapon",
-        "terrain",
-        "marker",
-        "die",
-        "stack",
-        "table",
-        "resolve",
-        "action",
-        "procedure",
-        "scenario",
-        "board",
-        "activation",
-        "force",
-        "phase",
-    ];
     let rest = &src[pos..];
-    let kw = DEFINING.iter().find(|kw| {
-        rest.starts_with(*kw)
+    let kw = ITEM_STARTS.iter().find(|kw| {
+        !NOT_DEFINING.contains(kw)
+            && rest.starts_with(*kw)
             && rest[kw.len()..]
                 .chars()
                 .next()
@@ -417,6 +398,12 @@ fn skip_trivia(src: &str, mut pos: usize) -> (usize, Option<usize>) {
         }
     }
 }
+
+/// Item keywords that do not introduce a name of their own (everything else in `ITEM_STARTS`
+/// defines the name that follows it).
+const NOT_DEFINING: &[&str] = &[
+    "ruleset", "import", "section", "chapter", "rule", "turn", "note", "see", "assume",
+];
 
 const ITEM_STARTS: &[&str] = &[
     "ruleset",

@@ -273,25 +273,7 @@ impl<'p, W: Weight> Exact<'p, W> {
                 Stmt::Choose { .. } => return Err(RunError::NeedsDecision),
                 Stmt::For { slot, iter, body } => {
                     let d = self.eval(iter, &env)?;
-                    let Some(list) = d.as_point() else {
-                        return Err(RunError::Type(
-                            "exact evaluation cannot iterate over a random set".into(),
-                        ));
-                    };
-                    let items = match list {
-                        Val::List(v) => v.clone(),
-                        Val::Range(Some(a), Some(b))
-                            if b.saturating_sub(*a) <= crate::interp::MAX_LOOP =>
-                        {
-                            (*a..=*b).map(Val::Int).collect()
-                        }
-                        other => {
-                            return Err(RunError::Type(format!(
-                                "expected a list, found {}",
-                                other.show(self.program)
-                            )));
-                        }
-                    };
+                    let items = self.point_items(&d, "iterate over a random set")?;
                     for it in items.into_iter().rev() {
                         stack.push(Cont::Stmts(body));
                         stack.push(Cont::Set(*slot, it));
@@ -639,6 +621,24 @@ impl<'p, W: Weight> Exact<'p, W> {
         Ok(mixture(branches, &counts.total)?)
     }
 
+    /// The items of a list that must be certain (`for`, `count`, `any`, `all`): a random list
+    /// cannot be enumerated item by item, so `doing` names what was refused.
+    fn point_items(&self, d: &Dist<Val, W>, doing: &str) -> Result<Vec<Val>, RunError> {
+        let Some(list) = d.as_point() else {
+            return Err(RunError::Type(format!("exact evaluation cannot {doing}")));
+        };
+        match list {
+            Val::List(v) => Ok(v.clone()),
+            Val::Range(Some(a), Some(b)) if b.saturating_sub(*a) <= crate::interp::MAX_LOOP => {
+                Ok((*a..=*b).map(Val::Int).collect())
+            }
+            other => Err(RunError::Type(format!(
+                "expected a list, found {}",
+                other.show(self.program)
+            ))),
+        }
+    }
+
     fn eval(&self, e: &Expr, env: &Env<W>) -> Result<Dist<Val, W>, RunError> {
         Ok(match e {
             Expr::Const(v) => Dist::point(self.interp.constant(v)?),
@@ -752,25 +752,7 @@ impl<'p, W: Weight> Exact<'p, W> {
                 cond,
             } => {
                 let d = self.eval(list, env)?;
-                let Some(list) = d.as_point() else {
-                    return Err(RunError::Type(
-                        "exact evaluation cannot count over a random list".into(),
-                    ));
-                };
-                let items = match list {
-                    Val::List(v) => v.clone(),
-                    Val::Range(Some(a), Some(b))
-                        if b.saturating_sub(*a) <= crate::interp::MAX_LOOP =>
-                    {
-                        (*a..=*b).map(Val::Int).collect()
-                    }
-                    other => {
-                        return Err(RunError::Type(format!(
-                            "expected a list, found {}",
-                            other.show(self.program)
-                        )));
-                    }
-                };
+                let items = self.point_items(&d, "count over a random list")?;
                 // Each item's condition draws its own dice: the items are independent, so
                 // the result is their product, combined by count, or, and.
                 let mut acc: Dist<Val, W> = Dist::point(match quant {
