@@ -13,15 +13,10 @@ use sandtable_runtime::interp::{Assumptions, Ctx, Interp, NoGame};
 use sandtable_runtime::rng::Dice;
 use sandtable_runtime::{OutcomeKey, montecarlo, query};
 
+mod common;
+
 fn compile(src: &str) -> sandtable_compiler::Compiled {
-    let c = sandtable_compiler::compile_sources(&[("case.sand", src)]);
-    let errors: Vec<_> = c
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == sandtable_compiler::Severity::Error)
-        .collect();
-    assert!(errors.is_empty(), "{src}\n{errors:#?}");
-    c
+    common::compile_clean(src)
 }
 
 /// Every sequence of rolls, each weighted by its probability: `outcome → (numerator, denominator)`.

@@ -8,6 +8,8 @@ use sandtable_runtime::jit::JitProgram;
 use sandtable_runtime::rng::Dice;
 use sandtable_runtime::{RunError, Val};
 
+mod common;
+
 /// Each backend's result (outcome or error kind) and number of dice drawn.
 type Compared = (Result<String, String>, u64, Result<String, String>, u64);
 
@@ -42,9 +44,7 @@ fn error_kind(e: &RunError) -> String {
 }
 
 fn compile(src: &str) -> sandtable_compiler::Compiled {
-    let c = sandtable_compiler::compile_sources(&[("case.sand", src)]);
-    assert!(!c.has_errors(), "{src}\n{:#?}", c.diagnostics);
-    c
+    common::compile_clean(src)
 }
 
 fn expr(depth: u32) -> BoxedStrategy<String> {

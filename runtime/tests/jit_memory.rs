@@ -7,10 +7,10 @@ use sandtable_runtime::interp::{Assumptions, Ctx, Interp, NoGame};
 use sandtable_runtime::jit::JitProgram;
 use sandtable_runtime::rng::Dice;
 
+mod common;
+
 fn compile(src: &str) -> Program {
-    let c = sandtable_compiler::compile_sources(&[("case.sand", src)]);
-    assert!(!c.has_errors());
-    c.program
+    common::compile_clean(src).program
 }
 
 /// Peak resident memory of this process so far, in bytes (Linux).

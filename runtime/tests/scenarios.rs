@@ -11,15 +11,10 @@ use sandtable_runtime::engine::{Game, GameResult, Rules};
 use sandtable_runtime::interp::Assumptions;
 use sandtable_runtime::jit::BackendKind;
 
+mod common;
+
 fn compile(src: &str) -> Program {
-    let c = sandtable_compiler::compile_sources(&[("case.sand", src)]);
-    let errors: Vec<_> = c
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == sandtable_compiler::Severity::Error)
-        .collect();
-    assert!(errors.is_empty(), "{errors:#?}");
-    c.program
+    common::compile_clean(src).program
 }
 
 fn side(program: &Program, name: &str) -> SideId {
