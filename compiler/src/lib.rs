@@ -6,7 +6,7 @@
 //! stable code, a span and help; one bad item never hides the problems of the others.
 
 pub mod diagnostic;
-pub mod ir;
+pub use sandtable_ir as ir;
 mod lints;
 pub(crate) mod lower;
 pub mod numbering;

@@ -51,9 +51,9 @@ impl RunError {
     /// not given), unless it already names a place or is not about a rule's text.
     pub fn at(
         self,
-        program: &sandtable_compiler::ir::Program,
+        program: &sandtable_ir::Program,
         proc: u32,
-        stmt: Option<&sandtable_compiler::ir::Stmt>,
+        stmt: Option<&sandtable_ir::Stmt>,
     ) -> RunError {
         self.at_addr(
             program,
@@ -66,7 +66,7 @@ impl RunError {
     /// that remember the statement they run but cannot hold a reference to it.
     pub fn at_addr(
         self,
-        program: &sandtable_compiler::ir::Program,
+        program: &sandtable_ir::Program,
         proc: u32,
         stmt: usize,
     ) -> RunError {

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use num_bigint::BigUint;
-use sandtable_compiler::ir::{self, BinOp, Builtin, Expr, Program, Stmt, UnOp, Value};
+use sandtable_ir::{self as ir, BinOp, Builtin, Expr, Program, Stmt, UnOp, Value};
 
 use crate::dist::{Dist, Weight, binomial, mixture, product};
 use crate::error::RunError;

@@ -1,6 +1,6 @@
 //! `explain`: one sampled resolution told step by step, each step with the rule it cites.
 
-use sandtable_compiler::ir::{Cite, Program};
+use sandtable_ir::{Cite, Program};
 
 use crate::error::RunError;
 use crate::interp::{Assumptions, Ctx, Event, Interp, NoGame};
@@ -175,8 +175,8 @@ pub fn render(program: &Program, ex: &Explained) -> Vec<String> {
     out
 }
 
-fn pattern(p: &sandtable_compiler::ir::KeyPattern, num: &dyn Fn(i64) -> String) -> String {
-    use sandtable_compiler::ir::KeyPattern as K;
+fn pattern(p: &sandtable_ir::KeyPattern, num: &dyn Fn(i64) -> String) -> String {
+    use sandtable_ir::KeyPattern as K;
     match p {
         K::Any => "_".into(),
         K::Range(Some(a), Some(b)) if a == b => num(*a),

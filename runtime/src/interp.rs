@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use sandtable_compiler::ir::{self, BinOp, Builtin, Expr, KeyPattern, Program, Stmt, UnOp, Value};
+use sandtable_ir::{self as ir, BinOp, Builtin, Expr, KeyPattern, Program, Stmt, UnOp, Value};
 
 use crate::error::RunError;
 use crate::rng::Dice;

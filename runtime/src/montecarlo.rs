@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use sandtable_compiler::ir::Program;
+use sandtable_ir::Program;
 
 use crate::error::RunError;
 use crate::interp::{Assumptions, Ctx, Interp, NoGame};

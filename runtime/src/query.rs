@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use sandtable_compiler::ir::{self, Program, Type};
+use sandtable_ir::{self as ir, Program, Type};
 
 use crate::interp::Assumptions;
 use crate::value::Val;

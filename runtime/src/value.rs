@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use sandtable_compiler::ir::{self, Program};
+use sandtable_ir::{self as ir, Program};
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use sandtable_compiler::ir::{Program, SideId};
+use sandtable_ir::{Program, SideId};
 use sandtable_runtime::Val;
 use sandtable_runtime::engine::log::Event;
 use sandtable_runtime::engine::policy::{Policy, Random, Scripted};

@@ -22,7 +22,7 @@ fn compile(src: &str) -> sandtable_compiler::Compiled {
 /// Every sequence of rolls, each weighted by its probability: `outcome → (numerator, denominator)`.
 /// `None` when there are too many roll sequences to walk.
 fn brute_force(
-    program: &sandtable_compiler::ir::Program,
+    program: &sandtable_ir::Program,
     proc: u32,
 ) -> Option<BTreeMap<OutcomeKey, (BigUint, BigUint)>> {
     let none = Assumptions::default();
@@ -64,7 +64,7 @@ fn brute_force(
 }
 
 fn exact(
-    program: &sandtable_compiler::ir::Program,
+    program: &sandtable_ir::Program,
     proc: u32,
 ) -> BTreeMap<OutcomeKey, (BigUint, BigUint)> {
     let none = Assumptions::default();

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use sandtable_compiler::ir::Program;
+use sandtable_ir::Program;
 use sandtable_runtime::engine::policy::{Policy, Random};
 use sandtable_runtime::engine::{Game, Rules};
 use sandtable_runtime::query;

@@ -2,7 +2,7 @@
 //! well-typed programs and for every resolution of the five encoded systems.
 
 use proptest::prelude::*;
-use sandtable_compiler::ir::{ProcKind, Program, Type};
+use sandtable_ir::{ProcKind, Program, Type};
 use sandtable_runtime::interp::{Assumptions, Ctx, Interp, NoGame};
 use sandtable_runtime::jit::JitProgram;
 use sandtable_runtime::rng::Dice;
@@ -151,7 +151,7 @@ proptest! {
     }
 }
 
-fn random_arg(program: &Program, p: &sandtable_compiler::ir::Param, r: u64) -> Option<Val> {
+fn random_arg(program: &Program, p: &sandtable_ir::Param, r: u64) -> Option<Val> {
     Some(match (&p.ty, p.range) {
         (Type::Int | Type::Length, Some((lo, hi))) => {
             Val::Int(lo + (r % ((hi - lo + 1).max(1) as u64)) as i64)

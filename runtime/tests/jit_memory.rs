@@ -1,7 +1,7 @@
 //! The JIT's memory on deeply nested rules, alone in its test binary so that the peak
 //! resident size it reads belongs to this test only.
 
-use sandtable_compiler::ir::Program;
+use sandtable_ir::Program;
 use sandtable_runtime::Val;
 use sandtable_runtime::interp::{Assumptions, Ctx, Interp, NoGame};
 use sandtable_runtime::jit::JitProgram;

@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use sandtable_compiler::ir::Program;
+use sandtable_ir::Program;
 use sandtable_runtime::engine::policy::{Policy, Random};
 use sandtable_runtime::engine::sim::simulate;
 use sandtable_runtime::engine::{Game, Rules};

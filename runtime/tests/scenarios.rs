@@ -2,7 +2,7 @@
 //! force's `markers:` and `neutral` blocks) on every board kind, chip counts taken from the
 //! live forces, victory decided at a turn's end, and ground given by enum members.
 
-use sandtable_compiler::ir::{Program, SideId};
+use sandtable_ir::{Program, SideId};
 use sandtable_runtime::engine::log::Event;
 use sandtable_runtime::engine::policy::{Policy, Random};
 use sandtable_runtime::engine::sim::simulate;

@@ -1,7 +1,7 @@
 //! The engine functions and effects of the language, answered from a game state: the bridge
 //! the interpreter crosses when a rule asks `distance(firer, target)` or says `eliminate u`.
 
-use sandtable_compiler::ir::{EntityId, ProcKind, SideId};
+use sandtable_ir::{EntityId, ProcKind, SideId};
 
 use super::setup::{BoardSpec, Ground, Rules};
 use super::state::{Pos, State, Status};

@@ -22,7 +22,7 @@ pub mod setup;
 pub mod sim;
 pub mod state;
 
-use sandtable_compiler::ir::{Category, EntityId, ProcId, SideId};
+use sandtable_ir::{Category, EntityId, ProcId, SideId};
 
 use crate::error::RunError;
 use crate::interp::{Ctx, Interp};

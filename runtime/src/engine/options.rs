@@ -8,7 +8,7 @@
 
 use std::collections::BTreeSet;
 
-use sandtable_compiler::ir::{BinOp, Expr, ProcId, SideId, Stmt, Type};
+use sandtable_ir::{BinOp, Expr, ProcId, SideId, Stmt, Type};
 
 use super::host::GameHost;
 use super::setup::{BoardSpec, DeployArea, Rules};
@@ -145,7 +145,7 @@ pub(crate) fn narrowings(body: &[Stmt], slot: u32) -> Vec<(usize, Narrow<'_>)> {
             }
             Expr::Binary { op, lhs, rhs }
                 if matches!(op, BinOp::Gt | BinOp::Eq)
-                    && matches!(&**rhs, Expr::Const(sandtable_compiler::ir::Value::Int(0))) =>
+                    && matches!(&**rhs, Expr::Const(sandtable_ir::Value::Int(0))) =>
             {
                 match &**lhs {
                     Expr::Host { name, args }
@@ -208,7 +208,7 @@ pub(crate) fn leading_guards(body: &[Stmt]) -> Vec<(&Expr, usize)> {
     out
 }
 
-static ONE: Expr = Expr::Const(sandtable_compiler::ir::Value::Int(1));
+static ONE: Expr = Expr::Const(sandtable_ir::Value::Int(1));
 
 impl Game<'_, '_> {
     fn with_host<T>(
@@ -279,7 +279,7 @@ impl Game<'_, '_> {
     fn bind(
         &mut self,
         a: ProcId,
-        params: &[sandtable_compiler::ir::Param],
+        params: &[sandtable_ir::Param],
         guards: &[(&Expr, usize)],
         next: usize,
         implied: &[usize],
@@ -324,7 +324,7 @@ impl Game<'_, '_> {
     fn too_many_choices(
         &self,
         a: ProcId,
-        params: &[sandtable_compiler::ir::Param],
+        params: &[sandtable_ir::Param],
         args: &[Val],
         bindings: u64,
     ) -> EngineError {
@@ -344,7 +344,7 @@ impl Game<'_, '_> {
     fn candidates(
         &mut self,
         a: ProcId,
-        params: &[sandtable_compiler::ir::Param],
+        params: &[sandtable_ir::Param],
         args: &mut Vec<Val>,
     ) -> Result<(Vec<Val>, Vec<usize>), EngineError> {
         let j = args.len();
@@ -649,7 +649,7 @@ impl Game<'_, '_> {
 }
 
 impl Rules<'_> {
-    pub fn program_const(&self, v: &sandtable_compiler::ir::Value) -> Result<Val, EngineError> {
+    pub fn program_const(&self, v: &sandtable_ir::Value) -> Result<Val, EngineError> {
         Interp::new(self.program, self.assumptions)
             .constant(v)
             .map_err(EngineError::from)

@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, Read, Write};
 
-use sandtable_compiler::ir::SideId;
+use sandtable_ir::SideId;
 
 use super::{Choice, EngineError, Game, stream_seed};
 use crate::rng::Dice;
@@ -311,7 +311,7 @@ pub fn for_sides(kinds: &[String], seed: u64) -> Result<Vec<Box<dyn Policy>>, St
 impl Scripted {
     /// One scripted policy per side of `program`, playing back the decisions of a log.
     pub fn from_events(
-        program: &sandtable_compiler::ir::Program,
+        program: &sandtable_ir::Program,
         events: &[super::Event],
     ) -> Result<Vec<Box<dyn Policy>>, String> {
         let mut scripts = vec![std::collections::VecDeque::new(); program.sides.len()];

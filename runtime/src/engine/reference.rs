@@ -8,7 +8,7 @@
 //! Only the numbers come from the ruleset (fire modifiers, terrain, deployment areas), read
 //! once by [`Flank::new`]; nothing but the benchmark and its test calls this module.
 
-use sandtable_compiler::ir::SideId;
+use sandtable_ir::SideId;
 
 use super::setup::{Activation, BoardSpec, DeployArea, Rules};
 use super::state::Winner;

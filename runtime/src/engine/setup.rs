@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use sandtable_compiler::ir::{
+use sandtable_ir::{
     BinOp, Category, ConfigBlock, EntityId, Expr, ProcId, ProcKind, Program, Property, SideId,
     Type, UnOp,
 };

@@ -1,7 +1,7 @@
 //! The state of one game: where every piece is, what it carries, the scores. Cloned freely
 //! (a greedy policy looks ahead on a copy), so it holds no references and no random stream.
 
-use sandtable_compiler::ir::{EntityId, SideId};
+use sandtable_ir::{EntityId, SideId};
 use serde::Serialize;
 
 use crate::board::{HexCoord, Point};

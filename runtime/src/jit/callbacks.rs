@@ -2,7 +2,7 @@
 //! of the current call. Each dereferences raw pointers that `JitProgram::run_raw` set up for
 //! that call only.
 
-use sandtable_compiler::ir::Value;
+use sandtable_ir::Value;
 
 use super::codegen::kind_from_code;
 use super::{E_DIV_ZERO, E_NO_BAND, E_OVERFLOW, E_UNKNOWN, P_COUNT, P_HIGHEST, P_SUCCESSES, P_SUM};

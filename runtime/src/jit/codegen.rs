@@ -8,7 +8,7 @@ use cranelift_codegen::ir::{
 };
 use cranelift_frontend::{FunctionBuilder, Variable};
 use cranelift_module::{FuncId, Module};
-use sandtable_compiler::ir::{self, BinOp, Builtin, Expr, KeyPattern, Stmt, Type, UnOp, Value};
+use sandtable_ir::{self as ir, BinOp, Builtin, Expr, KeyPattern, Stmt, Type, UnOp, Value};
 
 use super::callbacks::*;
 use super::{

@@ -19,7 +19,7 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
-use sandtable_compiler::ir::{self, KeyPattern, ProcKind, Program, Type, Value};
+use sandtable_ir::{self as ir, KeyPattern, ProcKind, Program, Type, Value};
 
 use crate::error::RunError;
 use crate::interp::{Assumptions, Ctx, Host, Interp};
