@@ -64,12 +64,7 @@ impl RunError {
 
     /// [`RunError::at`] with the statement given by its address (0: none), for evaluators
     /// that remember the statement they run but cannot hold a reference to it.
-    pub fn at_addr(
-        self,
-        program: &sandtable_ir::Program,
-        proc: u32,
-        stmt: usize,
-    ) -> RunError {
+    pub fn at_addr(self, program: &sandtable_ir::Program, proc: u32, stmt: usize) -> RunError {
         let placeable = matches!(
             self,
             RunError::Type(_)

@@ -63,10 +63,7 @@ fn brute_force(
     )
 }
 
-fn exact(
-    program: &sandtable_ir::Program,
-    proc: u32,
-) -> BTreeMap<OutcomeKey, (BigUint, BigUint)> {
+fn exact(program: &sandtable_ir::Program, proc: u32) -> BTreeMap<OutcomeKey, (BigUint, BigUint)> {
     let none = Assumptions::default();
     let d = distribution(program, &none, DEFAULT_LIMIT, proc, Vec::new()).expect("exact");
     d.weights
