@@ -623,3 +623,70 @@ fn a_length_parameter_refuses_a_plain_number_and_shows_lengths_as_written() {
     assert!(out.contains("range = 7in"), "{out}");
     assert!(out.contains("band for 7in: 0in..=8in"), "{out}");
 }
+
+#[test]
+fn a_resolution_whose_result_is_a_length_is_shown_in_the_rulesets_unit() {
+    let file = temp("length_result.sand");
+    std::fs::write(
+        &file,
+        "board table: open { width: 48in, depth: 48in }\n\
+         resolve reach(fast: bool) {\n  if fast { result d6 * 2in } else { result 3in }\n}\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let (code, out, err) = sandtable(&["prob", f, "reach", "--set", "fast=true"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("  2in ") && out.contains("  12in "), "{out}");
+    assert!(out.contains("mean = 7/1in ≈ 7.0000in"), "{out}");
+    assert!(!out.contains("508") && !out.contains("3048"), "{out}");
+    let (code, out, err) = sandtable(&["prob", f, "reach", "--set", "fast=true", "--csv"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\n4in,1/6,"), "{out}");
+    let (code, out, err) = sandtable(&["prob", f, "reach", "--set", "fast=true", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["unit"], "in");
+    assert_eq!(v["mean"], "7/1");
+    assert_eq!(v["outcomes"][0]["outcome"], "2in");
+    assert_eq!(v["outcomes"][0]["value"], 2.0);
+    let (code, out, err) = sandtable(&[
+        "prob", f, "reach", "--set", "fast=true", "--samples", "60",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("  6in ") && out.contains("in\n"), "{out}");
+    let (code, out, err) = sandtable(&["explain", f, "reach", "--set", "fast=false"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("result 3in") && out.contains("result: 3in"), "{out}");
+    let _ = std::fs::remove_file(&file);
+}
+
+#[test]
+fn a_choice_between_lengths_is_offered_in_the_rulesets_unit() {
+    let file = temp("length_choice.sand");
+    std::fs::write(
+        &file,
+        "side reds \"Reds\"\nside blacks \"Blacks\"\n\
+         kind soldier { fire_modifier: int }\n\
+         unit red_soldier: soldier of reds \"Red soldier\" { fire_modifier: 1 }\n\
+         unit black_soldier: soldier of blacks \"Black soldier\" { fire_modifier: 1 }\n\
+         terrain open_ground \"Open ground\" { target_modifier: 0 }\n\
+         board field: hex { columns: A..=B\n rows: 1..=2\n default: open_ground }\n\
+         activation sides: all { order: reds, blacks }\n\
+         turn { phase play \"Play\" { activation: sides\n actions: call } }\n\
+         action call(s: soldier) { choose r from [2in, 4in] { score reds += 1 } }\n\
+         scenario skirmish \"Skirmish\" {\n board: field\n turns: 1\n\
+         force reds { units: 1 * red_soldier, deploy: rows = 1..=1 }\n\
+         force blacks { units: 1 * black_soldier, deploy: rows = 2..=2 }\n\
+         victory { win reds }\n}\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let (code, out, err) = sandtable(&["run", f, "--scenario", "skirmish", "--seed", "1"]);
+    assert_eq!(code, 0, "{err}");
+    let picks: Vec<&str> = out.lines().filter(|l| l.contains("choose ")).collect();
+    assert_eq!(picks.len(), 2, "{out}");
+    for p in picks {
+        assert!(p.ends_with("choose 2in") || p.ends_with("choose 4in"), "{out}");
+    }
+    let _ = std::fs::remove_file(&file);
+}

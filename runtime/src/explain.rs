@@ -66,6 +66,8 @@ fn signed(n: i64) -> String {
 pub fn render(program: &Program, ex: &Explained) -> Vec<String> {
     let mut out = Vec::new();
     let mut depth = 0usize;
+    // The procedures entered and not yet left, so a result is shown in its procedure's type.
+    let mut procs: Vec<u32> = Vec::new();
     for e in &ex.events {
         let pad = "  ".repeat(depth);
         match e {
@@ -75,8 +77,12 @@ pub fn render(program: &Program, ex: &Explained) -> Vec<String> {
                     out.push(format!("{pad}call {}{}", p.name, cite(program, &p.cite)));
                 }
                 depth += 1;
+                procs.push(*proc);
             }
-            Event::Exit { .. } => depth = depth.saturating_sub(1),
+            Event::Exit { .. } => {
+                depth = depth.saturating_sub(1);
+                procs.pop();
+            }
             Event::Roll { die, face } => out.push(format!(
                 "{pad}roll {} → {face}",
                 program.dice[*die as usize].name
@@ -166,7 +172,12 @@ pub fn render(program: &Program, ex: &Explained) -> Vec<String> {
                 ));
             }
             Event::Effect(r) => out.push(format!("{pad}effect: {}", r.show(program))),
-            Event::Result(v) => out.push(format!("{pad}result {}", v.show(program))),
+            Event::Result(v) => {
+                let length = procs
+                    .last()
+                    .is_some_and(|p| program.procs[*p as usize].result_length);
+                out.push(format!("{pad}result {}", v.show_as(program, length)));
+            }
             Event::Outcome(o) => {
                 out.push(format!("{pad}outcome {o}"));
             }

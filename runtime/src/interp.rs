@@ -76,7 +76,8 @@ pub trait Host {
         Ok(())
     }
     /// Pick one of `options` at a `choose` point.
-    fn choose(&mut self, _options: &[Val]) -> Result<usize, RunError> {
+    /// `length`: the options are lengths, to be shown in the ruleset's unit.
+    fn choose(&mut self, _options: &[Val], _length: bool) -> Result<usize, RunError> {
         Err(RunError::NeedsDecision)
     }
     /// A field of a piece in play: its entity's value, or the game's current one.
@@ -340,12 +341,17 @@ impl<'p> Interp<'p> {
                 f.effects.push(rec);
                 Ok(Flow::Next)
             }
-            Stmt::Choose { slot, from, body } => {
+            Stmt::Choose {
+                slot,
+                from,
+                body,
+                length,
+            } => {
                 let options = self.list(from, f, ctx)?;
                 if options.is_empty() {
                     return Err(RunError::Type("`choose` over an empty set".into()));
                 }
-                let i = ctx.host.choose(&options)?;
+                let i = ctx.host.choose(&options, *length)?;
                 let v = options
                     .get(i)
                     .cloned()

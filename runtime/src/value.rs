@@ -174,6 +174,14 @@ impl OutcomeKey {
             OutcomeKey::Nothing => "(no result)".into(),
         }
     }
+    /// [`OutcomeKey::show`] for an outcome of procedure `proc`: its values are lengths when
+    /// every result of the procedure is one.
+    pub fn show_of(&self, p: &Program, proc: u32) -> String {
+        match self {
+            OutcomeKey::Value(v) => v.show_as(p, p.procs.get(proc as usize).is_some_and(|d| d.result_length)),
+            _ => self.show(p),
+        }
+    }
     pub fn numeric(&self) -> Option<i64> {
         match self {
             OutcomeKey::Value(Val::Int(n)) => Some(*n),

@@ -60,9 +60,9 @@ pub fn run(args: Args) -> u8 {
                     report::Kind::Internal,
                     format!(
                         "the JIT disagrees with the interpreter on this seed: {} with {} dice against {} with {}",
-                        o.key.show(program),
+                        o.key.show_of(program, proc),
                         dice.draws(),
-                        ex.outcome.key.show(program),
+                        ex.outcome.key.show_of(program, proc),
                         ex.draws
                     ),
                 );
@@ -82,7 +82,7 @@ pub fn run(args: Args) -> u8 {
             "inputs": inputs,
             "steps": ex.events,
             "narrative": explain::render(program, &ex),
-            "outcome": ex.outcome.key.show(program),
+            "outcome": ex.outcome.key.show_of(program, proc),
             "effects": ex.outcome.effects.iter().map(|e| e.show(program)).collect::<Vec<_>>(),
             "draws": ex.draws,
         }));
@@ -103,7 +103,7 @@ pub fn run(args: Args) -> u8 {
     }
     println!(
         "result: {} ({} dice rolled)",
-        ex.outcome.key.show(program),
+        ex.outcome.key.show_of(program, proc),
         ex.draws
     );
     EXIT_OK

@@ -57,6 +57,9 @@ fn run_inner(args: Args) -> Result<(), u8> {
     let call_args = prepared.args.clone();
     let p = &program.procs[proc as usize];
     let inputs = prepared.inputs();
+    // A resolution whose results are lengths is shown in the ruleset's unit, never in the
+    // tenths of a millimetre it computes in: outcomes, values and the mean.
+    let unit = p.result_length.then(|| length_unit(program));
 
     if let Some(n) = args.samples {
         let backend = crate::report::backend(program, assumptions, args.backend);
@@ -78,19 +81,22 @@ fn run_inner(args: Args) -> Result<(), u8> {
                 .iter()
                 .map(|(k, c)| {
                     let (lo, hi) = montecarlo::wilson(*c, n);
-                    serde_json::json!({"outcome": k.show(program), "count": c, "estimate": *c as f64 / n as f64, "ci95": [lo, hi]})
+                    serde_json::json!({"outcome": k.show_of(program, proc), "count": c, "estimate": *c as f64 / n as f64, "ci95": [lo, hi]})
                 })
                 .collect();
-            report::print_json(
-                &serde_json::json!({"resolution": p.name, "inputs": inputs_json(&inputs), "samples": n, "seed": args.seed, "outcomes": outcomes, "mean": est.mean()}),
-            );
+            let mean = est.mean().map(|m| m / unit.map_or(1.0, |(_, per)| per as f64));
+            let mut out = serde_json::json!({"resolution": p.name, "inputs": inputs_json(&inputs), "samples": n, "seed": args.seed, "outcomes": outcomes, "mean": mean});
+            if let Some((u, _)) = unit {
+                out["unit"] = serde_json::json!(u);
+            }
+            report::print_json(&out);
         } else if args.csv {
             println!("outcome,count,estimate,ci95_low,ci95_high");
             for (k, c) in &rows {
                 let (lo, hi) = montecarlo::wilson(*c, n);
                 println!(
                     "{},{c},{:.6},{lo:.6},{hi:.6}",
-                    csv_field(&k.show(program)),
+                    csv_field(&k.show_of(program, proc)),
                     *c as f64 / n as f64
                 );
             }
@@ -99,7 +105,7 @@ fn run_inner(args: Args) -> Result<(), u8> {
             println!("Monte Carlo, {n} samples, seed {}:", args.seed);
             let w = rows
                 .iter()
-                .map(|(k, _)| k.show(program).chars().count())
+                .map(|(k, _)| k.show_of(program, proc).chars().count())
                 .max()
                 .unwrap_or(7)
                 .max(7);
@@ -108,14 +114,17 @@ fn run_inner(args: Args) -> Result<(), u8> {
                 let (lo, hi) = montecarlo::wilson(*c, n);
                 println!(
                     "  {:<w$}  {:>8.3}%  {:.3}% – {:.3}%",
-                    k.show(program),
+                    k.show_of(program, proc),
                     100.0 * *c as f64 / n as f64,
                     100.0 * lo,
                     100.0 * hi
                 );
             }
             if let Some(m) = est.mean() {
-                println!("  mean ≈ {m:.4}");
+                match unit {
+                    Some((u, per)) => println!("  mean ≈ {:.4}{u}", m / per as f64),
+                    None => println!("  mean ≈ {m:.4}"),
+                }
             }
         }
         return Ok(());
@@ -153,13 +162,13 @@ fn run_inner(args: Args) -> Result<(), u8> {
             (k.clone(), n, d)
         })
         .collect();
-    let mean = mean(&dist);
+    let mean = mean(&dist, unit.map_or(1, |(_, per)| per));
     if args.json {
         let outcomes: Vec<_> = rows
             .iter()
             .map(|(k, n, d)| {
                 let mut o = serde_json::json!({
-                    "outcome": k.show(program),
+                    "outcome": k.show_of(program, proc),
                     "probability": format!("{n}/{d}"),
                     "decimal": ratio(n, d),
                     // Outcomes the dice never reach are listed too (as in the text and CSV),
@@ -170,8 +179,10 @@ fn run_inner(args: Args) -> Result<(), u8> {
                         dist.total
                     ),
                 });
-                if let Some(v) = k.numeric() {
-                    o["value"] = serde_json::json!(v);
+                match (k.numeric(), unit) {
+                    (Some(v), Some((_, per))) => o["value"] = serde_json::json!(v as f64 / per as f64),
+                    (Some(v), None) => o["value"] = serde_json::json!(v),
+                    _ => {}
                 }
                 o
             })
@@ -181,11 +192,14 @@ fn run_inner(args: Args) -> Result<(), u8> {
             out["mean"] = serde_json::json!(format!("{mn}/{md}"));
             out["mean_decimal"] = serde_json::json!(ratio_str(mn, md));
         }
+        if let Some((u, _)) = unit {
+            out["unit"] = serde_json::json!(u);
+        }
         report::print_json(&out);
     } else if args.csv {
         println!("outcome,probability,decimal");
         for (k, n, d) in &rows {
-            println!("{},{n}/{d},{}", csv_field(&k.show(program)), ratio(n, d));
+            println!("{},{n}/{d},{}", csv_field(&k.show_of(program, proc)), ratio(n, d));
         }
     } else {
         header(program, proc, &inputs);
@@ -193,7 +207,7 @@ fn run_inner(args: Args) -> Result<(), u8> {
             .iter()
             .map(|(k, n, d)| {
                 (
-                    k.show(program),
+                    k.show_of(program, proc),
                     format!("{n}/{d}"),
                     format!("{:.4}%", 100.0 * ratio(n, d)),
                 )
@@ -214,7 +228,8 @@ fn run_inner(args: Args) -> Result<(), u8> {
             println!("  {a:<w0$}  {b:<w1$}  {c:>9}");
         }
         if let Some((mn, md)) = &mean {
-            println!("  mean = {mn}/{md} ≈ {:.4}", ratio_str(mn, md));
+            let u = unit.map_or("", |(u, _)| u);
+            println!("  mean = {mn}/{md}{u} ≈ {:.4}{u}", ratio_str(mn, md));
         }
     }
     Ok(())
@@ -309,9 +324,19 @@ fn collect_outcomes(program: &Program, body: &[ir::Stmt], out: &mut Vec<String>,
     }
 }
 
-/// Mean of a numeric distribution as a reduced fraction (negative means are written with a
-/// leading minus on the numerator).
-fn mean(d: &sandtable_runtime::dist::Dist<OutcomeKey>) -> Option<(String, BigUint)> {
+/// The ruleset's length unit and the tenths of a millimetre in one of it (millimetres when
+/// the ruleset names none).
+fn length_unit(program: &Program) -> (&'static str, u64) {
+    let (u, per) = ir::LENGTH_UNITS
+        .iter()
+        .find(|(u, _)| Some(*u) == program.length_unit.as_deref())
+        .unwrap_or(&("mm", 10));
+    (u, *per as u64)
+}
+
+/// Mean of a numeric distribution divided by `scale`, as a reduced fraction (negative means
+/// are written with a leading minus on the numerator).
+fn mean(d: &sandtable_runtime::dist::Dist<OutcomeKey>, scale: u64) -> Option<(String, BigUint)> {
     let mut pos = BigUint::zero();
     let mut neg = BigUint::zero();
     for (k, w) in &d.weights {
@@ -327,9 +352,10 @@ fn mean(d: &sandtable_runtime::dist::Dist<OutcomeKey>) -> Option<(String, BigUin
     } else {
         ("-", &neg - &pos)
     };
-    let g = num_integer::Integer::gcd(&num, &d.total);
+    let total = &d.total * BigUint::from(scale.max(1));
+    let g = num_integer::Integer::gcd(&num, &total);
     let g = if g.is_zero() { BigUint::from(1u32) } else { g };
-    Some((format!("{sign}{}", &num / &g), &d.total / &g))
+    Some((format!("{sign}{}", &num / &g), &total / &g))
 }
 
 /// n/d as a float, exact in shape even for denominators beyond f64's range.

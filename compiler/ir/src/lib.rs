@@ -319,6 +319,9 @@ pub struct ProcDef {
     /// when unknown), so a run-time error names the statement it came from.
     #[serde(default)]
     pub lines: Vec<u32>,
+    /// Every `result` of the body is a length, so its outcomes are shown as lengths.
+    #[serde(default)]
+    pub result_length: bool,
     pub cite: Cite,
 }
 
@@ -347,6 +350,9 @@ pub enum Stmt {
         slot: Slot,
         from: Expr,
         body: Vec<Stmt>,
+        /// The options are lengths: labels for people show them in the ruleset's unit.
+        #[serde(default)]
+        length: bool,
     },
     For {
         slot: Slot,

@@ -506,6 +506,7 @@ impl<'a> Lowerer<'a> {
             file: String::new(),
             line: 0,
             lines: Vec::new(),
+            result_length: false,
             cite: self.cite(section, see),
         });
         self.place_proc(id, file, body.span);

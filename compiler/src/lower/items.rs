@@ -135,6 +135,7 @@ impl<'a> Lowerer<'a> {
                         file: String::new(),
                         line: 0,
                         lines: Vec::new(),
+                        result_length: false,
                         cite: self.cite(loc.section, &p.see),
                     });
                     self.define_global(&p.name, f, Sym::Proc(id));
@@ -1237,9 +1238,12 @@ impl<'a> Lowerer<'a> {
         let params = self.program.procs[id as usize].params.clone();
         let mut scope = Scope::new(&params);
         self.stmt_lines.clear();
+        self.result_types.clear();
         let body = self.lower_block(file, &mut scope, &p.body, &p.name.name);
         let pr = &mut self.program.procs[id as usize];
         pr.body = body;
+        pr.result_length = !self.result_types.is_empty()
+            && self.result_types.iter().all(|t| *t == Type::Length);
         pr.n_slots = scope.n_slots();
         pr.slot_names = scope.slot_names();
         pr.slot_types = scope.slot_types();

@@ -98,6 +98,8 @@ pub(crate) struct Lowerer<'a> {
     pub distance_ty: ir::Type,
     /// Lines of the statements lowered so far in the current procedure.
     pub stmt_lines: Vec<u32>,
+    /// Types of the `result`s (and band values) of the procedure being lowered.
+    pub result_types: Vec<ir::Type>,
     /// In the current procedure: tables with `-` cells tested with `applicable`, lookups of
     /// such tables outside a test, and whether an `applicable(…)` is being lowered.
     pub na_tested: Vec<ir::TableId>,
@@ -135,6 +137,7 @@ pub fn lower(
         sites: HashMap::new(),
         distance_ty: ir::Type::Any,
         stmt_lines: Vec::new(),
+        result_types: Vec::new(),
         na_tested: Vec::new(),
         na_lookups: Vec::new(),
         in_applicable: false,

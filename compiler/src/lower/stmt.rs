@@ -114,10 +114,11 @@ impl<'a> Lowerer<'a> {
                         .iter()
                         .map(|p| self.key_pattern(file, p))
                         .collect();
-                    let value = a
-                        .value
-                        .as_ref()
-                        .map(|v| self.lower_expr(file, scope, v, path).expr);
+                    let value = a.value.as_ref().map(|v| {
+                        let t = self.lower_expr(file, scope, v, path);
+                        self.result_types.push(t.ty);
+                        t.expr
+                    });
                     let body = a
                         .body
                         .as_ref()
@@ -146,7 +147,11 @@ impl<'a> Lowerer<'a> {
                     arms: lowered,
                 }
             }
-            K::Result(e) => Stmt::Result(self.lower_expr(file, scope, e, path).expr),
+            K::Result(e) => {
+                let t = self.lower_expr(file, scope, e, path);
+                self.result_types.push(t.ty);
+                Stmt::Result(t.expr)
+            }
             K::Outcome(o) => Stmt::Outcome(o.name.clone()),
             K::Eliminate(e) => Stmt::Effect(ir::Effect::Eliminate(
                 self.lower_expr(file, scope, e, path).expr,
@@ -214,7 +219,7 @@ impl<'a> Lowerer<'a> {
                     _ => Type::Any,
                 };
                 scope.push();
-                let slot = scope.bind(&var.name, elem, Reach::any(), false);
+                let slot = scope.bind(&var.name, elem.clone(), Reach::any(), false);
                 let b = self.lower_block(file, scope, body, path);
                 scope.pop();
                 if matches!(s.kind, K::Choose { .. }) {
@@ -222,6 +227,7 @@ impl<'a> Lowerer<'a> {
                         slot,
                         from: f.expr,
                         body: b,
+                        length: elem == Type::Length,
                     }
                 } else {
                     Stmt::For {

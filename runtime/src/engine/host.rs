@@ -1011,7 +1011,7 @@ impl Host for GameHost<'_, '_> {
         Ok(())
     }
 
-    fn choose(&mut self, options: &[Val]) -> Result<usize, RunError> {
+    fn choose(&mut self, options: &[Val], length: bool) -> Result<usize, RunError> {
         let Some((side, _)) = &self.chooser else {
             return Err(RunError::Type(
                 "a `choose` outside an action has no side to decide it".into(),
@@ -1024,7 +1024,7 @@ impl Host for GameHost<'_, '_> {
                 Val::Piece(i) if (*i as usize) < self.state.pieces.len() => {
                     self.state.piece_label(*i as usize, side)
                 }
-                other => other.show(self.rules.program),
+                other => other.show_as(self.rules.program, length),
             })
             .collect();
         let Some((_, policy)) = self.chooser.as_mut() else {
