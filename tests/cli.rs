@@ -649,14 +649,16 @@ fn a_resolution_whose_result_is_a_length_is_shown_in_the_rulesets_unit() {
     assert_eq!(v["mean"], "7/1");
     assert_eq!(v["outcomes"][0]["outcome"], "2in");
     assert_eq!(v["outcomes"][0]["value"], 2.0);
-    let (code, out, err) = sandtable(&[
-        "prob", f, "reach", "--set", "fast=true", "--samples", "60",
-    ]);
+    let (code, out, err) =
+        sandtable(&["prob", f, "reach", "--set", "fast=true", "--samples", "60"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("  6in ") && out.contains("in\n"), "{out}");
     let (code, out, err) = sandtable(&["explain", f, "reach", "--set", "fast=false"]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("result 3in") && out.contains("result: 3in"), "{out}");
+    assert!(
+        out.contains("result 3in") && out.contains("result: 3in"),
+        "{out}"
+    );
     let _ = std::fs::remove_file(&file);
 }
 
@@ -686,7 +688,10 @@ fn a_choice_between_lengths_is_offered_in_the_rulesets_unit() {
     let picks: Vec<&str> = out.lines().filter(|l| l.contains("choose ")).collect();
     assert_eq!(picks.len(), 2, "{out}");
     for p in picks {
-        assert!(p.ends_with("choose 2in") || p.ends_with("choose 4in"), "{out}");
+        assert!(
+            p.ends_with("choose 2in") || p.ends_with("choose 4in"),
+            "{out}"
+        );
     }
     let _ = std::fs::remove_file(&file);
 }

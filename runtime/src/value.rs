@@ -178,7 +178,10 @@ impl OutcomeKey {
     /// every result of the procedure is one.
     pub fn show_of(&self, p: &Program, proc: u32) -> String {
         match self {
-            OutcomeKey::Value(v) => v.show_as(p, p.procs.get(proc as usize).is_some_and(|d| d.result_length)),
+            OutcomeKey::Value(v) => v.show_as(
+                p,
+                p.procs.get(proc as usize).is_some_and(|d| d.result_length),
+            ),
             _ => self.show(p),
         }
     }

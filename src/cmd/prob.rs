@@ -84,7 +84,9 @@ fn run_inner(args: Args) -> Result<(), u8> {
                     serde_json::json!({"outcome": k.show_of(program, proc), "count": c, "estimate": *c as f64 / n as f64, "ci95": [lo, hi]})
                 })
                 .collect();
-            let mean = est.mean().map(|m| m / unit.map_or(1.0, |(_, per)| per as f64));
+            let mean = est
+                .mean()
+                .map(|m| m / unit.map_or(1.0, |(_, per)| per as f64));
             let mut out = serde_json::json!({"resolution": p.name, "inputs": inputs_json(&inputs), "samples": n, "seed": args.seed, "outcomes": outcomes, "mean": mean});
             if let Some((u, _)) = unit {
                 out["unit"] = serde_json::json!(u);
@@ -180,7 +182,9 @@ fn run_inner(args: Args) -> Result<(), u8> {
                     ),
                 });
                 match (k.numeric(), unit) {
-                    (Some(v), Some((_, per))) => o["value"] = serde_json::json!(v as f64 / per as f64),
+                    (Some(v), Some((_, per))) => {
+                        o["value"] = serde_json::json!(v as f64 / per as f64)
+                    }
                     (Some(v), None) => o["value"] = serde_json::json!(v),
                     _ => {}
                 }
@@ -199,7 +203,11 @@ fn run_inner(args: Args) -> Result<(), u8> {
     } else if args.csv {
         println!("outcome,probability,decimal");
         for (k, n, d) in &rows {
-            println!("{},{n}/{d},{}", csv_field(&k.show_of(program, proc)), ratio(n, d));
+            println!(
+                "{},{n}/{d},{}",
+                csv_field(&k.show_of(program, proc)),
+                ratio(n, d)
+            );
         }
     } else {
         header(program, proc, &inputs);

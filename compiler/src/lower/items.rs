@@ -1242,8 +1242,8 @@ impl<'a> Lowerer<'a> {
         let body = self.lower_block(file, &mut scope, &p.body, &p.name.name);
         let pr = &mut self.program.procs[id as usize];
         pr.body = body;
-        pr.result_length = !self.result_types.is_empty()
-            && self.result_types.iter().all(|t| *t == Type::Length);
+        pr.result_length =
+            !self.result_types.is_empty() && self.result_types.iter().all(|t| *t == Type::Length);
         pr.n_slots = scope.n_slots();
         pr.slot_names = scope.slot_names();
         pr.slot_types = scope.slot_types();
