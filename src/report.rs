@@ -180,12 +180,36 @@ pub fn load_ruleset(path: &std::path::Path) -> Result<sandtable_compiler::Compil
     }
 }
 
+/// Report values refused for the book's unknowns: the problems of an assumptions file as
+/// diagnostics at their places (as `check` shows those of a `.sand` file), else a message.
+pub fn refusal(kind: Kind, r: sandtable_compiler::assume::Refusal) {
+    use sandtable_compiler::assume::Refusal;
+    match r {
+        Refusal::Message(m) => error(kind, m),
+        Refusal::Files { db, diagnostics } => {
+            let message = format!(
+                "the assumptions have {}; fix them first",
+                plural(diagnostics.len(), "error")
+            );
+            if json_mode() {
+                let mut v = error_json(kind, &message);
+                let records: Vec<_> = diagnostics.iter().map(|d| d.to_json(&db)).collect();
+                v["error"]["diagnostics"] = serde_json::json!(records);
+                print_json(&v);
+            } else {
+                print_human(&diagnostics, &db);
+                eprintln!("error: {message}");
+            }
+        }
+    }
+}
+
 /// Parse repeated `NAME=VALUE` options.
 pub fn pairs(items: &[String], flag: &str) -> Result<Vec<(String, String)>, u8> {
     items
         .iter()
         .map(|s| {
-            sandtable_runtime::query::split_kv(s).map_err(|e| {
+            sandtable_compiler::assume::split_kv(s).map_err(|e| {
                 error(Kind::Usage, format!("{flag}: {e}"));
                 EXIT_USAGE
             })
@@ -273,31 +297,31 @@ impl Prepared {
 
 /// Compile the ruleset and bind the query; every refusal is printed and becomes an exit code.
 pub fn prepare(q: &QueryArgs) -> Result<Prepared, u8> {
-    use sandtable_runtime::query;
+    use sandtable_compiler::assume;
     let compiled = load_ruleset(&q.ruleset)?;
     let sets = pairs(&q.sets, "--set")?;
     let assumes = pairs(&q.assumes, "--assume")?;
     let program = &compiled.program;
-    let bound = (|| -> Result<_, String> {
-        let proc = query::find_proc(program, &q.resolution)?;
-        let args = query::bind_args(program, proc, &sets)?;
+    let bound = (|| -> Result<_, assume::Refusal> {
+        let proc = assume::find_proc(program, &q.resolution)?;
+        let args = assume::bind_args(program, proc, &sets)?;
         let files: Vec<&std::path::Path> = q
             .assumption_files
             .iter()
             .map(std::path::PathBuf::as_path)
             .collect();
-        let assumptions = query::assumptions(program, &assumes, &files)?;
-        Ok((proc, args, assumptions))
+        let supplied = assume::supply_paths(program, &assumes, &files)?;
+        Ok((proc, args, supplied))
     })();
     match bound {
-        Ok((proc, args, assumptions)) => Ok(Prepared {
-            compiled,
+        Ok((proc, args, supplied)) => Ok(Prepared {
             proc,
-            args,
-            assumptions,
+            args: sandtable_runtime::query::args(&args),
+            assumptions: sandtable_runtime::query::assumptions(&supplied),
+            compiled,
         }),
         Err(e) => {
-            error(Kind::Query, e);
+            refusal(Kind::Query, e);
             Err(EXIT_FINDINGS)
         }
     }

@@ -357,6 +357,44 @@ fn unknowns_need_an_assumption_and_assumption_files_supply_them() {
     assert!(err.contains("is not an unknown"), "{err}");
 }
 
+/// An assumptions file is checked like a `.sand` file: each problem is a diagnostic with its
+/// code and `file:line:column`, for people and in `--json`.
+#[test]
+fn a_bad_assumptions_file_is_reported_as_diagnostics_at_their_places() {
+    let file = temp("bad.assume");
+    std::fs::write(
+        &file,
+        "assume trench.target_modifier = yes \"typo\"\nassume trench.nope = 1 \"no such\"\n",
+    )
+    .unwrap();
+    let path = file.display().to_string();
+    let args = [
+        "prob",
+        "rules/platoon",
+        "fire_at_trench",
+        "--set",
+        "fire_modifier=4",
+        "--set",
+        "target_modifier=0",
+        "--assumptions",
+        &path,
+    ];
+    let (code, _, err) = sandtable(&args);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("sand::type::mismatch"), "{err}");
+    assert!(err.contains(&format!("{path}:1:33]")), "{err}");
+    assert!(err.contains("sand::resolve::unknown-name"), "{err}");
+    assert!(err.contains(&format!("{path}:2:8]")), "{err}");
+    assert!(err.contains("the assumptions have 2 errors"), "{err}");
+    let (code, out, _) = sandtable(&[&args[..], &["--json"]].concat());
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let diags = v["error"]["diagnostics"].as_array().unwrap();
+    assert_eq!(diags.len(), 2, "{v}");
+    assert_eq!(diags[1]["code"], "sand::resolve::unknown-name");
+    assert_eq!(diags[1]["line"], 2, "{v}");
+}
+
 fn temp(name: &str) -> std::path::PathBuf {
     std::env::temp_dir().join(format!("sandtable-cli-{}-{name}", std::process::id()))
 }

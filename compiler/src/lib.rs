@@ -5,6 +5,7 @@
 //! Invariants: compilation never panics on any input; every problem is a [`Diagnostic`] with a
 //! stable code, a span and help; one bad item never hides the problems of the others.
 
+pub mod assume;
 pub mod diagnostic;
 pub use sandtable_ir as ir;
 mod lints;

@@ -148,7 +148,7 @@ fn load(
             paths.extend(files.iter().cloned());
             let mut texts = Vec::new();
             for p in &paths {
-                match query::read_assumptions(p) {
+                match sandtable_compiler::assume::read(p) {
                     Ok(t) => texts.push((p.display().to_string(), t)),
                     Err(e) => {
                         report::error(Kind::Io, e);
@@ -160,10 +160,12 @@ fn load(
         }
     };
     let pairs = report::pairs(assumes, "--assume")?;
-    let assumptions = query::assumptions_from(&compiled.program, &pairs, &files).map_err(|e| {
-        report::error(Kind::Query, e);
-        EXIT_USAGE
-    })?;
+    let supplied =
+        sandtable_compiler::assume::supply(&compiled.program, &pairs, &files).map_err(|e| {
+            report::refusal(Kind::Query, e);
+            EXIT_USAGE
+        })?;
+    let assumptions = query::assumptions(&supplied);
     let pairs: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
     Ok(Loaded {
         hash: fingerprint(&compiled.db, &files, &pairs),

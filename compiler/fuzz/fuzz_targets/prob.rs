@@ -6,6 +6,7 @@
 use libfuzzer_sys::fuzz_target;
 use sandtable_compiler::ir::ProcKind;
 use sandtable_runtime::interp::Assumptions;
+use sandtable_compiler::assume;
 use sandtable_runtime::{exact, explain, query};
 
 /// Work bound per query, far below the CLI's default so each input stays fast.
@@ -35,9 +36,10 @@ fuzz_target!(|data: &[u8]| {
             .filter(|x| x.default.is_none())
             .filter_map(|x| x.range.map(|(lo, _)| (x.name.clone(), lo.to_string())))
             .collect();
-        let Ok(args) = query::bind_args(program, id as u32, &sets) else {
+        let Ok(args) = assume::bind_args(program, id as u32, &sets) else {
             continue;
         };
+        let args = query::args(&args);
         let _ = exact::distribution(program, &assumptions, LIMIT, id as u32, args.clone());
         let _ = explain::run(program, &assumptions, id as u32, args, 1);
     }

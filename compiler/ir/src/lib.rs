@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod read;
+
 pub type SideId = u32;
 pub type EnumId = u32;
 pub type KindId = u32;
@@ -209,6 +211,13 @@ pub enum Value {
     Range(Option<i64>, Option<i64>),
     /// A range of labels, such as hex columns `M..=U`.
     LabelRange(Option<String>, Option<String>),
+}
+
+/// Values supplied for the book's unknowns (`--assume`, assumption files), each already
+/// typed by the compiler against the unknown's declared type.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Supplied {
+    pub values: std::collections::BTreeMap<UnknownId, Value>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

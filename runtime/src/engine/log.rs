@@ -142,7 +142,7 @@ pub fn fingerprint<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> String {
 
 /// A log file's text, refused when it is not a regular file or is over [`MAX_LOG_BYTES`].
 pub fn read(path: &std::path::Path) -> Result<String, String> {
-    let bytes = sandtable_compiler::source::read_limited(path, MAX_LOG_BYTES)
+    let bytes = sandtable_ir::read::read_limited(path, MAX_LOG_BYTES)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     String::from_utf8(bytes).map_err(|_| {
         format!(

@@ -236,9 +236,9 @@ pub struct ScriptFile {
 
 impl ScriptFile {
     pub fn open(path: &str) -> Result<Self, String> {
-        let bytes = sandtable_compiler::source::read_limited(
+        let bytes = sandtable_ir::read::read_limited(
             std::path::Path::new(path),
-            sandtable_compiler::source::MAX_FILE_BYTES,
+            sandtable_ir::read::MAX_FILE_BYTES,
         )
         .map_err(|e| format!("cannot read the script {path}: {e}"))?;
         let text = String::from_utf8(bytes)

@@ -11,12 +11,11 @@ use proptest::prelude::*;
 use sandtable_runtime::exact::{DEFAULT_LIMIT, distribution};
 use sandtable_runtime::interp::{Assumptions, Ctx, Interp, NoGame};
 use sandtable_runtime::rng::Dice;
-use sandtable_runtime::{OutcomeKey, montecarlo, query};
+use sandtable_runtime::{OutcomeKey, montecarlo};
 
-mod common;
 
 fn compile(src: &str) -> sandtable_compiler::Compiled {
-    common::compile_clean(src)
+    sandtable_conformance::compile_clean(src)
 }
 
 /// Every sequence of rolls, each weighted by its probability: `outcome → (numerator, denominator)`.
@@ -154,21 +153,20 @@ proptest! {
 }
 
 fn rules(path: &str) -> sandtable_compiler::Compiled {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join(path);
+    let root = sandtable_conformance::root().join(path);
     sandtable_compiler::compile_path(&root).expect("ruleset loads")
 }
 
 #[test]
 fn platoon_fire_with_modifier_four_against_zero() {
     let c = rules("rules/platoon");
-    let proc = query::find_proc(&c.program, "fire").unwrap();
+    let proc = sandtable_compiler::assume::find_proc(&c.program, "fire").unwrap();
     let sets = vec![
         ("fire_modifier".to_string(), "4".to_string()),
         ("target_modifier".to_string(), "0".to_string()),
     ];
-    let args = query::bind_args(&c.program, proc, &sets).unwrap();
+    let args = sandtable_compiler::assume::bind_args(&c.program, proc, &sets).unwrap();
+    let args = sandtable_runtime::query::args(&args);
     let none = Assumptions::default();
     let d = distribution(&c.program, &none, DEFAULT_LIMIT, proc, args).unwrap();
     let p = |name: &str| {
@@ -229,7 +227,7 @@ fn unknown_values_stop_with_their_name_until_assumed() {
             .contains("--assume trench.target_modifier=VALUE"),
         "{err}"
     );
-    let a = query::assumptions(
+    let a = sandtable_conformance::assumptions(
         &c.program,
         &[("trench.target_modifier".into(), "2".into())],
         &[],

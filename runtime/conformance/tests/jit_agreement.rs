@@ -8,7 +8,6 @@ use sandtable_runtime::jit::JitProgram;
 use sandtable_runtime::rng::Dice;
 use sandtable_runtime::{RunError, Val};
 
-mod common;
 
 /// Each backend's result (outcome or error kind) and number of dice drawn.
 type Compared = (Result<String, String>, u64, Result<String, String>, u64);
@@ -44,7 +43,7 @@ fn error_kind(e: &RunError) -> String {
 }
 
 fn compile(src: &str) -> sandtable_compiler::Compiled {
-    common::compile_clean(src)
+    sandtable_conformance::compile_clean(src)
 }
 
 fn expr(depth: u32) -> BoxedStrategy<String> {
@@ -178,18 +177,14 @@ fn random_arg(program: &Program, p: &sandtable_ir::Param, r: u64) -> Option<Val>
 
 #[test]
 fn every_resolution_of_the_five_systems_agrees() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../rules");
     let mut compared = 0u64;
     let mut compiled_procs = 0;
     let mut total_procs = 0;
-    for sys in [
-        "platoon",
-        "police_action",
-        "plastic_battle",
-        "dinky_dau",
-        "nam_bread_man",
-    ] {
-        let c = sandtable_compiler::compile_path(&root.join(sys)).unwrap();
+    let systems = sandtable_conformance::systems();
+    assert!(systems.len() >= 5, "rules/ holds the systems: {systems:?}");
+    for path in &systems {
+        let sys = path.display();
+        let c = sandtable_compiler::compile_path(path).unwrap();
         let none = Assumptions::default();
         let jit = JitProgram::compile(&c.program, &none).unwrap();
         for (i, p) in c.program.procs.iter().enumerate() {

@@ -7,10 +7,9 @@ use sandtable_runtime::interp::{Assumptions, Ctx, Interp, NoGame};
 use sandtable_runtime::jit::JitProgram;
 use sandtable_runtime::rng::Dice;
 
-mod common;
 
 fn compile(src: &str) -> Program {
-    common::compile_clean(src).program
+    sandtable_conformance::compile_clean(src).program
 }
 
 /// Peak resident memory of this process so far, in bytes (Linux).

@@ -12,10 +12,9 @@ use sandtable_runtime::engine::{Game, Rules};
 use sandtable_runtime::interp::Assumptions;
 use sandtable_runtime::jit::BackendKind;
 
-mod common;
 
 fn compile(src: &str) -> Program {
-    common::compile_clean(src).program
+    sandtable_conformance::compile_clean(src).program
 }
 
 /// Run `f` on a thread with the CLI's stack: compiling and interpreting deeply nested rules

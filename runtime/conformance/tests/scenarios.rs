@@ -11,10 +11,9 @@ use sandtable_runtime::engine::{Game, GameResult, Rules};
 use sandtable_runtime::interp::Assumptions;
 use sandtable_runtime::jit::BackendKind;
 
-mod common;
 
 fn compile(src: &str) -> Program {
-    common::compile_clean(src).program
+    sandtable_conformance::compile_clean(src).program
 }
 
 fn side(program: &Program, name: &str) -> SideId {

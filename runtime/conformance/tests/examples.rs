@@ -7,10 +7,9 @@ use std::path::{Path, PathBuf};
 use sandtable_ir::Program;
 use sandtable_runtime::engine::policy::{Policy, Random};
 use sandtable_runtime::engine::{Game, Rules};
-use sandtable_runtime::query;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    sandtable_conformance::root()
 }
 
 /// The rulesets under `dir`: a folder whose files hold one `ruleset` block between them is
@@ -77,7 +76,7 @@ fn every_scenario_under_examples_plays_to_a_finish() {
             } else {
                 Vec::new()
             };
-            let a = query::assumptions(&c.program, &[], &files).unwrap();
+            let a = sandtable_conformance::assumptions(&c.program, &[], &files).unwrap();
             let outcome = Rules::new(&c.program, &a, &scenario).and_then(|rules| {
                 let mut ps: Vec<Box<dyn Policy>> = (0..c.program.sides.len() as u32)
                     .map(|s| Box::new(Random::new(1, s)) as _)

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use sandtable_runtime::query::assumptions;
+use sandtable_conformance::assumptions;
 
 /// Unknowns of every shape: per-side values, several in one procedure, table cells,
 /// modifier entries, a die's faces, an entity's field.
@@ -92,9 +92,8 @@ fn a_broken_assumptions_file_names_line_column_code_and_cause() {
         "// per-side chips\nassume scenario.first.chips.us = 3\nassume chips#2 = 3\n",
     );
     let err = assumptions(&compiled.program, &[], &[file.as_path()]).expect_err("a syntax error");
-    assert!(
-        err.contains("broken.assume:3:13: error[sand::parse::syntax]"),
-        "{err}"
-    );
+    // Rendered like a `.sand` diagnostic: code, then the place as `file:line:column`.
+    assert!(err.contains("sand::parse::syntax"), "{err}");
+    assert!(err.contains("broken.assume:3:13]"), "{err}");
     assert!(err.contains("`#` cannot appear in a name"), "{err}");
 }

@@ -3,7 +3,7 @@
 //! and of the backend.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use sandtable_ir::{Program, SideId};
 use sandtable_runtime::Val;
@@ -14,10 +14,9 @@ use sandtable_runtime::engine::state::{Pos, Status, Winner};
 use sandtable_runtime::engine::{Choice, EngineError, Game, Rules};
 use sandtable_runtime::interp::Assumptions;
 use sandtable_runtime::jit::{BackendKind, JitProgram};
-use sandtable_runtime::query;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    sandtable_conformance::root()
 }
 
 fn load(sys: &str, scenario: &str) -> (Program, Assumptions) {
@@ -28,7 +27,7 @@ fn load(sys: &str, scenario: &str) -> (Program, Assumptions) {
         .join(sys)
         .join("assumptions")
         .join(format!("{scenario}.assume"));
-    let a = query::assumptions(&c.program, &[], &[file.as_path()]).unwrap();
+    let a = sandtable_conformance::assumptions(&c.program, &[], &[file.as_path()]).unwrap();
     (c.program, a)
 }
 
@@ -421,7 +420,7 @@ fn the_hand_written_platoon_playout_plays_the_engines_games() {
 
 #[test]
 fn a_card_deck_draws_its_cards_and_fires_an_inserted_event_once() {
-    let c = sandtable_compiler::compile_path(&root().join("runtime/tests/games/skirmish.sand"))
+    let c = sandtable_compiler::compile_path(&root().join("runtime/conformance/tests/games/skirmish.sand"))
         .unwrap();
     assert!(!c.has_errors());
     let a = Assumptions::default();
@@ -466,7 +465,7 @@ fn a_card_deck_draws_its_cards_and_fires_an_inserted_event_once() {
 
 #[test]
 fn choices_inside_actions_go_to_the_acting_sides_policy_and_replay() {
-    let c = sandtable_compiler::compile_path(&root().join("runtime/tests/games/skirmish.sand"))
+    let c = sandtable_compiler::compile_path(&root().join("runtime/conformance/tests/games/skirmish.sand"))
         .unwrap();
     let a = Assumptions::default();
     let rules = Rules::new(&c.program, &a, "skirmish").unwrap();
@@ -508,7 +507,7 @@ fn choices_inside_actions_go_to_the_acting_sides_policy_and_replay() {
 #[test]
 fn a_sectors_board_is_played_as_a_table_with_numbered_sectors_and_zones() {
     let c =
-        sandtable_compiler::compile_path(&root().join("runtime/tests/games/patrol.sand")).unwrap();
+        sandtable_compiler::compile_path(&root().join("runtime/conformance/tests/games/patrol.sand")).unwrap();
     assert!(!c.has_errors());
     let a = Assumptions::default();
     let rules = Rules::new(&c.program, &a, "meeting").unwrap();
