@@ -453,9 +453,14 @@ pub fn supply(
                             supplied.values.insert(id, v);
                         }
                         Err(Bad::NoSuchUnknown { message, help }) => diagnostics.push(
-                            Diagnostic::error("sand::resolve::unknown-name", file, x.path.span, message)
-                                .label("no unknown of this name")
-                                .help(help),
+                            Diagnostic::error(
+                                "sand::resolve::unknown-name",
+                                file,
+                                x.path.span,
+                                message,
+                            )
+                            .label("no unknown of this name")
+                            .help(help),
                         ),
                         Err(Bad::Value { message, help }) => diagnostics.push(
                             Diagnostic::error("sand::type::mismatch", file, x.value.span, message)
@@ -473,7 +478,9 @@ pub fn supply(
                         "an assumptions file holds only `assume NAME = value \"why\"` lines",
                     )
                     .label("not an assumption")
-                    .help("move this to the ruleset's `.sand` files; here write only `assume` lines"),
+                    .help(
+                        "move this to the ruleset's `.sand` files; here write only `assume` lines",
+                    ),
                 ),
             }
         }
@@ -532,9 +539,8 @@ mod tests {
     #[test]
     fn assume_checks_the_type_of_the_field() {
         let p = program(SRC);
-        let pair = |k: &str, v: &str| {
-            supply(&p, &[(k.into(), v.into())], &[]).map_err(|e| e.to_string())
-        };
+        let pair =
+            |k: &str, v: &str| supply(&p, &[(k.into(), v.into())], &[]).map_err(|e| e.to_string());
         let e = pair("rifle.shots", "true").unwrap_err();
         assert!(e.contains("int") && e.contains("e.g. `3`"), "{e}");
         let e = pair("rifle.reach", "6").unwrap_err();
@@ -561,7 +567,12 @@ mod tests {
         };
         let at: Vec<(&str, (u32, u32))> = diagnostics
             .iter()
-            .map(|d| (d.code, db.file(d.primary.file).line_col(d.primary.span.start)))
+            .map(|d| {
+                (
+                    d.code,
+                    db.file(d.primary.file).line_col(d.primary.span.start),
+                )
+            })
             .collect();
         assert_eq!(
             at,
@@ -573,6 +584,9 @@ mod tests {
         assert!(diagnostics.iter().all(|d| d.help.is_some()));
         let shown = render::to_plain_string(&diagnostics[0], &db);
         assert!(shown.contains("my.assume:1:22"), "{shown}");
-        assert!(shown.contains("t.sand:3:"), "the help points at the `?`: {shown}");
+        assert!(
+            shown.contains("t.sand:3:"),
+            "the help points at the `?`: {shown}"
+        );
     }
 }

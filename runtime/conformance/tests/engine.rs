@@ -420,8 +420,10 @@ fn the_hand_written_platoon_playout_plays_the_engines_games() {
 
 #[test]
 fn a_card_deck_draws_its_cards_and_fires_an_inserted_event_once() {
-    let c = sandtable_compiler::compile_path(&root().join("runtime/conformance/tests/games/skirmish.sand"))
-        .unwrap();
+    let c = sandtable_compiler::compile_path(
+        &root().join("runtime/conformance/tests/games/skirmish.sand"),
+    )
+    .unwrap();
     assert!(!c.has_errors());
     let a = Assumptions::default();
     let rules = Rules::new(&c.program, &a, "skirmish").unwrap();
@@ -465,8 +467,10 @@ fn a_card_deck_draws_its_cards_and_fires_an_inserted_event_once() {
 
 #[test]
 fn choices_inside_actions_go_to_the_acting_sides_policy_and_replay() {
-    let c = sandtable_compiler::compile_path(&root().join("runtime/conformance/tests/games/skirmish.sand"))
-        .unwrap();
+    let c = sandtable_compiler::compile_path(
+        &root().join("runtime/conformance/tests/games/skirmish.sand"),
+    )
+    .unwrap();
     let a = Assumptions::default();
     let rules = Rules::new(&c.program, &a, "skirmish").unwrap();
     let mut seen = 0;
@@ -506,8 +510,10 @@ fn choices_inside_actions_go_to_the_acting_sides_policy_and_replay() {
 
 #[test]
 fn a_sectors_board_is_played_as_a_table_with_numbered_sectors_and_zones() {
-    let c =
-        sandtable_compiler::compile_path(&root().join("runtime/conformance/tests/games/patrol.sand")).unwrap();
+    let c = sandtable_compiler::compile_path(
+        &root().join("runtime/conformance/tests/games/patrol.sand"),
+    )
+    .unwrap();
     assert!(!c.has_errors());
     let a = Assumptions::default();
     let rules = Rules::new(&c.program, &a, "meeting").unwrap();

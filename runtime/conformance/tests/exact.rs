@@ -13,7 +13,6 @@ use sandtable_runtime::interp::{Assumptions, Ctx, Interp, NoGame};
 use sandtable_runtime::rng::Dice;
 use sandtable_runtime::{OutcomeKey, montecarlo};
 
-
 fn compile(src: &str) -> sandtable_compiler::Compiled {
     sandtable_conformance::compile_clean(src)
 }

@@ -8,7 +8,6 @@ use sandtable_runtime::jit::JitProgram;
 use sandtable_runtime::rng::Dice;
 use sandtable_runtime::{RunError, Val};
 
-
 /// Each backend's result (outcome or error kind) and number of dice drawn.
 type Compared = (Result<String, String>, u64, Result<String, String>, u64);
 

@@ -7,7 +7,6 @@ use sandtable_runtime::interp::{Assumptions, Ctx, Interp, NoGame};
 use sandtable_runtime::jit::JitProgram;
 use sandtable_runtime::rng::Dice;
 
-
 fn compile(src: &str) -> Program {
     sandtable_conformance::compile_clean(src).program
 }

@@ -12,7 +12,6 @@ use sandtable_runtime::engine::{Game, Rules};
 use sandtable_runtime::interp::Assumptions;
 use sandtable_runtime::jit::BackendKind;
 
-
 fn compile(src: &str) -> Program {
     sandtable_conformance::compile_clean(src).program
 }
