@@ -159,6 +159,61 @@ fn exit_codes_follow_the_contract() {
 }
 
 #[test]
+fn check_deny_code_makes_that_warning_an_error_and_allow_silences_it() {
+    let case = "tests/diagnostics/band_gap.sand";
+    let (code, _, err) = sandtable(&["check", "--deny", "sand::lint::band-gap", case]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("1 error, 0 warnings"), "{err}");
+    assert!(err.contains("× no band covers"), "{err}");
+    // Denying another code leaves this warning a warning.
+    let (code, _, err) = sandtable(&["check", "--deny", "sand::lint::unused", case]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = sandtable(&["check", "--allow", "sand::lint::band-gap", case]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("0 errors, 0 warnings"), "{err}");
+    assert!(!err.contains("no band covers"), "{err}");
+    // With --json: the record's severity follows --deny, and an allowed one is left out.
+    let (code, out, _) = sandtable(&["check", "--json", "--deny", "sand::lint::band-gap", case]);
+    assert_eq!(code, 1);
+    let v: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0]["severity"], "error");
+    assert_eq!(v[0]["code"], "sand::lint::band-gap");
+    let (code, out, _) = sandtable(&[
+        "check",
+        "--json",
+        "--allow",
+        "sand::lint::band-gap",
+        "--deny",
+        "warnings",
+        case,
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(out.trim(), "[]");
+}
+
+#[test]
+fn check_refuses_to_allow_an_error_and_names_codes_near_an_unknown_one() {
+    let case = "tests/diagnostics/unknown_name.sand";
+    let (code, _, err) = sandtable(&["check", "--allow", "sand::resolve::unknown-name", case]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("errors cannot be allowed"), "{err}");
+    let (code, _, err) = sandtable(&["check", "--deny", "sand::lint::band-gpa", case]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("unknown diagnostic code `sand::lint::band-gpa`")
+            && err.contains("did you mean `sand::lint::band-gap`"),
+        "{err}"
+    );
+    let (code, out, _) = sandtable(&["check", "--json", "--allow", "unused", case]);
+    assert_eq!(code, 2);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("a JSON error object");
+    assert_eq!(v["error"]["kind"], "usage");
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(message.contains("`sand::lint::unused`"), "{message}");
+}
+
+#[test]
 fn audit_runs_on_a_text_and_prints_json() {
     let dir = std::env::temp_dir().join(format!("sandtable-audit-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

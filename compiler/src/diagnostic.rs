@@ -6,12 +6,48 @@ use serde::Serialize;
 
 use crate::source::{FileId, SourceDb};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Error,
-    Warning,
-    Advice,
+pub use sandtable_grammar::codes::{Code, Severity};
+
+/// The code a diagnostic shows: one of the `.sand` table ([`Code`]), or a finding of the
+/// rulebook audit, whose codes are that crate's own table (`sandtable_audit::codes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DiagnosticCode {
+    Sand(Code),
+    Audit(&'static str),
+}
+
+impl DiagnosticCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiagnosticCode::Sand(c) => c.as_str(),
+            DiagnosticCode::Audit(s) => s,
+        }
+    }
+    /// The `.sand` code, if this is one.
+    pub fn sand(self) -> Option<Code> {
+        match self {
+            DiagnosticCode::Sand(c) => Some(c),
+            DiagnosticCode::Audit(_) => None,
+        }
+    }
+}
+
+impl PartialEq<Code> for DiagnosticCode {
+    fn eq(&self, other: &Code) -> bool {
+        *self == DiagnosticCode::Sand(*other)
+    }
+}
+
+impl std::fmt::Display for DiagnosticCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for DiagnosticCode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -25,7 +61,7 @@ pub struct Label {
 pub struct Diagnostic {
     pub severity: Severity,
     /// Stable code, e.g. `sand::resolve::unknown-name`.
-    pub code: &'static str,
+    pub code: DiagnosticCode,
     pub message: String,
     pub primary: Label,
     pub related: Vec<Label>,
@@ -33,20 +69,23 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn error(code: &'static str, file: FileId, span: Span, message: impl Into<String>) -> Self {
-        Self::new(Severity::Error, code, file, span, message)
+    /// A diagnostic with `code`, at the code's default severity.
+    pub fn new(code: Code, file: FileId, span: Span, message: impl Into<String>) -> Self {
+        Self::with(code.severity(), DiagnosticCode::Sand(code), file, span, message)
     }
-    pub fn warning(
+    /// A finding of the rulebook audit, shown like a diagnostic.
+    pub fn audit(
+        severity: Severity,
         code: &'static str,
         file: FileId,
         span: Span,
         message: impl Into<String>,
     ) -> Self {
-        Self::new(Severity::Warning, code, file, span, message)
+        Self::with(severity, DiagnosticCode::Audit(code), file, span, message)
     }
-    fn new(
+    fn with(
         severity: Severity,
-        code: &'static str,
+        code: DiagnosticCode,
         file: FileId,
         span: Span,
         message: impl Into<String>,
@@ -150,12 +189,18 @@ impl Diagnostic {
 /// Sort by file, then position, then severity: the order a reader walks the source in.
 pub fn sort(diags: &mut [Diagnostic]) {
     diags.sort_by(|a, b| {
-        (a.primary.file, a.primary.span.start, a.severity, a.code).cmp(&(
-            b.primary.file,
-            b.primary.span.start,
-            b.severity,
-            b.code,
-        ))
+        (
+            a.primary.file,
+            a.primary.span.start,
+            a.severity,
+            a.code.as_str(),
+        )
+            .cmp(&(
+                b.primary.file,
+                b.primary.span.start,
+                b.severity,
+                b.code.as_str(),
+            ))
     });
 }
 
@@ -200,7 +245,7 @@ pub mod render {
             }
         }
         let mut md = MietteDiagnostic::new(cap_text(&d.message).into_owned())
-            .with_code(d.code)
+            .with_code(d.code.as_str())
             .with_severity(match d.severity {
                 Severity::Error => miette::Severity::Error,
                 Severity::Warning => miette::Severity::Warning,
@@ -319,8 +364,8 @@ mod tests {
         let text = format!("{}resolve x( {{ result d6 }}\n", "\t".repeat(20_000));
         let at = 20_000 + "resolve x( ".len();
         let db = db_with(text);
-        let d = Diagnostic::error(
-            "sand::parse::syntax",
+        let d = Diagnostic::new(
+            Code::ParseSyntax,
             0,
             Span::new(at, at + 1),
             "expected `)`",
@@ -340,7 +385,7 @@ mod tests {
         ] {
             let text = format!("{}\nresolve x() {{ result d6 }}\n", "x".repeat(len));
             let db = db_with(text);
-            let d = Diagnostic::warning("sand::lint::unused", 0, Span::new(0, 1), "unused");
+            let d = Diagnostic::new(Code::LintUnused, 0, Span::new(0, 1), "unused");
             let out = render::to_plain_string(&d, &db);
             assert_eq!(out.contains("1 │ xxx"), snippet, "{len}: {out}");
             assert_eq!(out.contains("too long to show"), !snippet, "{len}: {out}");
@@ -353,7 +398,7 @@ mod tests {
             let text = "a\n".repeat(lines + 2);
             let db = db_with(text);
             // From line 1 to line `lines`: the span covers `lines` lines.
-            let d = Diagnostic::error("sand::x", 0, Span::new(0, 2 * lines - 1), "m");
+            let d = Diagnostic::new(Code::ParseSyntax, 0, Span::new(0, 2 * lines - 1), "m");
             let out = render::to_plain_string(&d, &db);
             assert_eq!(out.contains("too long to show"), !snippet, "{lines}: {out}");
         }
@@ -369,7 +414,7 @@ mod tests {
         assert_eq!(capped.chars().filter(|c| *c == 'é').count(), MAX_ECHO_CHARS);
         // The JSON record caps the same fields.
         let db = db_with("x\n".into());
-        let d = Diagnostic::error("sand::x", 0, Span::new(0, 1), "y".repeat(50_000))
+        let d = Diagnostic::new(Code::ParseSyntax, 0, Span::new(0, 1), "y".repeat(50_000))
             .label("z".repeat(50_000))
             .help("w".repeat(50_000));
         let j = d.to_json(&db);
@@ -377,5 +422,24 @@ mod tests {
         assert!(j.label.len() < 2 * MAX_ECHO_CHARS);
         assert!(j.help.unwrap().len() < 2 * MAX_ECHO_CHARS);
         assert!(render::to_plain_string(&d, &db).len() < 8 * MAX_ECHO_CHARS);
+    }
+
+    #[test]
+    fn a_source_over_the_parser_limit_is_too_large() {
+        let text = " ".repeat(sandtable_grammar::MAX_SOURCE_BYTES + 1);
+        let c = crate::compile_sources(&[("big.sand", &text)]);
+        let codes: Vec<_> = c.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(codes, [DiagnosticCode::Sand(Code::ParseTooLarge)]);
+        assert_eq!(c.diagnostics[0].severity, Severity::Error);
+    }
+
+    #[test]
+    fn a_diagnostic_takes_its_severity_from_its_code() {
+        let w = Diagnostic::new(Code::LintUnused, 0, Span::new(0, 1), "m");
+        assert_eq!(w.severity, Severity::Warning);
+        let e = Diagnostic::new(Code::TypeMismatch, 0, Span::new(0, 1), "m");
+        assert_eq!(e.severity, Severity::Error);
+        assert_eq!(e.code, Code::TypeMismatch);
+        assert_eq!(e.code.as_str(), "sand::type::mismatch");
     }
 }

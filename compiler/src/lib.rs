@@ -7,6 +7,8 @@
 
 pub mod assume;
 pub mod diagnostic;
+#[cfg(test)]
+mod generated_docs;
 pub use sandtable_ir as ir;
 mod lints;
 pub(crate) mod lower;
@@ -18,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use sandtable_grammar::ast;
 
-pub use diagnostic::{Diagnostic, Severity};
+pub use diagnostic::{Code, Diagnostic, DiagnosticCode, Severity};
 pub use lower::expr::HOST_FUNCTIONS;
 pub use source::{FileId, LoadError, ReadError, SourceDb, SourceFile};
 
@@ -142,7 +144,7 @@ fn finish(mut db: SourceDb, default_name: String, confine: Option<Confine>) -> C
         next += 1;
         let p = sandtable_grammar::parse(&db.file(id).text);
         for e in &p.errors {
-            let mut d = Diagnostic::error(e.code, id, e.span, e.message.clone()).label("here");
+            let mut d = Diagnostic::new(e.code, id, e.span, e.message.clone()).label("here");
             if let Some(h) = &e.help {
                 d = d.help(h.clone());
             }
@@ -164,8 +166,8 @@ fn finish(mut db: SourceDb, default_name: String, confine: Option<Confine>) -> C
                         None => {
                             let names: Vec<&str> = STDLIB.iter().map(|(n, _)| *n).collect();
                             diags.push(
-                                Diagnostic::error(
-                                    "sand::resolve::import-not-found",
+                                Diagnostic::new(
+                                    Code::ResolveImportNotFound,
                                     id,
                                     name.span,
                                     format!("no standard module `std::{}`", name.name),
@@ -203,8 +205,8 @@ fn finish(mut db: SourceDb, default_name: String, confine: Option<Confine>) -> C
                         && target.exists()
                     {
                         diags.push(
-                            Diagnostic::error(
-                                "sand::resolve::import-outside",
+                            Diagnostic::new(
+                                Code::ResolveImportOutside,
                                 id,
                                 s.span,
                                 format!(
@@ -223,8 +225,8 @@ fn finish(mut db: SourceDb, default_name: String, confine: Option<Confine>) -> C
                     }
                     if let Err(e) = db.load_file(&target, display) {
                         diags.push(
-                            Diagnostic::error(
-                                "sand::resolve::import-not-found",
+                            Diagnostic::new(
+                                Code::ResolveImportNotFound,
                                 id,
                                 s.span,
                                 format!("cannot import \"{}\": {e}", s.value),
@@ -250,8 +252,8 @@ fn finish(mut db: SourceDb, default_name: String, confine: Option<Confine>) -> C
         .collect();
     for extra in rulesets.iter().skip(1) {
         diags.push(
-            Diagnostic::error(
-                "sand::config::duplicate-ruleset",
+            Diagnostic::new(
+                Code::ConfigDuplicateRuleset,
                 extra.0,
                 extra.1,
                 "a ruleset has one `ruleset` block; this is another",
@@ -261,7 +263,7 @@ fn finish(mut db: SourceDb, default_name: String, confine: Option<Confine>) -> C
             .help("keep one `ruleset \"Name\" { … }` per folder"),
         );
     }
-    let partial = diags.iter().any(|d| d.code == "sand::parse::syntax");
+    let partial = diags.iter().any(|d| d.code == Code::ParseSyntax);
     let (mut program, mut more) = lower::lower(&db, &parsed, partial);
     diags.append(&mut more);
     program.name = rulesets
@@ -279,7 +281,7 @@ fn finish(mut db: SourceDb, default_name: String, confine: Option<Confine>) -> C
         });
     // The standard library is not the user's to fix: its own unused helpers are not news.
     diags.retain(|d| {
-        !(d.code == "sand::lint::unused" && db.file(d.primary.file).name.starts_with("std/"))
+        !(d.code == Code::LintUnused && db.file(d.primary.file).name.starts_with("std/"))
     });
     diagnostic::sort(&mut diags);
     Compiled {

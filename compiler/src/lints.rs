@@ -3,7 +3,7 @@
 
 use sandtable_grammar::ast::{self, Span};
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{self, KeyPattern, Value};
 use crate::lower::{Lowerer, expr::Typed, expr::compare_reach};
 use crate::reach::Reach;
@@ -105,8 +105,8 @@ pub(crate) fn bands(
             if reach.meets(lo, hi) == Some(false) {
                 let (rlo, rhi) = reach.bounds();
                 lw.diags.push(
-                    Diagnostic::warning(
-                        "sand::lint::unreachable-band",
+                    Diagnostic::new(
+                        Code::LintUnreachableBand,
                         file,
                         ap.span,
                         format!(
@@ -145,8 +145,8 @@ pub(crate) fn bands(
                 let empty = matches!((olo, ohi), (Some(l), Some(h)) if l > h);
                 if !empty && reach.meets(olo, ohi) != Some(false) {
                     lw.diags.push(
-                        Diagnostic::warning(
-                            "sand::lint::band-overlap",
+                        Diagnostic::new(
+                            Code::LintBandOverlap,
                             file,
                             ap.span,
                             format!("bands overlap on {}", show_range(olo, ohi, n)),
@@ -179,8 +179,8 @@ pub(crate) fn bands(
     };
     if !gaps.is_empty() {
         lw.diags.push(
-            Diagnostic::warning(
-                "sand::lint::band-gap",
+            Diagnostic::new(
+                Code::LintBandGap,
                 file,
                 span,
                 format!("no band covers {}", runs(&gaps, n)),
@@ -223,8 +223,8 @@ pub(crate) fn comparison(
     match compare_reach(op, &l.reach, &r.reach) {
         Some(false) => {
             lw.diags.push(
-                Diagnostic::warning(
-                    "sand::lint::unreachable-target",
+                Diagnostic::new(
+                    Code::LintUnreachableTarget,
                     file,
                     span,
                     format!(
@@ -241,8 +241,8 @@ pub(crate) fn comparison(
         }
         Some(true) => {
             lw.diags.push(
-                Diagnostic::warning(
-                    "sand::lint::certain-target",
+                Diagnostic::new(
+                    Code::LintCertainTarget,
                     file,
                     span,
                     format!(
@@ -275,8 +275,8 @@ pub(crate) fn comparison(
     for (a, b, which) in [(&ll, &rl, "lowest"), (&lh, &rh, "highest")] {
         if let Some(v) = compare_reach(op, a, b) {
             lw.diags.push(
-                Diagnostic::warning(
-                    "sand::lint::stack-outside-die",
+                Diagnostic::new(
+                    Code::LintStackOutsideDie,
                     file,
                     span,
                     format!(
@@ -303,8 +303,8 @@ pub(crate) fn never_holds(lw: &mut Lowerer, file: FileId, span: Span, proc: &str
         _ => format!("`{proc}` can never get past it"),
     };
     lw.diags.push(
-        Diagnostic::warning(
-            "sand::lint::never-holds",
+        Diagnostic::new(
+            Code::LintNeverHolds,
             file,
             span,
             format!("this requirement never holds: {what}"),
@@ -374,8 +374,8 @@ pub(crate) fn same_outcome(lw: &mut Lowerer, file: FileId, id: u32, span: Span) 
         .trim_end_matches(')')
         .to_string();
     lw.diags.push(
-        Diagnostic::warning(
-            "sand::lint::same-outcome",
+        Diagnostic::new(
+            Code::LintSameOutcome,
             file,
             span,
             format!("`{name}` gives `{outcome}` whatever its inputs"),
@@ -395,8 +395,8 @@ pub(crate) fn stack_entries(
     for (e, span) in entries {
         if let Some(ir::Expr::Const(Value::Bool(false))) = &e.when {
             lw.diags.push(
-                Diagnostic::warning(
-                    "sand::lint::dead-modifier",
+                Diagnostic::new(
+                    Code::LintDeadModifier,
                     file,
                     *span,
                     format!("modifier \"{}\" never applies", e.label),
@@ -407,8 +407,8 @@ pub(crate) fn stack_entries(
         }
         if matches!(&e.value, ir::Expr::Const(Value::Int(0))) {
             lw.diags.push(
-                Diagnostic::warning(
-                    "sand::lint::dead-modifier",
+                Diagnostic::new(
+                    Code::LintDeadModifier,
                     file,
                     *span,
                     format!("modifier \"{}\" is 0", e.label),
@@ -438,8 +438,8 @@ pub(crate) fn table(lw: &mut Lowerer, file: FileId, id: u32, t: &ast::Table) {
         .filter(|c| matches!(c, Value::Unknown(_)))
         .count();
     if total > 0 && unknown == total {
-        let mut d = Diagnostic::warning(
-            "sand::lint::empty-table",
+        let mut d = Diagnostic::new(
+            Code::LintEmptyTable,
             file,
             t.name.span,
             format!(
@@ -460,8 +460,8 @@ pub(crate) fn table(lw: &mut Lowerer, file: FileId, id: u32, t: &ast::Table) {
         lw.diags.push(d);
     } else if unknown > 0 {
         lw.diags.push(
-            Diagnostic::warning(
-                "sand::lint::partly-empty-table",
+            Diagnostic::new(
+                Code::LintPartlyEmptyTable,
                 file,
                 t.name.span,
                 format!(
@@ -504,8 +504,8 @@ pub(crate) fn table(lw: &mut Lowerer, file: FileId, id: u32, t: &ast::Table) {
                 .collect();
             if !missing.is_empty() && !tb.rows.is_empty() {
                 lw.diags.push(
-                    Diagnostic::warning(
-                        "sand::lint::table-uncovered-face",
+                    Diagnostic::new(
+                        Code::LintTableUncoveredFace,
                         file,
                         name.span,
                         format!(
@@ -526,8 +526,8 @@ pub(crate) fn table(lw: &mut Lowerer, file: FileId, id: u32, t: &ast::Table) {
                         .any(|f| lo.is_none_or(|l| *f >= l) && hi.is_none_or(|h| *f <= h))
                 {
                     lw.diags.push(
-                        Diagnostic::warning(
-                            "sand::lint::unreachable-band",
+                        Diagnostic::new(
+                            Code::LintUnreachableBand,
                             file,
                             ar.keys.first().map_or(ar.span, |k| k.span),
                             format!(

@@ -1,7 +1,7 @@
 //! Numbering and cross-reference checks over the section tree: gaps, duplicates, numbers out
 //! of order, references to rules that were never printed or were printed twice.
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::SectionId;
 use crate::lower::Lowerer;
 
@@ -135,8 +135,8 @@ fn check_group(lw: &mut Lowerer, parent: Option<SectionId>, children: &[SectionI
             let (ff, fs) = lw.section_sites[first as usize];
             let title = s.title.clone().unwrap_or_default();
             lw.diags.push(
-                Diagnostic::warning(
-                    "sand::lint::duplicate-number",
+                Diagnostic::new(
+                    Code::LintDuplicateNumber,
                     file,
                     span,
                     format!(
@@ -204,7 +204,7 @@ fn check_group(lw: &mut Lowerer, parent: Option<SectionId>, children: &[SectionI
                     missing.join(", ")
                 )
             };
-            let mut d = Diagnostic::warning("sand::lint::numbering-gap", file, span, msg)
+            let mut d = Diagnostic::new(Code::LintNumberingGap, file, span, msg)
                 .label(format!("numbering jumps to {last}"))
                 .help("keep the book's numbering as printed; this reports a gap in the book (or a section not yet encoded)");
             if let Some((_, pc)) = prev {
@@ -220,8 +220,8 @@ fn check_group(lw: &mut Lowerer, parent: Option<SectionId>, children: &[SectionI
             };
             if out_of_order {
                 lw.diags.push(
-                    Diagnostic::warning(
-                        "sand::lint::numbering-order",
+                    Diagnostic::new(
+                        Code::LintNumberingOrder,
                         file,
                         span,
                         format!(
@@ -278,7 +278,7 @@ fn check_references(lw: &mut Lowerer) {
                     split_reference(&r.text).join(".")
                 };
                 lw.diags.push(
-                    Diagnostic::warning("sand::lint::dangling-reference", *file, r.span, format!("reference to {shown}, which does not exist"))
+                    Diagnostic::new(Code::LintDanglingReference, *file, r.span, format!("reference to {shown}, which does not exist"))
                         .label("points at nothing")
                         .help("the book cites a rule that is not printed (or not yet encoded); keep the reference as printed"),
                 );
@@ -290,8 +290,8 @@ fn check_references(lw: &mut Lowerer) {
                 } else {
                     split_reference(&r.text).join(".")
                 };
-                let mut d = Diagnostic::warning(
-                    "sand::lint::ambiguous-reference",
+                let mut d = Diagnostic::new(
+                    Code::LintAmbiguousReference,
                     *file,
                     r.span,
                     format!(

@@ -4,6 +4,7 @@
 use pest::iterators::{Pair, Pairs};
 
 use crate::ast::*;
+use crate::codes::Code;
 use crate::parser::{MAX_EXPR_TOKENS, ParseError, Rule, pratt};
 
 struct Cx {
@@ -785,7 +786,7 @@ impl Cx {
         let tokens = p.clone().into_inner().count();
         if tokens > MAX_EXPR_TOKENS {
             self.errors.borrow_mut().push(ParseError {
-                code: "sand::parse::too-long",
+                code: Code::ParseTooLong,
                 message: format!("this expression has {tokens} operands and operators; the limit is {MAX_EXPR_TOKENS}"),
                 span,
                 help: Some("split it with `let` into smaller parts".into()),
@@ -1039,7 +1040,7 @@ impl Cx {
 
     fn number_error(&self, message: String, span: Span) -> i64 {
         self.errors.borrow_mut().push(ParseError {
-            code: "sand::parse::number-too-large",
+            code: Code::ParseNumberTooLarge,
             message,
             span,
             help: Some("write a smaller number; no game quantity needs more than 18 digits".into()),

@@ -6,8 +6,10 @@
 
 pub mod ast;
 mod build;
+pub mod codes;
 mod parser;
 
+pub use codes::{Code, Severity};
 pub use parser::{
     MAX_NESTING, MAX_PARSE_ERRORS, MAX_SOURCE_BYTES, ParseError, Parsed, SYNTAX, parse,
 };

@@ -8,6 +8,7 @@ use pest::Parser;
 use pest::pratt_parser::{Assoc, Op, PrattParser};
 
 use crate::ast::*;
+use crate::codes::Code;
 use crate::build::{build_item, build_section_head};
 
 #[derive(pest_derive::Parser)]
@@ -27,12 +28,12 @@ pub const MAX_NESTING: usize = 256;
 pub const MAX_PARSE_ERRORS: usize = 100;
 
 /// The code of an ordinary syntax error.
-pub const SYNTAX: &str = "sand::parse::syntax";
+pub const SYNTAX: Code = Code::ParseSyntax;
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ParseError {
     /// A stable diagnostic code (`sand::parse::…`).
-    pub code: &'static str,
+    pub code: Code,
     pub message: String,
     pub span: Span,
     pub help: Option<String>,
@@ -77,7 +78,7 @@ fn parse_counting(src: &str) -> (Parsed, usize) {
     let mut out = Parsed::default();
     if src.len() > MAX_SOURCE_BYTES {
         out.errors.push(ParseError {
-            code: "sand::parse::too-large",
+            code: Code::ParseTooLarge,
             message: format!(
                 "file is {} bytes; the limit is {} bytes",
                 src.len(),
@@ -118,7 +119,7 @@ fn cap_errors(errors: &mut Vec<ParseError>) {
     let first_hidden = errors[MAX_PARSE_ERRORS].span;
     errors.truncate(MAX_PARSE_ERRORS);
     errors.push(ParseError {
-        code: "sand::parse::too-many-errors",
+        code: Code::ParseTooManyErrors,
         message: format!(
             "{more} more syntax error{} from here on are not shown",
             if more == 1 { "" } else { "s" }
@@ -151,7 +152,7 @@ fn nesting_error(src: &str) -> Option<ParseError> {
                 depth += 1;
                 if depth > MAX_NESTING {
                     return Some(ParseError {
-                        code: "sand::parse::too-deep",
+                        code: Code::ParseTooDeep,
                         message: format!("brackets nested more than {MAX_NESTING} deep"),
                         span: Span::new(i, i + 1),
                         help: Some("flatten the expression or split the block".into()),
@@ -227,7 +228,7 @@ impl Recovery<'_> {
                     return (items, pos + 1);
                 } else {
                     self.errors.push(ParseError {
-                        code: "sand::parse::unmatched-brace",
+                        code: Code::ParseUnmatchedBrace,
                         message: "this `}` closes nothing".into(),
                         span: Span::new(pos, pos + 1),
                         help: Some(
@@ -312,7 +313,7 @@ impl Recovery<'_> {
             return next;
         };
         self.errors.push(ParseError {
-            code: "sand::parse::unterminated-comment",
+            code: Code::ParseUnterminatedComment,
             message: "this `/*` comment is never closed".into(),
             span: Span::new(at, at + 2),
             help: Some(
@@ -519,7 +520,7 @@ fn convert_error(
     let at = base + error_offset(e);
     if src[at.min(src.len())..].starts_with("/*") && last_comment_close.is_none_or(|c| c < at + 2) {
         return ParseError {
-            code: "sand::parse::unterminated-comment",
+            code: Code::ParseUnterminatedComment,
             message: "this `/*` comment is never closed".into(),
             span: Span::new(at, at + 2),
             help: Some(
@@ -817,7 +818,7 @@ mod tests {
     fn an_unclosed_comment_at_the_start_is_an_error_and_the_items_after_it_are_read() {
         let p = parse("/* setup\nside us \"US\"\nresolve r() { result 1 }\n");
         assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
-        assert_eq!(p.errors[0].code, "sand::parse::unterminated-comment");
+        assert_eq!(p.errors[0].code, Code::ParseUnterminatedComment);
         assert_eq!(p.errors[0].span, Span::new(0, 2));
         assert_eq!(side_names(&p.file), ["us", "r"]);
     }
@@ -826,7 +827,7 @@ mod tests {
     fn an_unclosed_comment_inside_an_item_is_named() {
         let p = parse("side us \"US\"\nresolve r() { /* half\n result 1 }\nside nva\n");
         assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
-        assert_eq!(p.errors[0].code, "sand::parse::unterminated-comment");
+        assert_eq!(p.errors[0].code, Code::ParseUnterminatedComment);
         assert_eq!(side_names(&p.file), ["us", "nva"]);
     }
 
@@ -835,7 +836,7 @@ mod tests {
         let src = "side us \"US\"\n}\nresolve r() { result 1 }\n";
         let p = parse(src);
         assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
-        assert_eq!(p.errors[0].code, "sand::parse::unmatched-brace");
+        assert_eq!(p.errors[0].code, Code::ParseUnmatchedBrace);
         assert_eq!(p.errors[0].span, Span::new(13, 14));
         assert_eq!(side_names(&p.file), ["us", "r"]);
         let p = parse("}\nside us\n");
@@ -885,7 +886,7 @@ mod tests {
         );
         assert_eq!(p.errors.len(), MAX_PARSE_ERRORS + 1);
         let last = p.errors.last().unwrap();
-        assert_eq!(last.code, "sand::parse::too-many-errors");
+        assert_eq!(last.code, Code::ParseTooManyErrors);
         assert!(
             last.message.starts_with(&format!(
                 "{} more syntax errors",
@@ -916,7 +917,7 @@ mod tests {
         let src = "resolve r() { result 99999999999999999999 }\n";
         let p = parse(src);
         assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
-        assert_eq!(p.errors[0].code, "sand::parse::number-too-large");
+        assert_eq!(p.errors[0].code, Code::ParseNumberTooLarge);
         assert_eq!(
             &src[p.errors[0].span.start..p.errors[0].span.end],
             "99999999999999999999"

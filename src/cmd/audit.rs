@@ -48,16 +48,11 @@ pub fn run(args: Args) -> u8 {
         let id = db.add(SourceFile::new(path.display().to_string(), None, text));
         for f in findings {
             let span = sandtable_grammar::ast::Span::new(f.span.start, f.span.end);
-            let mut d = match f.severity {
-                sandtable_audit::Severity::Warning => {
-                    Diagnostic::warning(f.code, id, span, f.message)
-                }
-                sandtable_audit::Severity::Advice => {
-                    let mut d = Diagnostic::warning(f.code, id, span, f.message);
-                    d.severity = Severity::Advice;
-                    d
-                }
+            let severity = match f.severity {
+                sandtable_audit::Severity::Warning => Severity::Warning,
+                sandtable_audit::Severity::Advice => Severity::Advice,
             };
+            let mut d = Diagnostic::audit(severity, f.code, id, span, f.message);
             d = d.label(f.label);
             if let Some(h) = f.help {
                 d = d.help(h);

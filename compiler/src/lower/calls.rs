@@ -4,7 +4,7 @@ use sandtable_grammar::ast::{self, ExprKind, Span};
 
 use super::expr::{HOST_FUNCTIONS, MAX_POOL, Scope, Typed, numeric};
 use super::{Lowerer, Sym};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{self, Builtin, Expr, Type, Value};
 use crate::reach::{Reach, floor_div};
 use crate::source::FileId;
@@ -39,8 +39,8 @@ impl<'a> Lowerer<'a> {
                 }
                 Some(other) => {
                     self.diags.push(
-                        Diagnostic::error(
-                            "sand::type::not-callable",
+                        Diagnostic::new(
+                            Code::TypeNotCallable,
                             file,
                             callee.span,
                             format!("`{name}` is a {}, not something to call", other.describe()),
@@ -63,8 +63,8 @@ impl<'a> Lowerer<'a> {
         if let Some((_, min, max)) = HOST_FUNCTIONS.iter().find(|(n, _, _)| *n == name) {
             if args.len() < *min || args.len() > *max {
                 self.diags.push(
-                    Diagnostic::error(
-                        "sand::type::arity",
+                    Diagnostic::new(
+                        Code::TypeArity,
                         file,
                         span,
                         format!(
@@ -91,8 +91,8 @@ impl<'a> Lowerer<'a> {
             {
                 let d = if self.distance_ty == Type::Length {
                     let help = self.length_help(&radius.expr);
-                    Diagnostic::error(
-                        "sand::type::mismatch",
+                    Diagnostic::new(
+                        Code::TypeMismatch,
                         file,
                         args[1].value.span,
                         format!("`{name}` on a table takes a length as its radius"),
@@ -100,8 +100,8 @@ impl<'a> Lowerer<'a> {
                     .label("a plain number")
                     .help(help)
                 } else {
-                    Diagnostic::error(
-                        "sand::type::mismatch",
+                    Diagnostic::new(
+                        Code::TypeMismatch,
                         file,
                         args[1].value.span,
                         format!("`{name}` on a hex board takes a number of hexes as its radius"),
@@ -162,8 +162,8 @@ impl<'a> Lowerer<'a> {
         // A definition with a syntax error: that error is the one to fix.
         if !self.broken.contains(name) {
             self.diags.push(
-                Diagnostic::error(
-                    "sand::resolve::unknown-name",
+                Diagnostic::new(
+                    Code::ResolveUnknownName,
                     file,
                     callee.span,
                     format!("cannot find function `{name}`"),
@@ -199,8 +199,8 @@ impl<'a> Lowerer<'a> {
                     None => {
                         let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
                         self.diags.push(
-                            Diagnostic::error(
-                                "sand::type::arity",
+                            Diagnostic::new(
+                                Code::TypeArity,
                                 file,
                                 n.span,
                                 format!("`{}` has no parameter `{}`", callee.name, n.name),
@@ -218,8 +218,8 @@ impl<'a> Lowerer<'a> {
             };
             if idx >= params.len() {
                 self.diags.push(
-                    Diagnostic::error(
-                        "sand::type::arity",
+                    Diagnostic::new(
+                        Code::TypeArity,
                         file,
                         a.value.span,
                         format!("`{}` takes {} argument(s)", callee.name, params.len()),
@@ -243,8 +243,8 @@ impl<'a> Lowerer<'a> {
             if !ok {
                 let (pn, tn) = (self.type_name(&p.ty), self.type_name(&t.ty));
                 self.diags.push(
-                    Diagnostic::error(
-                        "sand::type::mismatch",
+                    Diagnostic::new(
+                        Code::TypeMismatch,
                         file,
                         a.value.span,
                         format!(
@@ -279,8 +279,8 @@ impl<'a> Lowerer<'a> {
                     }
                     None => {
                         self.diags.push(
-                            Diagnostic::error(
-                                "sand::type::arity",
+                            Diagnostic::new(
+                                Code::TypeArity,
                                 file,
                                 span,
                                 format!("`{}` needs argument `{}`", callee.name, params[i].name),
@@ -427,8 +427,8 @@ impl<'a> Lowerer<'a> {
                 arity.to_string()
             };
             self.diags.push(
-                Diagnostic::error(
-                    "sand::type::arity",
+                Diagnostic::new(
+                    Code::TypeArity,
                     file,
                     span,
                     format!(
@@ -458,8 +458,8 @@ impl<'a> Lowerer<'a> {
             };
             if die.is_none() {
                 lw.diags.push(
-                    Diagnostic::error(
-                        "sand::type::not-a-die",
+                    Diagnostic::new(
+                        Code::TypeNotADie,
                         file,
                         a.span,
                         format!("`{}` needs a die as its {which} argument", callee.name),
@@ -484,8 +484,8 @@ impl<'a> Lowerer<'a> {
                 let (nlo, nhi) = n.reach.bounds();
                 if nhi.is_some_and(|h| h > MAX_POOL) || nlo.is_some_and(|l| l < 0) {
                     self.diags.push(
-                        Diagnostic::error(
-                            "sand::limit::too-large",
+                        Diagnostic::new(
+                            Code::LimitTooLarge,
                             file,
                             args[0].value.span,
                             format!(
@@ -554,8 +554,8 @@ impl<'a> Lowerer<'a> {
         let pool_arg = |lw: &mut Self, i: usize| {
             if !matches!(lowered[i].ty, Type::Pool | Type::Any) {
                 lw.diags.push(
-                    Diagnostic::error(
-                        "sand::type::mismatch",
+                    Diagnostic::new(
+                        Code::TypeMismatch,
                         file,
                         args[i].value.span,
                         format!("`{}` needs a dice pool here", callee.name),
@@ -648,8 +648,8 @@ impl Lowerer<'_> {
     ) -> Typed {
         let [arg] = args else {
             self.diags.push(
-                Diagnostic::error(
-                    "sand::type::arity",
+                Diagnostic::new(
+                    Code::TypeArity,
                     file,
                     span,
                     format!("`applicable` takes 1 argument; {} given", args.len()),
@@ -661,8 +661,8 @@ impl Lowerer<'_> {
         };
         if !matches!(arg.value.kind, ExprKind::Index { .. }) {
             self.diags.push(
-                Diagnostic::error(
-                    "sand::type::mismatch",
+                Diagnostic::new(
+                    Code::TypeMismatch,
                     file,
                     arg.value.span,
                     "`applicable` tests a table cell",
@@ -735,8 +735,8 @@ impl Lowerer<'_> {
             }
             "any" | "all" => {
                 self.diags.push(
-                    Diagnostic::error(
-                        "sand::type::arity",
+                    Diagnostic::new(
+                        Code::TypeArity,
                         file,
                         span,
                         format!("`{name}` takes `NAME in LIST` and a condition"),
@@ -757,8 +757,8 @@ impl Lowerer<'_> {
         };
         if args.len() != want {
             self.diags.push(
-                Diagnostic::error(
-                    "sand::type::arity",
+                Diagnostic::new(
+                    Code::TypeArity,
                     file,
                     span,
                     format!("`{name}` takes {want} argument(s); {} given", args.len()),
@@ -786,8 +786,8 @@ impl Lowerer<'_> {
             other => {
                 let tn = self.type_name(other);
                 self.diags.push(
-                    Diagnostic::error(
-                        "sand::type::mismatch",
+                    Diagnostic::new(
+                        Code::TypeMismatch,
                         file,
                         list_ast.span,
                         format!("`{name}` needs a list; this is {tn}"),
@@ -909,8 +909,8 @@ impl Lowerer<'_> {
             && lo > *fmax
         {
             self.diags.push(
-                Diagnostic::warning(
-                    "sand::lint::unreachable-target",
+                Diagnostic::new(
+                    Code::LintUnreachableTarget,
                     file,
                     span,
                     format!(
@@ -926,8 +926,8 @@ impl Lowerer<'_> {
             && hi <= *fmin
         {
             self.diags.push(
-                Diagnostic::warning(
-                    "sand::lint::certain-target",
+                Diagnostic::new(
+                    Code::LintCertainTarget,
                     file,
                     span,
                     format!(

@@ -5,7 +5,7 @@
 use sandtable_grammar::ast::{self, ExprKind};
 
 use super::{Lowerer, Scope, Sym};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{self, Expr, Value};
 use crate::source::FileId;
 
@@ -257,8 +257,8 @@ impl<'a> Lowerer<'a> {
         if sch.is_none() && !free_block(kw) {
             let allowed: Vec<&str> = parent.map(|p| p.blocks.to_vec()).unwrap_or_default();
             self.diags.push(
-                Diagnostic::error(
-                    "sand::config::unknown-block",
+                Diagnostic::new(
+                    Code::ConfigUnknownBlock,
                     file,
                     c.keyword.span,
                     format!("unknown block `{kw}`"),
@@ -275,8 +275,8 @@ impl<'a> Lowerer<'a> {
         if let (Some(sch), Some(scheme)) = (sch, &c.scheme) {
             if sch.schemes.is_empty() {
                 self.diags.push(
-                    Diagnostic::error(
-                        "sand::config::unknown-scheme",
+                    Diagnostic::new(
+                        Code::ConfigUnknownScheme,
                         file,
                         scheme.span,
                         format!("`{kw}` takes no `: scheme`"),
@@ -286,8 +286,8 @@ impl<'a> Lowerer<'a> {
                 );
             } else if !sch.schemes.contains(&scheme.name.as_str()) {
                 self.diags.push(
-                    Diagnostic::error(
-                        "sand::config::unknown-scheme",
+                    Diagnostic::new(
+                        Code::ConfigUnknownScheme,
                         file,
                         scheme.span,
                         format!("unknown {kw} scheme `{}`", scheme.name),
@@ -316,8 +316,8 @@ impl<'a> Lowerer<'a> {
                     if let Some(sch) = sch
                         && !sch.properties.contains(&key.name.as_str())
                     {
-                        let mut d = Diagnostic::error(
-                            "sand::config::unknown-property",
+                        let mut d = Diagnostic::new(
+                            Code::ConfigUnknownProperty,
                             file,
                             key.span,
                             format!("`{kw}` has no property `{}`", key.name),
@@ -361,8 +361,8 @@ impl<'a> Lowerer<'a> {
                     let allowed =
                         sch.is_none_or(|s| s.blocks.contains(&inner.keyword.name.as_str()));
                     if !allowed && !known {
-                        let d = Diagnostic::error(
-                            "sand::config::unknown-block",
+                        let d = Diagnostic::new(
+                            Code::ConfigUnknownBlock,
                             file,
                             inner.keyword.span,
                             format!("`{kw}` has no block `{}`", inner.keyword.name),
@@ -424,8 +424,8 @@ impl<'a> Lowerer<'a> {
             match &v.value.kind {
                 ExprKind::List(xs) if xs.is_empty() => {
                     self.diags.push(
-                        Diagnostic::error(
-                            "sand::config::bad-order",
+                        Diagnostic::new(
+                            Code::ConfigBadOrder,
                             file,
                             v.value.span,
                             format!("`{}:` lists no side", key.name),
@@ -453,8 +453,8 @@ impl<'a> Lowerer<'a> {
             if let Some((_, first)) = seen.iter().find(|(s, _)| s == n) {
                 let (line, col) = self.line_of(file, *first);
                 self.diags.push(
-                    Diagnostic::error(
-                        "sand::config::bad-order",
+                    Diagnostic::new(
+                        Code::ConfigBadOrder,
                         file,
                         it.span,
                         format!("side `{n}` is listed twice in `{}:`", key.name),
@@ -538,8 +538,8 @@ impl<'a> Lowerer<'a> {
                             format!("did you mean `{s}`?")
                         });
                     self.diags.push(
-                        Diagnostic::error(
-                            "sand::resolve::unknown-name",
+                        Diagnostic::new(
+                            Code::ResolveUnknownName,
                             file,
                             e.span,
                             format!("cannot find `{n}`"),

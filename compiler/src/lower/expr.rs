@@ -4,7 +4,7 @@
 use sandtable_grammar::ast::{self, ExprKind, Span};
 
 use super::{Lowerer, Sym};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{self, Expr, Type, Value};
 use crate::reach::{Reach, floor_div};
 use crate::source::FileId;
@@ -217,8 +217,8 @@ impl Typed {
         if !ok {
             let t = lw.type_name(&self.ty);
             lw.diags.push(
-                Diagnostic::error(
-                    "sand::type::mismatch",
+                Diagnostic::new(
+                    Code::TypeMismatch,
                     file,
                     span,
                     format!("expected {want}, found {t}"),
@@ -286,8 +286,8 @@ impl<'a> Lowerer<'a> {
             ExprKind::Dice { count, sides } => {
                 if *sides < 1 || *sides > super::items::MAX_FACES {
                     self.diags.push(
-                        Diagnostic::error(
-                            "sand::limit::too-large",
+                        Diagnostic::new(
+                            Code::LimitTooLarge,
                             file,
                             e.span,
                             format!(
@@ -302,8 +302,8 @@ impl<'a> Lowerer<'a> {
                 }
                 if i64::from(*count) > MAX_POOL {
                     self.diags.push(
-                        Diagnostic::error(
-                            "sand::limit::too-large",
+                        Diagnostic::new(
+                            Code::LimitTooLarge,
                             file,
                             e.span,
                             format!("a pool holds at most {MAX_POOL} dice; this one has {count}"),
@@ -339,8 +339,8 @@ impl<'a> Lowerer<'a> {
                         if !numeric(&t.ty) {
                             let tn = self.type_name(&t.ty);
                             self.diags.push(
-                                Diagnostic::error(
-                                    "sand::type::mismatch",
+                                Diagnostic::new(
+                                    Code::TypeMismatch,
                                     file,
                                     e.span,
                                     format!("cannot negate {tn}"),
@@ -422,8 +422,8 @@ impl<'a> Lowerer<'a> {
                         );
                     }
                     self.diags.push(
-                        Diagnostic::error(
-                            "sand::resolve::unknown-name",
+                        Diagnostic::new(
+                            Code::ResolveUnknownName,
                             file,
                             field.span,
                             format!("enum `{n}` has no member `{}`", field.name),
@@ -442,8 +442,8 @@ impl<'a> Lowerer<'a> {
             ExprKind::Index { base, args } => {
                 let ExprKind::Name(tname) = &base.kind else {
                     self.diags.push(
-                        Diagnostic::error(
-                            "sand::type::not-a-table",
+                        Diagnostic::new(
+                            Code::TypeNotATable,
                             file,
                             base.span,
                             "only tables can be indexed",
@@ -465,7 +465,7 @@ impl<'a> Lowerer<'a> {
                             |s| format!("did you mean `{s}`?"),
                         );
                         self.diags.push(
-                            Diagnostic::error("sand::resolve::unknown-name", file, base.span, msg)
+                            Diagnostic::new(Code::ResolveUnknownName, file, base.span, msg)
                                 .label("not a table")
                                 .help(help),
                         );
@@ -480,8 +480,8 @@ impl<'a> Lowerer<'a> {
                     .max(if tb.columns.is_empty() { 1 } else { 2 });
                 if args.len() != nkeys {
                     self.diags.push(
-                        Diagnostic::error(
-                            "sand::type::arity",
+                        Diagnostic::new(
+                            Code::TypeArity,
                             file,
                             e.span,
                             format!("table `{tname}` takes {nkeys} key(s); {} given", args.len()),
@@ -656,8 +656,8 @@ impl<'a> Lowerer<'a> {
             }
             Some(other) => {
                 self.diags.push(
-                    Diagnostic::error(
-                        "sand::type::not-a-value",
+                    Diagnostic::new(
+                        Code::TypeNotAValue,
                         file,
                         span,
                         format!("`{n}` is a {}, not a value", other.describe()),
@@ -680,8 +680,8 @@ impl<'a> Lowerer<'a> {
                     .map(|e| format!("`{}.{n}`", self.program.enums[*e as usize].name))
                     .collect();
                 self.diags.push(
-                    Diagnostic::error(
-                        "sand::resolve::ambiguous-name",
+                    Diagnostic::new(
+                        Code::ResolveAmbiguousName,
                         file,
                         span,
                         format!("`{n}` is a member of several enums"),
@@ -708,8 +708,8 @@ impl<'a> Lowerer<'a> {
             None => "declare it (a parameter, `let`, unit, side, enum member, die…) or check the spelling".to_string(),
         };
         self.diags.push(
-            Diagnostic::error(
-                "sand::resolve::unknown-name",
+            Diagnostic::new(
+                Code::ResolveUnknownName,
                 file,
                 span,
                 format!("cannot find `{n}` in this scope"),
@@ -764,8 +764,8 @@ impl<'a> Lowerer<'a> {
                     None => {
                         let names: Vec<&str> = kd.fields.iter().map(|f| f.name.as_str()).collect();
                         self.diags.push(
-                            Diagnostic::error(
-                                "sand::resolve::unknown-field",
+                            Diagnostic::new(
+                                Code::ResolveUnknownField,
                                 file,
                                 field.span,
                                 format!("kind `{}` has no field `{}`", kd.name, field.name),
@@ -784,8 +784,8 @@ impl<'a> Lowerer<'a> {
             Type::Int | Type::Length | Type::Bool | Type::Pool | Type::Die => {
                 let t = self.type_name(&b.ty);
                 self.diags.push(
-                    Diagnostic::error(
-                        "sand::type::no-fields",
+                    Diagnostic::new(
+                        Code::TypeNoFields,
                         file,
                         field.span,
                         format!("{t} has no fields"),
@@ -834,8 +834,8 @@ impl<'a> Lowerer<'a> {
             (x, y) => {
                 let (xn, yn) = (self.type_name(x), self.type_name(y));
                 self.diags.push(
-                    Diagnostic::error(
-                        "sand::type::mismatch",
+                    Diagnostic::new(
+                        Code::TypeMismatch,
                         file,
                         span,
                         format!("branches have different types: {xn} and {yn}"),
@@ -908,8 +908,8 @@ impl<'a> Lowerer<'a> {
                         };
                         let tn = self.type_name(bad.1);
                         self.diags.push(
-                            Diagnostic::error(
-                                "sand::type::mismatch",
+                            Diagnostic::new(
+                                Code::TypeMismatch,
                                 file,
                                 bad.0,
                                 format!("`{}` needs numbers; this is {tn}", op.symbol()),
@@ -937,8 +937,8 @@ impl<'a> Lowerer<'a> {
                             let bare = if l.ty == Type::Length { &r } else { &l };
                             let help = self.length_help(&bare.expr);
                             self.diags.push(
-                                Diagnostic::error(
-                                    "sand::type::mismatch",
+                                Diagnostic::new(
+                                    Code::TypeMismatch,
                                     file,
                                     span,
                                     "cannot mix a length and a plain number",
@@ -1012,15 +1012,15 @@ impl<'a> Lowerer<'a> {
                         && numeric(&r.ty);
                     let (code, help) = if lengthy {
                         let bare = if l.ty == Type::Length { &r } else { &l };
-                        ("sand::type::mismatch", self.length_help(&bare.expr))
+                        (Code::TypeMismatch, self.length_help(&bare.expr))
                     } else {
                         (
-                            "sand::type::mismatch",
+                            Code::TypeMismatch,
                             "compare values of the same type".to_string(),
                         )
                     };
                     self.diags.push(
-                        Diagnostic::error(
+                        Diagnostic::new(
                             code,
                             file,
                             span,

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use sandtable_grammar::ast::{self, ExprKind, Span};
 
 use super::{Located, Lowerer, Scope, Sym};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{self, Type, Value};
 use crate::source::FileId;
 
@@ -37,8 +37,8 @@ impl<'a> Lowerer<'a> {
                     for m in &e.members {
                         if members.contains(&m.name) {
                             self.diags.push(
-                                Diagnostic::error(
-                                    "sand::resolve::duplicate-definition",
+                                Diagnostic::new(
+                                    Code::ResolveDuplicateDefinition,
                                     f,
                                     m.span,
                                     format!("`{}` is listed twice in enum `{}`", m.name, e.name.name),
@@ -146,8 +146,8 @@ impl<'a> Lowerer<'a> {
                 | ast::ItemKind::See(_)
                 | ast::ItemKind::Section(_) => {}
                 ast::ItemKind::Assume(a) => self.diags.push(
-                    Diagnostic::error(
-                        "sand::resolve::assume-outside-assumptions",
+                    Diagnostic::new(
+                        Code::ResolveAssumeOutsideAssumptions,
                         f,
                         a.path.span,
                         "`assume` belongs in an assumptions file, not in the ruleset",
@@ -241,8 +241,8 @@ impl<'a> Lowerer<'a> {
                         Some(Sym::Kind(k)) => Type::Entity(Some(k)),
                         Some(s) => {
                             self.diags.push(
-                                Diagnostic::error(
-                                    "sand::type::not-a-type",
+                                Diagnostic::new(
+                                    Code::TypeNotAType,
                                     file,
                                     n.span,
                                     format!("`{other}` is a {}, not a type", s.describe()),
@@ -255,8 +255,8 @@ impl<'a> Lowerer<'a> {
                         // Its definition has a syntax error, reported already.
                         None if self.broken.contains(other) => Type::Any,
                         None => {
-                            let mut d = Diagnostic::error(
-                                "sand::resolve::unknown-type",
+                            let mut d = Diagnostic::new(
+                                Code::ResolveUnknownType,
                                 file,
                                 n.span,
                                 format!("unknown type `{other}`"),
@@ -284,8 +284,8 @@ impl<'a> Lowerer<'a> {
         for fd in &k.fields {
             if fields.iter().any(|f| f.name == fd.name.name) {
                 self.diags.push(
-                    Diagnostic::error(
-                        "sand::resolve::duplicate-definition",
+                    Diagnostic::new(
+                        Code::ResolveDuplicateDefinition,
                         file,
                         fd.name.span,
                         format!(
@@ -324,8 +324,8 @@ impl<'a> Lowerer<'a> {
                     Value::Int(n) => Some(n),
                     _ => {
                         self.diags.push(
-                            Diagnostic::error(
-                                "sand::type::mismatch",
+                            Diagnostic::new(
+                                Code::TypeMismatch,
                                 file,
                                 e.span,
                                 "a die face must be an integer",
@@ -362,7 +362,7 @@ impl<'a> Lowerer<'a> {
             .find(|f| f.unsigned_abs() > MAX_FACE_VALUE as u64)
         {
             self.diags.push(
-                Diagnostic::error("sand::limit::too-large", file, d.faces.span, format!("a die face is at most {MAX_FACE_VALUE} in size; this one is {f}"))
+                Diagnostic::new(Code::LimitTooLarge, file, d.faces.span, format!("a die face is at most {MAX_FACE_VALUE} in size; this one is {f}"))
                     .label("face too large")
                     .help("dice faces are small numbers; scale the value elsewhere (a modifier or a multiplier)"),
             );
@@ -371,8 +371,8 @@ impl<'a> Lowerer<'a> {
         }
         if faces.is_empty() || faces.len() > MAX_FACES as usize {
             self.diags.push(
-                Diagnostic::error(
-                    "sand::type::bad-die",
+                Diagnostic::new(
+                    Code::TypeBadDie,
                     file,
                     d.faces.span,
                     format!("a die needs 1 to {MAX_FACES} faces"),
@@ -403,8 +403,8 @@ impl<'a> Lowerer<'a> {
         for p in params {
             if out.iter().any(|q| q.name == p.name.name) {
                 self.diags.push(
-                    Diagnostic::error(
-                        "sand::resolve::duplicate-definition",
+                    Diagnostic::new(
+                        Code::ResolveDuplicateDefinition,
                         file,
                         p.name.span,
                         format!("parameter `{}` is declared twice", p.name.name),
@@ -500,7 +500,7 @@ impl<'a> Lowerer<'a> {
 
     fn not_constant(&mut self, file: FileId, span: Span) -> Value {
         self.diags.push(
-            Diagnostic::error("sand::type::not-constant", file, span, "expected a constant value here")
+            Diagnostic::new(Code::TypeNotConstant, file, span, "expected a constant value here")
                 .label("computed value")
                 .help("stat lines, table cells and defaults hold literals: numbers, lengths, names, lists, ranges or `?`"),
         );
@@ -516,8 +516,8 @@ impl<'a> Lowerer<'a> {
     ) -> (Option<i64>, Option<i64>) {
         let ExprKind::Range { lo, hi, inclusive } = &e.kind else {
             self.diags.push(
-                Diagnostic::error(
-                    "sand::type::mismatch",
+                Diagnostic::new(
+                    Code::TypeMismatch,
                     file,
                     e.span,
                     "expected a range such as `1..=6`",
@@ -577,8 +577,8 @@ impl<'a> Lowerer<'a> {
             _ => "write the smaller bound first".to_string(),
         };
         self.diags.push(
-            Diagnostic::error(
-                "sand::type::inverted-range",
+            Diagnostic::new(
+                Code::TypeInvertedRange,
                 file,
                 e.span,
                 format!("this {what} range is inverted: its upper bound is below its lower bound, so no value lies in it"),
@@ -670,7 +670,7 @@ impl<'a> Lowerer<'a> {
                     None => "declare the stat line first: `kind NAME { field: type }`".into(),
                 };
                 self.diags.push(
-                    Diagnostic::error("sand::resolve::unknown-name", file, k.span, msg)
+                    Diagnostic::new(Code::ResolveUnknownName, file, k.span, msg)
                         .label("not a kind")
                         .help(help),
                 );
@@ -685,8 +685,8 @@ impl<'a> Lowerer<'a> {
             let v = self.const_value(file, &fi.value, &path, None);
             if given.contains_key(&fi.name.name) {
                 self.diags.push(
-                    Diagnostic::error(
-                        "sand::resolve::duplicate-definition",
+                    Diagnostic::new(
+                        Code::ResolveDuplicateDefinition,
                         file,
                         fi.name.span,
                         format!("field `{}` is given twice", fi.name.name),
@@ -717,8 +717,8 @@ impl<'a> Lowerer<'a> {
                         Some(d) => fields.push((fd.name.clone(), d.clone())),
                         None => {
                             self.diags.push(
-                                Diagnostic::error(
-                                    "sand::resolve::missing-field",
+                                Diagnostic::new(
+                                    Code::ResolveMissingField,
                                     file,
                                     e.name.span,
                                     format!(
@@ -740,8 +740,8 @@ impl<'a> Lowerer<'a> {
                 if let Some((_, span)) = given.remove(&name) {
                     let fd: Vec<&str> = kdef.fields.iter().map(|f| f.name.as_str()).collect();
                     self.diags.push(
-                        Diagnostic::error(
-                            "sand::resolve::unknown-field",
+                        Diagnostic::new(
+                            Code::ResolveUnknownField,
                             file,
                             e.fields
                                 .iter()
@@ -817,8 +817,8 @@ impl<'a> Lowerer<'a> {
                     .get(&name)
                     .map(|d| self.describe_def(d.sym))
                     .unwrap_or_else(|| "a definition".into());
-                let mut d = Diagnostic::error(
-                    "sand::resolve::shadowed-member",
+                let mut d = Diagnostic::new(
+                    Code::ResolveShadowedMember,
                     file,
                     span,
                     format!(
@@ -844,8 +844,8 @@ impl<'a> Lowerer<'a> {
         if !ok {
             let expected = self.type_name(ty);
             self.diags.push(
-                Diagnostic::error(
-                    "sand::type::mismatch",
+                Diagnostic::new(
+                    Code::TypeMismatch,
                     file,
                     span,
                     format!("`{what}` expects {expected}, found {}", self.value_name(v)),
@@ -924,8 +924,8 @@ impl<'a> Lowerer<'a> {
             });
             if let Some(prev) = seen_labels.insert(en.label.value.to_lowercase(), en.label.span) {
                 self.diags.push(
-                    Diagnostic::warning(
-                        "sand::lint::duplicate-modifier",
+                    Diagnostic::new(
+                        Code::LintDuplicateModifier,
                         file,
                         en.label.span,
                         format!("modifier \"{}\" appears twice in stack `{}`", en.label.value, s.name.name),
@@ -942,8 +942,8 @@ impl<'a> Lowerer<'a> {
                     .join(" ");
                 if let Some(prev) = seen_conds.insert(key.clone(), w.span) {
                     self.diags.push(
-                        Diagnostic::warning(
-                            "sand::lint::duplicate-modifier",
+                        Diagnostic::new(
+                            Code::LintDuplicateModifier,
                             file,
                             w.span,
                             format!(
@@ -999,8 +999,8 @@ impl<'a> Lowerer<'a> {
             .unwrap_or_default();
         if t.keys.len() == 2 && t.columns.is_none() {
             self.diags.push(
-                Diagnostic::error(
-                    "sand::table::missing-columns",
+                Diagnostic::new(
+                    Code::TableMissingColumns,
                     file,
                     t.name.span,
                     format!("table `{}` has two keys but no `columns` line", t.name.name),
@@ -1025,8 +1025,8 @@ impl<'a> Lowerer<'a> {
                             format!("a {}", s.describe())
                         });
                         self.diags.push(
-                            Diagnostic::error(
-                                "sand::resolve::unknown-type",
+                            Diagnostic::new(
+                                Code::ResolveUnknownType,
                                 file,
                                 n.span,
                                 format!("table key `{}` ranges over `{}`, which is {what}", k.name.name, n.name),
@@ -1054,8 +1054,8 @@ impl<'a> Lowerer<'a> {
                     .to_string();
             if let Some((_, prev)) = seen.iter().find(|(l, _)| *l == row_label) {
                 self.diags.push(
-                    Diagnostic::error(
-                        "sand::table::duplicate-key",
+                    Diagnostic::new(
+                        Code::TableDuplicateKey,
                         file,
                         row.keys.first().map_or(row.span, |k| k.span),
                         format!("row `{row_label}` appears twice in table `{}`", t.name.name),
@@ -1089,8 +1089,8 @@ impl<'a> Lowerer<'a> {
                 .collect();
             if cells.len() != width && !(t.keys.len() == 2 && t.columns.is_none()) {
                 self.diags.push(
-                    Diagnostic::error(
-                        "sand::table::row-width",
+                    Diagnostic::new(
+                        Code::TableRowWidth,
                         file,
                         row.span,
                         format!(
@@ -1164,8 +1164,8 @@ impl<'a> Lowerer<'a> {
                         let ((k0, k0s), (k, _)) = (k0, k);
                         let text = &self.db.file(file).text[ac.span.start..ac.span.end];
                         self.diags.push(
-                            Diagnostic::error(
-                                "sand::table::mixed-cells",
+                            Diagnostic::new(
+                                Code::TableMixedCells,
                                 file,
                                 ac.span,
                                 if width_of(t) > 1 {
@@ -1215,8 +1215,8 @@ impl<'a> Lowerer<'a> {
                 ExprKind::Str(s) => ir::KeyPattern::Symbol(s.clone()),
                 _ => {
                     self.diags.push(
-                        Diagnostic::error(
-                            "sand::type::bad-pattern",
+                        Diagnostic::new(
+                            Code::TypeBadPattern,
                             file,
                             p.span,
                             "a pattern is a number, a range, a name or `_`",

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 
 use sandtable_grammar::ast::{self, Span};
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{self, Cite, Program, SectionId};
 use crate::source::{FileId, SourceDb};
 
@@ -262,8 +262,8 @@ impl<'a> Lowerer<'a> {
             let name = self.program.tables[t as usize].name.clone();
             let text = self.db.file(file).text[span.start..span.end].to_string();
             self.diags.push(
-                Diagnostic::warning(
-                    "sand::lint::unchecked-not-applicable",
+                Diagnostic::new(
+                    Code::LintUncheckedNotApplicable,
                     file,
                     span,
                     format!("table `{name}` has `-` cells, and nothing here tests for them"),
@@ -357,8 +357,8 @@ impl<'a> Lowerer<'a> {
         if let Some(prev) = self.globals.get(&name.name) {
             let prev = prev.clone();
             self.diags.push(
-                Diagnostic::error(
-                    "sand::resolve::duplicate-definition",
+                Diagnostic::new(
+                    Code::ResolveDuplicateDefinition,
                     file,
                     name.span,
                     format!(
@@ -484,7 +484,7 @@ impl<'a> Lowerer<'a> {
                 .map(|p| self.program.procs[*p as usize].name.as_str())
                 .collect();
             self.diags.push(
-                Diagnostic::error("sand::type::recursion", def.file, def.span, format!("`{name}` calls itself: {}", chain.join(" → ")))
+                Diagnostic::new(Code::TypeRecursion, def.file, def.span, format!("`{name}` calls itself: {}", chain.join(" → ")))
                     .label("recursive procedure")
                     .help("every program must end: replace the recursion with `repeat N { … }` or `for x in … { … }`"),
             );
@@ -538,7 +538,7 @@ impl<'a> Lowerer<'a> {
                 )
             };
             self.diags.push(
-                Diagnostic::warning("sand::lint::unknown-value", file, span, what)
+                Diagnostic::new(Code::LintUnknownValue, file, span, what)
                     .label("unknown value")
                     .help(format!(
                         "running anything that needs them asks for values: `--assume {help_name}=VALUE` or an assumptions file"
@@ -547,8 +547,8 @@ impl<'a> Lowerer<'a> {
         }
         for (id, file, span) in single {
             let u = &self.program.unknowns[id as usize];
-            let mut d = Diagnostic::warning(
-                "sand::lint::unknown-value",
+            let mut d = Diagnostic::new(
+                Code::LintUnknownValue,
                 file,
                 span,
                 format!("`{}` is unknown (`?`)", u.name),
@@ -582,8 +582,8 @@ impl<'a> Lowerer<'a> {
                 continue;
             }
             self.diags.push(
-                Diagnostic::warning(
-                    "sand::lint::unused",
+                Diagnostic::new(
+                    Code::LintUnused,
                     def.file,
                     def.span,
                     format!("{} `{}` is never used", def.sym.describe(), name),

@@ -4,7 +4,7 @@ use sandtable_grammar::ast::{self, ExprKind};
 
 use super::expr::{MAX_REPEAT, Scope, numeric};
 use super::{Lowerer, Sym};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{self, Expr, Stmt, Type, Value};
 use crate::reach::Reach;
 use crate::source::FileId;
@@ -92,8 +92,8 @@ impl<'a> Lowerer<'a> {
                 if !numeric(&t.ty) && !matches!(t.ty, Type::Enum(_) | Type::Symbol) {
                     let tn = self.type_name(&t.ty);
                     self.diags.push(
-                        Diagnostic::error(
-                            "sand::type::mismatch",
+                        Diagnostic::new(
+                            Code::TypeMismatch,
                             file,
                             scrutinee.span,
                             format!("bands need a number or a name; this is {tn}"),
@@ -243,8 +243,8 @@ impl<'a> Lowerer<'a> {
                     Some(h) if h <= MAX_REPEAT => {}
                     other => {
                         self.diags.push(
-                            Diagnostic::error(
-                                "sand::type::unbounded-repeat",
+                            Diagnostic::new(
+                                Code::TypeUnboundedRepeat,
                                 file,
                                 count.span,
                                 match other {
@@ -279,8 +279,8 @@ impl<'a> Lowerer<'a> {
                 let t = self.lower_expr(file, scope, e, path);
                 if !matches!(e.kind, ExprKind::Call { .. }) {
                     self.diags.push(
-                        Diagnostic::warning(
-                            "sand::lint::unused-value",
+                        Diagnostic::new(
+                            Code::LintUnusedValue,
                             file,
                             e.span,
                             "this expression's value is not used",
@@ -308,7 +308,7 @@ impl<'a> Lowerer<'a> {
                         format!("did you mean `{s}`?")
                     });
                 self.diags.push(
-                    Diagnostic::error("sand::resolve::unknown-name", file, m.span, msg)
+                    Diagnostic::new(Code::ResolveUnknownName, file, m.span, msg)
                         .label("not a marker")
                         .help(help),
                 );
@@ -324,8 +324,8 @@ impl<'a> Lowerer<'a> {
                 let sides: Vec<String> =
                     self.program.sides.iter().map(|s| s.name.clone()).collect();
                 self.diags.push(
-                    Diagnostic::error(
-                        "sand::resolve::unknown-name",
+                    Diagnostic::new(
+                        Code::ResolveUnknownName,
                         file,
                         s.span,
                         format!("unknown side `{}`", s.name),
@@ -369,8 +369,8 @@ impl Lowerer<'_> {
             }
             let d = if length {
                 let help = self.length_help(&Expr::Const(Value::Int(n)));
-                Diagnostic::error(
-                    "sand::type::mismatch",
+                Diagnostic::new(
+                    Code::TypeMismatch,
                     file,
                     b.span,
                     "a band over a length needs bounds that are lengths",
@@ -378,8 +378,8 @@ impl Lowerer<'_> {
                 .label("a plain number")
                 .help(help)
             } else {
-                Diagnostic::error(
-                    "sand::type::mismatch",
+                Diagnostic::new(
+                    Code::TypeMismatch,
                     file,
                     b.span,
                     "a band over a number has a length as a bound",
