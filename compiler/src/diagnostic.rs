@@ -71,7 +71,13 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// A diagnostic with `code`, at the code's default severity.
     pub fn new(code: Code, file: FileId, span: Span, message: impl Into<String>) -> Self {
-        Self::with(code.severity(), DiagnosticCode::Sand(code), file, span, message)
+        Self::with(
+            code.severity(),
+            DiagnosticCode::Sand(code),
+            file,
+            span,
+            message,
+        )
     }
     /// A finding of the rulebook audit, shown like a diagnostic.
     pub fn audit(
@@ -364,13 +370,8 @@ mod tests {
         let text = format!("{}resolve x( {{ result d6 }}\n", "\t".repeat(20_000));
         let at = 20_000 + "resolve x( ".len();
         let db = db_with(text);
-        let d = Diagnostic::new(
-            Code::ParseSyntax,
-            0,
-            Span::new(at, at + 1),
-            "expected `)`",
-        )
-        .label("here");
+        let d = Diagnostic::new(Code::ParseSyntax, 0, Span::new(at, at + 1), "expected `)`")
+            .label("here");
         let out = render::to_plain_string(&d, &db);
         assert!(out.contains("long.sand:1:20012"), "{out}");
         assert!(out.contains("… resolve x( ⟨here⟩{ result d6 }"), "{out}");

@@ -207,7 +207,10 @@ impl Code {
     pub fn markdown_list() -> String {
         let mut out = String::new();
         for (severity, title) in [
-            (Severity::Error, "Errors (exit 1; `--allow` cannot silence them):"),
+            (
+                Severity::Error,
+                "Errors (exit 1; `--allow` cannot silence them):",
+            ),
             (
                 Severity::Warning,
                 "Warnings (lints for translators; `--deny CODE` makes one an error, `--allow CODE` silences it):",

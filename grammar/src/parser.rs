@@ -8,8 +8,8 @@ use pest::Parser;
 use pest::pratt_parser::{Assoc, Op, PrattParser};
 
 use crate::ast::*;
-use crate::codes::Code;
 use crate::build::{build_item, build_section_head};
+use crate::codes::Code;
 
 #[derive(pest_derive::Parser)]
 #[grammar = "sand.pest"]

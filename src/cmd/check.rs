@@ -59,7 +59,9 @@ impl Levels {
                 ));
             }
             if levels.deny.contains(&code) {
-                return Err(format!("{code} is given to both --allow and --deny; keep one"));
+                return Err(format!(
+                    "{code} is given to both --allow and --deny; keep one"
+                ));
             }
             levels.allow.push(code);
         }
@@ -237,8 +239,11 @@ mod tests {
         assert!(l.deny_warnings);
         let e = Levels::parse(&strings(&["sand::type::mismatch"]), &[]).unwrap_err();
         assert!(e.contains("errors cannot be allowed"), "{e}");
-        let e = Levels::parse(&strings(&["sand::lint::unused"]), &strings(&["sand::lint::unused"]))
-            .unwrap_err();
+        let e = Levels::parse(
+            &strings(&["sand::lint::unused"]),
+            &strings(&["sand::lint::unused"]),
+        )
+        .unwrap_err();
         assert!(e.contains("both"), "{e}");
     }
 

@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
     for e in &parsed.errors {
         assert!(e.span.start <= e.span.end && e.span.end <= src.len(), "{e:?}");
         assert!(src.is_char_boundary(e.span.start) && src.is_char_boundary(e.span.end));
-        assert!(e.code.starts_with("sand::parse::"), "{e:?}");
+        assert!(e.code.as_str().starts_with("sand::parse::"), "{e:?}");
     }
     assert!(parsed.errors.len() <= sandtable_grammar::MAX_PARSE_ERRORS + 1);
     for item in &parsed.file.items {

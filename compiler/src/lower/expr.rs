@@ -1020,18 +1020,13 @@ impl<'a> Lowerer<'a> {
                         )
                     };
                     self.diags.push(
-                        Diagnostic::new(
-                            code,
-                            file,
-                            span,
-                            format!("cannot compare {ln} with {rn}"),
-                        )
-                        .label(if lengthy {
-                            "a length against a plain number"
-                        } else {
-                            "incomparable"
-                        })
-                        .help(help),
+                        Diagnostic::new(code, file, span, format!("cannot compare {ln} with {rn}"))
+                            .label(if lengthy {
+                                "a length against a plain number"
+                            } else {
+                                "incomparable"
+                            })
+                            .help(help),
                     );
                 }
                 let mut t = Typed::new(
