@@ -1,6 +1,6 @@
 //! `sandtable-runtime`: runs the IR. The interpreter ([`interp`]) is the reference semantics;
 //! [`exact`] computes exact outcome distributions; [`montecarlo`] estimates them by sampling;
-//! [`query`] binds command-line inputs (parameters, assumptions) to a procedure.
+//! [`query`] turns the inputs the compiler typed (parameters, assumptions) into run-time values.
 //!
 //! The runtime knows no game by name: everything it does is driven by the IR.
 
@@ -14,7 +14,6 @@ pub mod interp;
 pub mod jit;
 pub mod montecarlo;
 pub mod query;
-pub mod reference;
 pub mod rng;
 pub mod value;
 

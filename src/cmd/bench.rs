@@ -8,7 +8,7 @@ use std::time::Instant;
 use clap::ValueEnum;
 use sandtable_runtime::interp::{Assumptions, Ctx, Interp, NoGame};
 use sandtable_runtime::jit::JitProgram;
-use sandtable_runtime::reference::{self, Shooting};
+use sandtable_reference::{self as reference, Shooting};
 use sandtable_runtime::rng::Dice;
 use sandtable_runtime::{OutcomeKey, Val};
 

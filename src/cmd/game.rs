@@ -921,7 +921,7 @@ pub fn sim(args: SimArgs) -> u8 {
             );
             return EXIT_USAGE;
         }
-        let flank = match sandtable_runtime::engine::reference::Flank::new(&rules) {
+        let flank = match sandtable_reference::Flank::new(&rules) {
             Ok(f) => f,
             Err(e) => {
                 report::error(
@@ -932,12 +932,12 @@ pub fn sim(args: SimArgs) -> u8 {
             }
         };
         let t1 = Instant::now();
-        let rt = match sim::simulate_reference(
-            &flank,
+        let rt = match sim::simulate_playouts(
             loaded.program.sides.len(),
             args.n,
             args.seed,
             jobs,
+            |seed| flank.playout(seed),
         ) {
             Ok(t) => t,
             Err(e) => {

@@ -409,7 +409,7 @@ fn a_scenario_that_is_not_there_is_named_with_the_alternatives() {
 fn the_hand_written_platoon_playout_plays_the_engines_games() {
     let (program, a) = load("platoon", "protecting-the-flank");
     let rules = Rules::new(&program, &a, "protecting-the-flank").unwrap();
-    let reference = sandtable_runtime::engine::reference::Flank::new(&rules).unwrap();
+    let reference = sandtable_reference::Flank::new(&rules).unwrap();
     let policies = vec!["random".to_string(); 2];
     for seed in 0..24 {
         let engine =

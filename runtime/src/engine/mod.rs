@@ -17,7 +17,6 @@ pub mod host;
 pub mod log;
 pub mod options;
 pub mod policy;
-pub mod reference;
 pub mod setup;
 pub mod sim;
 pub mod state;

@@ -129,13 +129,14 @@ pub fn simulate_until(
     )
 }
 
-/// The hand-written Platoon playout over the same games and threads as [`simulate`].
-pub fn simulate_reference(
-    flank: &super::reference::Flank,
+/// Games played by a caller's own playout function (a hand-written reference measured
+/// against the engine) over the same games and threads as [`simulate`].
+pub fn simulate_playouts(
     sides: usize,
     games: u64,
     seed: u64,
     jobs: usize,
+    playout: impl Fn(u64) -> GameResult + Sync + Send,
 ) -> Result<Totals, EngineError> {
     in_parallel(
         sides,
@@ -143,7 +144,7 @@ pub fn simulate_reference(
         seed,
         jobs,
         || (),
-        |_, s| Ok(flank.playout(s)),
+        |_, s| Ok(playout(s)),
         &|_| {},
         &AtomicBool::new(false),
     )

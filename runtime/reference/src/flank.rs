@@ -10,13 +10,13 @@
 
 use sandtable_ir::SideId;
 
-use super::setup::{Activation, BoardSpec, DeployArea, Rules};
-use super::state::Winner;
-use super::{GameResult, stream_seed};
-use crate::board::{HexCoord, HexGrid};
-use crate::interp::Interp;
-use crate::rng::Dice;
-use crate::value::Val;
+use sandtable_runtime::board::{HexCoord, HexGrid};
+use sandtable_runtime::engine::setup::{Activation, BoardSpec, Chips, DeployArea, Ground, Rules};
+use sandtable_runtime::engine::state::Winner;
+use sandtable_runtime::engine::{GameResult, stream_seed};
+use sandtable_runtime::interp::Interp;
+use sandtable_runtime::rng::Dice;
+use sandtable_runtime::value::Val;
 
 const NONE: u32 = u32::MAX;
 
@@ -109,7 +109,7 @@ impl Flank {
         for h in grid.hexes() {
             let i = BoardSpec::hex_index(grid, h);
             let t = match terrain[i] {
-                Some(crate::engine::setup::Ground::Entity(t)) => t as usize,
+                Some(Ground::Entity(t)) => t as usize,
                 _ => return Err("a hex without a terrain entity".into()),
             };
             tm[i] = field(t, "target_modifier")?;
@@ -172,10 +172,10 @@ impl Flank {
                 Activation::ChipCup(c) => Some(
                     c.iter()
                         .map(|(s, k)| match k {
-                            crate::engine::setup::Chips::Fixed(k) => {
+                            Chips::Fixed(k) => {
                                 Ok(std::iter::repeat_n(*s, *k as usize))
                             }
-                            crate::engine::setup::Chips::PerUnit(_) => {
+                            Chips::PerUnit(_) => {
                                 Err("the reference plays fixed chip counts".to_string())
                             }
                         })

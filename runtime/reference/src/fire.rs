@@ -1,11 +1,8 @@
 //! Hand-written Rust versions of two encoded procedures, used only by `sandtable bench` as
 //! the speed reference the JIT is measured against. They draw from the same [`Dice`] in the
 //! same order as the rules, so a benchmark can also check they agree.
-//!
-//! These are the only places where the runtime spells out a particular game's mechanics, and
-//! nothing but the benchmark calls them.
 
-use crate::rng::Dice;
+use sandtable_runtime::rng::Dice;
 
 fn roll(dice: &mut Dice, sides: u32) -> i64 {
     i64::from(dice.index(sides)) + 1
