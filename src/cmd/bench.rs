@@ -6,9 +6,9 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use clap::ValueEnum;
+use sandtable_reference::{self as reference, Shooting};
 use sandtable_runtime::interp::{Assumptions, Ctx, Interp, NoGame};
 use sandtable_runtime::jit::JitProgram;
-use sandtable_reference::{self as reference, Shooting};
 use sandtable_runtime::rng::Dice;
 use sandtable_runtime::{OutcomeKey, Val};
 

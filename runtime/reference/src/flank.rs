@@ -172,9 +172,7 @@ impl Flank {
                 Activation::ChipCup(c) => Some(
                     c.iter()
                         .map(|(s, k)| match k {
-                            Chips::Fixed(k) => {
-                                Ok(std::iter::repeat_n(*s, *k as usize))
-                            }
+                            Chips::Fixed(k) => Ok(std::iter::repeat_n(*s, *k as usize)),
                             Chips::PerUnit(_) => {
                                 Err("the reference plays fixed chip counts".to_string())
                             }
