@@ -2,7 +2,7 @@
 //! of the current call. Each dereferences raw pointers that `JitProgram::run_raw` set up for
 //! that call only.
 
-use sandtable_ir::Value;
+use sandtable_ir::{self as ir, Value};
 
 use super::codegen::kind_from_code;
 use super::{E_DIV_ZERO, E_NO_BAND, E_OVERFLOW, E_UNKNOWN, P_COUNT, P_HIGHEST, P_SUCCESSES, P_SUM};
@@ -232,7 +232,42 @@ pub(super) extern "C" fn jit_field(ctx: *mut JitCtx, entity: i64, field: i64) ->
     }
 }
 
-pub(super) extern "C" fn jit_fail(ctx: *mut JitCtx, code: i64, detail: i64) -> i64 {
+/// `e` placed at statement `stmt` (its place in [`ir::stmts_post_order`], -1 for none) of
+/// procedure `proc`, as the interpreter places its errors.
+fn place(program: &ir::Program, proc: i64, stmt: i64, e: RunError) -> RunError {
+    let Ok(proc) = u32::try_from(proc) else {
+        return e;
+    };
+    let addr = usize::try_from(stmt)
+        .ok()
+        .and_then(|i| {
+            program
+                .procs
+                .get(proc as usize)
+                .and_then(|p| ir::stmts_post_order(&p.body).get(i).copied())
+        })
+        .map_or(0, |s| std::ptr::from_ref(s).addr());
+    e.at_addr(program, proc, addr)
+}
+
+/// A callback of statement `stmt` of `proc` reported an error: name that statement in it.
+pub(super) extern "C" fn jit_place(ctx: *mut JitCtx, proc: i64, stmt: i64) -> i64 {
+    // SAFETY: called only from compiled code with the context of the current call.
+    let c = unsafe { cx(ctx) };
+    let program = interp(c).program;
+    if let Some(e) = c.error.take() {
+        c.error = Some(Box::new(place(program, proc, stmt, *e)));
+    }
+    0
+}
+
+pub(super) extern "C" fn jit_fail(
+    ctx: *mut JitCtx,
+    code: i64,
+    detail: i64,
+    proc: i64,
+    stmt: i64,
+) -> i64 {
     // SAFETY: called only from compiled code with the context of the current call.
     let c = unsafe { cx(ctx) };
     let program = interp(c).program;
@@ -243,7 +278,7 @@ pub(super) extern "C" fn jit_fail(ctx: *mut JitCtx, code: i64, detail: i64) -> i
             value: detail.to_string(),
             proc: program
                 .procs
-                .get(c.proc as usize)
+                .get(usize::try_from(proc).unwrap_or(usize::MAX))
                 .map(|p| p.name.clone())
                 .unwrap_or_default(),
         },
@@ -253,5 +288,5 @@ pub(super) extern "C" fn jit_fail(ctx: *mut JitCtx, code: i64, detail: i64) -> i
         },
         _ => RunError::Type("a called procedure gave no result".into()),
     };
-    fail(c, e)
+    fail(c, place(program, proc, stmt, e))
 }

@@ -38,6 +38,14 @@ pub(super) struct Codegen<'a, 'p, 'f> {
     /// for failures a callback already reported: fewer blocks to compile than one per site.
     pub(super) error_exit: Option<cranelift_codegen::ir::Block>,
     pub(super) failed_exit: Option<cranelift_codegen::ir::Block>,
+    /// The procedure being compiled, and each statement of its body (by address) with its
+    /// place in [`ir::stmts_post_order`]: an error names the statement it comes from, as the
+    /// interpreter's do.
+    pub(super) proc: u32,
+    pub(super) stmt_ids: HashMap<usize, i64>,
+    /// The innermost statement being compiled (-1: none), passed to the exits by each error
+    /// site, so the happy path pays nothing for it.
+    pub(super) cur_stmt: i64,
 }
 
 pub(super) type V = cranelift_codegen::ir::Value;
@@ -138,11 +146,20 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
     /// After a fallible callback: leave with an error status when it failed.
     pub(super) fn check_failed(&mut self) {
         let failed = self.fb.ins().load(I64, MemFlagsData::new(), self.jctx, 0);
-        let bad = *self
-            .failed_exit
-            .get_or_insert_with(|| self.fb.create_block());
+        let bad = match self.failed_exit {
+            Some(b) => b,
+            None => {
+                let b = self.fb.create_block();
+                self.fb.append_block_param(b, I64);
+                self.failed_exit = Some(b);
+                b
+            }
+        };
         let ok = self.fb.create_block();
-        self.fb.ins().brif(failed, bad, &[], ok, &[]);
+        let at = self.konst(self.cur_stmt);
+        self.fb
+            .ins()
+            .brif(failed, bad, &[BlockArg::Value(at)], ok, &[]);
         self.enter(ok);
     }
 
@@ -154,16 +171,22 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                 let b = self.fb.create_block();
                 self.fb.append_block_param(b, I64);
                 self.fb.append_block_param(b, I64);
+                self.fb.append_block_param(b, I64);
                 self.error_exit = Some(b);
                 b
             }
         };
         let ok = self.fb.create_block();
         let c = self.konst(code);
+        let at = self.konst(self.cur_stmt);
         self.fb.ins().brif(
             cond,
             exit,
-            &[BlockArg::Value(c), BlockArg::Value(detail)],
+            &[
+                BlockArg::Value(c),
+                BlockArg::Value(detail),
+                BlockArg::Value(at),
+            ],
             ok,
             &[],
         );
@@ -174,16 +197,20 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
     pub(super) fn finish_exits(&mut self) {
         if let Some(b) = self.error_exit {
             self.enter(b);
-            let (code, detail) = {
+            let (code, detail, at) = {
                 let p = self.fb.block_params(b);
-                (p[0], p[1])
+                (p[0], p[1], p[2])
             };
-            self.callback(jit_fail as *const u8, &[code, detail]);
+            let proc = self.konst(i64::from(self.proc));
+            self.callback(jit_fail as *const u8, &[code, detail, proc, at]);
             let st = self.konst(ST_ERROR);
             self.fb.ins().return_(&[st]);
         }
         if let Some(b) = self.failed_exit {
             self.enter(b);
+            let at = self.fb.block_params(b)[0];
+            let proc = self.konst(i64::from(self.proc));
+            self.callback(jit_place as *const u8, &[proc, at]);
             let st = self.konst(ST_ERROR);
             self.fb.ins().return_(&[st]);
         }
@@ -240,6 +267,16 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
     }
 
     pub(super) fn stmt(&mut self, s: &Stmt) -> Result<(), Unsupported> {
+        let outer = self.cur_stmt;
+        if let Some(i) = self.stmt_ids.get(&std::ptr::from_ref(s).addr()) {
+            self.cur_stmt = *i;
+        }
+        let r = self.stmt_inner(s);
+        self.cur_stmt = outer;
+        r
+    }
+
+    fn stmt_inner(&mut self, s: &Stmt) -> Result<(), Unsupported> {
         match s {
             Stmt::Let { slot, value } => {
                 let (v, k) = self.expr(value)?;

@@ -331,6 +331,13 @@ impl<'p> JitProgram<'p> {
             callback_sigs: HashMap::new(),
             error_exit: None,
             failed_exit: None,
+            proc,
+            stmt_ids: ir::stmts_post_order(&def.body)
+                .into_iter()
+                .enumerate()
+                .map(|(i, s)| (std::ptr::from_ref(s).addr(), i as i64))
+                .collect(),
+            cur_stmt: -1,
         };
         let body = &cg.jp.program.procs[proc as usize].body;
         let r = cg.block(body);
@@ -560,5 +567,51 @@ impl<'p> Backend<'p> {
         let interp = Interp::new(self.program, self.assumptions);
         let mut ctx = Ctx::new(dice, host);
         interp.run(proc, args.to_vec(), &mut ctx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interp::NoGame;
+
+    const SRC: &str = "resolve inner(n: int) {\n  let y = 2\n  if n > 10 { result y }\n  result 12 / n\n}\n\
+        resolve outer(n: int) {\n  let z = 0\n  if n > 5 {\n    result 6 / (n - 6)\n  }\n  result inner(n) + z\n}\n";
+
+    /// The errors of `proc(n)` from the interpreter and from compiled code, which must have
+    /// compiled it.
+    fn errors(proc: &str, n: i64) -> (String, String) {
+        let c = sandtable_compiler::compile_sources(&[("rules.sand", SRC)]);
+        assert!(!c.has_errors(), "{:?}", c.diagnostics);
+        let p = &c.program;
+        let (id, _) = p.proc_by_name(proc).unwrap();
+        let none = Assumptions::default();
+        let interp = {
+            let i = Interp::new(p, &none);
+            let mut dice = Dice::new(1);
+            let mut host = NoGame;
+            let mut ctx = Ctx::new(&mut dice, &mut host);
+            i.run(id, vec![Val::Int(n)], &mut ctx).unwrap_err()
+        };
+        let jp = JitProgram::compile(p, &none).unwrap();
+        assert!(jp.is_compiled(id), "{proc} is compiled");
+        let mut dice = Dice::new(1);
+        let jit = jp.run(id, &[Val::Int(n)], &mut dice).unwrap().unwrap_err();
+        (interp.to_string(), jit.to_string())
+    }
+
+    #[test]
+    fn compiled_errors_name_the_statement_and_procedure_they_come_from() {
+        for (proc, n, place) in [
+            // A division in a nested block, not the procedure's first line.
+            ("outer", 6, "in `outer` at rules.sand:9)"),
+            // An error of a compiled callee names the callee's statement.
+            ("outer", 0, "in `inner` at rules.sand:4)"),
+            ("inner", 0, "in `inner` at rules.sand:4)"),
+        ] {
+            let (interp, jit) = errors(proc, n);
+            assert!(interp.contains(place), "{proc}({n}) interpreter: {interp}");
+            assert_eq!(jit, interp, "{proc}({n})");
+        }
     }
 }
