@@ -9,7 +9,7 @@ use std::path::Path;
 
 use sandtable_grammar::ast;
 
-use crate::diagnostic::{Diagnostic, render};
+use crate::diagnostic::{Code, Diagnostic, render};
 use crate::ir::{self, Program, Supplied, Type, Value};
 use crate::source::{MAX_FILE_BYTES, SourceDb, SourceFile, read_limited};
 
@@ -435,7 +435,7 @@ pub fn supply(
         let file = db.add(SourceFile::new(name.clone(), None, text.clone()));
         let parsed = sandtable_grammar::parse(text);
         for e in &parsed.errors {
-            let mut d = Diagnostic::error(e.code, file, e.span, e.message.clone()).label("here");
+            let mut d = Diagnostic::new(e.code, file, e.span, e.message.clone()).label("here");
             if let Some(h) = &e.help {
                 d = d.help(h.clone());
             }
@@ -453,17 +453,12 @@ pub fn supply(
                             supplied.values.insert(id, v);
                         }
                         Err(Bad::NoSuchUnknown { message, help }) => diagnostics.push(
-                            Diagnostic::error(
-                                "sand::resolve::unknown-name",
-                                file,
-                                x.path.span,
-                                message,
-                            )
-                            .label("no unknown of this name")
-                            .help(help),
+                            Diagnostic::new(Code::ResolveUnknownName, file, x.path.span, message)
+                                .label("no unknown of this name")
+                                .help(help),
                         ),
                         Err(Bad::Value { message, help }) => diagnostics.push(
-                            Diagnostic::error("sand::type::mismatch", file, x.value.span, message)
+                            Diagnostic::new(Code::TypeMismatch, file, x.value.span, message)
                                 .label("this value")
                                 .help(help),
                         ),
@@ -471,8 +466,8 @@ pub fn supply(
                 }
                 ast::ItemKind::Note(_) | ast::ItemKind::Section(_) => {}
                 _ => diagnostics.push(
-                    Diagnostic::error(
-                        "sand::parse::syntax",
+                    Diagnostic::new(
+                        Code::ParseSyntax,
                         file,
                         item.span,
                         "an assumptions file holds only `assume NAME = value \"why\"` lines",
@@ -569,7 +564,7 @@ mod tests {
             .iter()
             .map(|d| {
                 (
-                    d.code,
+                    d.code.as_str(),
                     db.file(d.primary.file).line_col(d.primary.span.start),
                 )
             })
