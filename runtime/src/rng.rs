@@ -111,6 +111,48 @@ impl Dice {
         }
     }
 
+    /// Where the stream stands, in a form any build can restore: the generator's seed and
+    /// how many words of its stream have been used (the buffer is refilled from there).
+    /// Scripted dice have no such form.
+    pub fn portable(&self) -> Option<DiceState> {
+        if self.script.is_some() {
+            return None;
+        }
+        let unread = BUFFER_WORDS.saturating_sub(self.pos) as u128;
+        let used = self.rng.get_word_pos() - unread;
+        Some(DiceState {
+            seed: self
+                .rng
+                .get_seed()
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect(),
+            words: u64::try_from(used).ok()?,
+            draws: self.draws,
+        })
+    }
+
+    /// Dice that go on exactly where [`Dice::portable`] left them.
+    pub fn from_portable(s: &DiceState) -> Result<Self, String> {
+        let bad = || format!("a dice state's seed is not 64 hex digits: `{}`", s.seed);
+        if s.seed.len() != 64 || !s.seed.is_ascii() {
+            return Err(bad());
+        }
+        let mut seed = [0u8; 32];
+        for (k, b) in seed.iter_mut().enumerate() {
+            *b = u8::from_str_radix(&s.seed[2 * k..2 * k + 2], 16).map_err(|_| bad())?;
+        }
+        let mut rng = ChaCha8Rng::from_seed(seed);
+        rng.set_word_pos(u128::from(s.words));
+        Ok(Dice {
+            pos: BUFFER_WORDS,
+            buf: [0; BUFFER_WORDS as usize],
+            draws: s.draws,
+            rng,
+            script: None,
+        })
+    }
+
     /// Byte offsets of the fields compiled code touches.
     pub(crate) const POS_OFFSET: i32 = std::mem::offset_of!(Dice, pos) as i32;
     pub(crate) const BUF_OFFSET: i32 = std::mem::offset_of!(Dice, buf) as i32;
@@ -122,9 +164,39 @@ impl Dice {
     }
 }
 
+/// A dice stream's position as saved with a game (see [`Dice::portable`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DiceState {
+    /// The ChaCha8 seed, 32 bytes in hex.
+    pub seed: String,
+    /// Words of the stream used so far.
+    pub words: u64,
+    /// Rolls drawn so far.
+    pub draws: u64,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_restored_stream_goes_on_with_the_same_rolls() {
+        for used in [0, 1, 63, 64, 65, 200] {
+            let mut a = Dice::new(9);
+            for _ in 0..used {
+                a.index(6);
+            }
+            let mut b = Dice::from_portable(&a.portable().unwrap()).unwrap();
+            let ra: Vec<u32> = (0..300).map(|_| a.index(1000)).collect();
+            let rb: Vec<u32> = (0..300).map(|_| b.index(1000)).collect();
+            assert_eq!(ra, rb, "after {used} rolls");
+            assert_eq!(a.draws(), b.draws());
+        }
+        assert!(Dice::scripted(vec![1]).portable().is_none());
+        let mut bad = Dice::new(1).portable().unwrap();
+        bad.seed.pop();
+        assert!(Dice::from_portable(&bad).is_err());
+    }
 
     #[test]
     fn same_seed_same_rolls() {

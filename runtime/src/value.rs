@@ -4,9 +4,9 @@
 use std::fmt;
 
 use sandtable_ir::{self as ir, Program};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Val {
     Int(i64),
     Bool(bool),

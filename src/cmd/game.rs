@@ -491,14 +491,6 @@ impl policy::Policy for Watched {
         }
         self.inner.choose(game, side, choices)
     }
-    fn choose_value(
-        &mut self,
-        side: sandtable_compiler::ir::SideId,
-        options: &[String],
-    ) -> Result<usize, sandtable_runtime::engine::EngineError> {
-        self.check()?;
-        self.inner.choose_value(side, options)
-    }
 }
 
 /// How long a stopped game may take to reach its next decision before the signal thread

@@ -74,9 +74,6 @@ impl Policy for Checking {
         }
         self.inner.choose(game, side, choices)
     }
-    fn choose_value(&mut self, side: SideId, options: &[String]) -> Result<usize, EngineError> {
-        self.inner.choose_value(side, options)
-    }
 }
 
 /// Rebuild every piece's place from the log alone and compare it with the final state;
@@ -158,9 +155,6 @@ impl Policy for CheckingRef<'_> {
     fn choose(&mut self, g: &Game, s: SideId, c: &[Choice]) -> Result<usize, EngineError> {
         self.0.choose(g, s, c)
     }
-    fn choose_value(&mut self, s: SideId, o: &[String]) -> Result<usize, EngineError> {
-        self.0.choose_value(s, o)
-    }
 }
 
 fn check_invariants(game: &Game, checks: &[Checking]) {
@@ -235,8 +229,8 @@ fn platoon_protecting_the_flank_keeps_its_invariants() {
         let (game, checks) = play_checked(&rules, seed);
         check_invariants(&game, &checks);
         // 5 US and 4 NVA chips a turn (7.d), every chip drawn in each of the 3 turns.
-        assert_eq!(game.chips_drawn[us], 15, "seed {seed}");
-        assert_eq!(game.chips_drawn[nva], 12, "seed {seed}");
+        assert_eq!(game.chips_drawn()[us], 15, "seed {seed}");
+        assert_eq!(game.chips_drawn()[nva], 12, "seed {seed}");
         // The NVA score (7.d.4) recounted from the log: American soldiers eliminated plus
         // NVA soldiers that left through S11, T10 or U11.
         let (_, eliminated, exited) = recount(&game);
@@ -460,7 +454,7 @@ fn a_card_deck_draws_its_cards_and_fires_an_inserted_event_once() {
             .unwrap();
         assert_eq!(game.state.scores[reds], 10 * strikes, "seed {seed}");
         fired_somewhere |= strikes == 1;
-        assert!(game.chips_drawn.iter().sum::<u32>() <= 20);
+        assert!(game.chips_drawn().iter().sum::<u32>() <= 20);
     }
     assert!(fired_somewhere, "no game drew a king in 30 seeds");
 }

@@ -164,6 +164,13 @@ impl serde::Serialize for HexCoord {
     }
 }
 
+impl<'de> serde::Deserialize<'de> for HexCoord {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        HexCoord::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
 impl fmt::Display for HexCoord {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}{}", column_letters(self.column), self.row)

@@ -43,6 +43,20 @@ pub struct Point {
     y: Length,
 }
 
+/// Saved as `[x, y]`; read back through [`Point::new`], so a saved point is in range.
+impl serde::Serialize for Point {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(&[self.x, self.y], s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Point {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let [x, y] = <[Length; 2] as serde::Deserialize>::deserialize(d)?;
+        Point::new(x, y).map_err(serde::de::Error::custom)
+    }
+}
+
 impl Point {
     pub fn new(x: Length, y: Length) -> Result<Self, TableError> {
         let range = -MAX_COORD..=MAX_COORD;

@@ -41,11 +41,17 @@ pub struct GameHost<'a, 'p> {
     pub said: Vec<String>,
     /// Tell what happens in words (off in bulk simulation, where nobody reads them).
     pub tell: bool,
-    /// Who answers a `choose` inside the procedure: the acting side and its policy. Hooks
-    /// have none, and a `choose` there is an error.
-    pub chooser: Option<(SideId, &'a mut dyn super::policy::Policy)>,
+    /// The side that decides a `choose` inside the procedure: the acting side. Hooks have
+    /// none, and a `choose` there is an error.
+    pub chooser: Option<SideId>,
+    /// The picks already made at the procedure's `choose` points, in order: an action that
+    /// stopped for a decision is run again from its start with them (same state, same dice).
+    pub given: Vec<usize>,
     /// Choices made at `choose` points: (index, number of options, label), for the log.
     pub picks: Vec<(usize, usize, String)>,
+    /// The options (as the side sees them) of the first `choose` with no pick given: the run
+    /// stopped there, and the game asks the side.
+    pub need: Option<Vec<String>>,
     pub jit: Option<&'a JitProgram<'p>>,
 }
 
@@ -76,7 +82,9 @@ impl<'a, 'p> GameHost<'a, 'p> {
             said: Vec::new(),
             tell: false,
             chooser: None,
+            given: Vec::new(),
             picks: Vec::new(),
+            need: None,
             jit: None,
         }
     }
@@ -1012,12 +1020,11 @@ impl Host for GameHost<'_, '_> {
     }
 
     fn choose(&mut self, options: &[Val], length: bool) -> Result<usize, RunError> {
-        let Some((side, _)) = &self.chooser else {
+        let Some(side) = self.chooser else {
             return Err(RunError::Type(
                 "a `choose` outside an action has no side to decide it".into(),
             ));
         };
-        let side = *side;
         let labels: Vec<String> = options
             .iter()
             .map(|v| match v {
@@ -1027,12 +1034,10 @@ impl Host for GameHost<'_, '_> {
                 other => other.show_as(self.rules.program, length),
             })
             .collect();
-        let Some((_, policy)) = self.chooser.as_mut() else {
+        let Some(&k) = self.given.get(self.picks.len()) else {
+            self.need = Some(labels);
             return Err(RunError::NeedsDecision);
         };
-        let k = policy
-            .choose_value(side, &labels)
-            .map_err(|e| RunError::Type(e.to_string()))?;
         let label = labels
             .get(k)
             .cloned()

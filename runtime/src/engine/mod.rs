@@ -13,6 +13,7 @@
 //! policy draws from its own stream, derived from the same seed and its side, so a policy that
 //! thinks (rolls dice in look-ahead) never shifts the game's dice.
 
+pub mod flow;
 pub mod host;
 pub mod log;
 pub mod options;
@@ -21,7 +22,7 @@ pub mod setup;
 pub mod sim;
 pub mod state;
 
-use sandtable_ir::{Category, EntityId, ProcId, SideId};
+use sandtable_ir::{Category, EntityId, ProcId, SideId, Stmt};
 
 use crate::error::RunError;
 use crate::interp::{Ctx, Interp};
@@ -61,7 +62,7 @@ pub fn stream_seed(seed: u64, stream: u64) -> u64 {
 }
 
 /// What a finished game came to.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GameResult {
     pub winner: Winner,
     pub turns: u32,
@@ -79,15 +80,36 @@ pub struct Game<'r, 'p> {
     /// but it must not shift the game).
     guard_dice: Dice,
     scratch: Scratch,
+    /// Where the game stands in its turn sequence, and the decision waiting.
+    pub flow: flow::Flow,
     pub events: Vec<Event>,
     /// Keep events (off in bulk simulation and look-ahead).
     pub logging: bool,
     jit: Option<&'r JitProgram<'p>>,
-    decisions: usize,
-    /// Chips drawn per side this game, for the invariant tests.
-    pub chips_drawn: Vec<u32>,
+    /// Some procedure of the rules has a `choose`: actions are run on a snapshot they can
+    /// be put back to when one stops for a decision.
+    may_choose: bool,
     /// Pieces that acted while not on the board (must stay empty).
     pub acted_off_board: Vec<usize>,
+}
+
+impl Clone for Game<'_, '_> {
+    /// An independent copy: advancing it never touches this game. The caches start empty.
+    fn clone(&self) -> Self {
+        Game {
+            rules: self.rules,
+            state: self.state.clone(),
+            dice: self.dice.clone(),
+            guard_dice: self.guard_dice.clone(),
+            scratch: Scratch::default(),
+            flow: self.flow.clone(),
+            events: self.events.clone(),
+            logging: self.logging,
+            jit: self.jit,
+            may_choose: self.may_choose,
+            acted_off_board: self.acted_off_board.clone(),
+        }
+    }
 }
 
 impl<'r, 'p> Game<'r, 'p> {
@@ -170,29 +192,36 @@ impl<'r, 'p> Game<'r, 'p> {
             },
             Dice::new(stream_seed(seed, 0)),
             Dice::new(stream_seed(seed, 99)),
+            flow::Flow::new(program.sides.len()),
             jit,
         )
     }
 
-    /// A game in `state`, logging, with fresh counts and caches.
-    fn with_state(
+    /// A game in `state` at `flow`, logging, with fresh caches.
+    pub(crate) fn with_state(
         rules: &'r Rules<'p>,
         state: State,
         dice: Dice,
         guard_dice: Dice,
+        flow: flow::Flow,
         jit: Option<&'r JitProgram<'p>>,
     ) -> Self {
+        let may_choose = rules.program.procs.iter().any(|p| {
+            sandtable_ir::stmts_post_order(&p.body)
+                .iter()
+                .any(|s| matches!(s, Stmt::Choose { .. }))
+        });
         Game {
             rules,
             state,
             dice,
             guard_dice,
             scratch: Scratch::default(),
+            flow,
             events: Vec::new(),
             logging: true,
             jit,
-            decisions: 0,
-            chips_drawn: vec![0; rules.program.sides.len()],
+            may_choose,
             acted_off_board: Vec::new(),
         }
     }
@@ -215,37 +244,37 @@ impl<'r, 'p> Game<'r, 'p> {
         self.rules.side_name(s).to_string()
     }
 
-    /// Run a hook or an action with the game as host; `chooser` answers its `choose` points.
+    /// Run a hook or an action with the game as host. `chooser` is the acting side with the
+    /// picks already made at its `choose` points; at a `choose` past them the run stops and
+    /// its options are returned (the caller puts the game back as it was).
     fn run_proc(
         &mut self,
         proc: ProcId,
         args: Vec<Val>,
-        chooser: Option<(SideId, &mut dyn Policy)>,
-    ) -> Result<(), EngineError> {
-        // A shorter-lived view of the policy, so the host can borrow it with the rest.
-        let chooser = match chooser {
-            Some((side, p)) => {
-                let p: &mut dyn Policy = p;
-                Some((side, p))
-            }
-            None => None,
-        };
-        let (r, said, picks) = {
+        chooser: Option<(SideId, Vec<usize>)>,
+    ) -> Result<Option<Vec<String>>, EngineError> {
+        let (r, said, picks, need) = {
             let mut host = GameHost::quiet(self.rules, &mut self.state, &mut self.scratch);
             host.tell = self.logging;
-            host.chooser = chooser;
+            if let Some((side, given)) = chooser {
+                host.chooser = Some(side);
+                host.given = given;
+            }
             host.jit = self.jit;
             let interp = Interp::new(self.rules.program, self.rules.assumptions);
             let r = {
                 let mut ctx = Ctx::new(&mut self.dice, &mut host);
                 interp.run(proc, args, &mut ctx)
             };
-            let side = host.chooser.as_ref().map(|(s, _)| *s);
-            (r, host.said, side.map(|s| (s, host.picks)))
+            let side = host.chooser;
+            (r, host.said, side.map(|s| (s, host.picks)), host.need)
         };
+        if let Some(options) = need {
+            return Ok(Some(options));
+        }
         self.say(said);
         if let Some((side, picks)) = picks {
-            self.decisions += picks.len();
+            self.flow.decisions += picks.len();
             for (choice, of, label) in picks {
                 let name = self.side_name(side);
                 self.log(Event::Decision {
@@ -257,7 +286,7 @@ impl<'r, 'p> Game<'r, 'p> {
             }
         }
         match r {
-            Ok(_) => Ok(()),
+            Ok(_) => Ok(None),
             Err(RunError::Illegal(a)) => Err(EngineError::Run(RunError::Type(format!(
                 "`{a}` hit a `require` that does not hold after its preconditions: only the leading `require`s of an action decide whether it is legal"
             )))),
@@ -265,364 +294,23 @@ impl<'r, 'p> Game<'r, 'p> {
         }
     }
 
-    /// Carry out a choice with no one to answer `choose` points inside it.
-    pub fn apply(&mut self, choice: &Choice) -> Result<(), EngineError> {
-        self.apply_with(0, choice, None)
-    }
-
-    /// Carry out `side`'s choice: deploy a piece, or run an action whose `choose` points
-    /// `chooser` answers.
-    pub fn apply_with(
-        &mut self,
-        side: SideId,
-        choice: &Choice,
-        chooser: Option<&mut dyn Policy>,
-    ) -> Result<(), EngineError> {
-        if let Some(Val::Piece(i)) = choice.args.first() {
-            let i = *i as usize;
-            if self.state.pieces.get(i).is_none_or(|p| !p.on_board()) {
-                self.acted_off_board.push(i);
-            }
-        }
-        match choice.act {
-            Act::Hold => Ok(()),
-            Act::Deploy => {
-                let (Some(Val::Piece(i)), Some(at)) = (choice.args.first(), choice.args.get(1))
-                else {
-                    return Err(EngineError::Policy(
-                        "a deployment names a piece and a place".into(),
-                    ));
-                };
-                let pos = options::decode_place(self.rules, at)?;
-                self.state.pieces[*i as usize].pos = Some(pos);
-                self.scratch.version += 1;
-                Ok(())
-            }
-            Act::Action(a) => self.run_proc(a, choice.args.clone(), chooser.map(|p| (side, p))),
-        }
-    }
-
-    fn decide(
-        &mut self,
-        side: SideId,
-        choices: Vec<Choice>,
-        policies: &mut [Box<dyn Policy + '_>],
-    ) -> Result<(), EngineError> {
-        self.decisions += 1;
-        if self.decisions > MAX_DECISIONS {
-            return Err(EngineError::Run(RunError::Limit {
-                what: "decisions in one game".into(),
-                size: self.decisions as u64,
-                limit: MAX_DECISIONS as u64,
-            }));
-        }
-        let policy = policies
-            .get_mut(side as usize)
-            .ok_or_else(|| EngineError::Policy(format!("no policy for side {side}")))?;
-        let k = policy.choose(self, side, &choices)?;
-        let c = choices
-            .get(k)
-            .ok_or_else(|| EngineError::Policy(format!("choice {k} is out of range")))?;
-        if self.logging {
-            let label = self.label(side, c);
-            let name = self.side_name(side);
-            self.log(Event::Decision {
-                side: name,
-                choice: k,
-                of: choices.len(),
-                label,
-            });
-        }
-        self.apply_with(side, c, Some(policy.as_mut()))
-    }
-
-    fn run_hooks(
-        &mut self,
-        procs: Vec<ProcId>,
-        policies: &mut [Box<dyn Policy + '_>],
-    ) -> Result<(), EngineError> {
-        for p in procs {
-            self.run_proc(p, Vec::new(), None)?;
-            self.free_actions(policies)?;
-        }
-        Ok(())
-    }
-
-    fn free_actions(&mut self, policies: &mut [Box<dyn Policy + '_>]) -> Result<(), EngineError> {
-        while !self.state.pending_free.is_empty() && self.state.winner.is_none() {
-            let side = self.state.pending_free.remove(0);
-            let actions = self.rules.free_actions.clone();
-            let choices = self.legal(side, &actions, None)?;
-            let name = self.side_name(side);
-            self.log(Event::Said {
-                text: format!("free action for {name}"),
-            });
-            if !choices.is_empty() {
-                self.decide(side, choices, policies)?;
-            }
-        }
-        Ok(())
-    }
-
-    fn deploy(&mut self, policies: &mut [Box<dyn Policy + '_>]) -> Result<(), EngineError> {
-        for i in 0..self.state.pieces.len() {
-            // Neutral pieces stand where the scenario put them.
-            let Some(side) = self.state.pieces[i].placed_by else {
-                continue;
-            };
-            let choices = self.deploy_choices(i)?;
-            if choices.is_empty() {
-                return Err(EngineError::Setup(format!(
-                    "no room left to deploy {}",
-                    self.state.pieces[i].label
-                )));
-            }
-            self.decide(side, choices, policies)?;
-        }
-        Ok(())
-    }
-
-    /// Play the whole game with one policy per side (indexed by side id).
+    /// Play the game to its end with one policy per side (indexed by side id): a loop over
+    /// [`Game::advance`], [`Game::to_move`] and [`Game::apply`].
     pub fn play(
         &mut self,
         policies: &mut [Box<dyn Policy + '_>],
     ) -> Result<GameResult, EngineError> {
-        self.log(Event::Phase {
-            phase: "Deployment".into(),
-        });
-        self.deploy(policies)?;
-        let start: Vec<ProcId> = self.rules.scenario_hooks("start").collect();
-        self.run_hooks(start, policies)?;
-        let mut last_turn = 0;
-        for turn in 1..=self.rules.turns {
-            if self.state.winner.is_some() {
-                break;
-            }
-            last_turn = turn;
-            self.state.turn = turn;
-            self.log(Event::Turn { turn });
-            let hooks: Vec<ProcId> = self.rules.scenario_hooks("turn_start").collect();
-            self.run_hooks(hooks, policies)?;
-            for ph in 0..self.rules.phases.len() {
-                if self.state.winner.is_some() {
-                    break;
-                }
-                self.phase(ph, policies)?;
-            }
-            let mut hooks = self.rules.turn_end.clone();
-            hooks.extend(self.rules.scenario_hooks("turn_end"));
-            self.run_hooks(hooks, policies)?;
-            for p in &mut self.state.pieces {
-                p.clear_counter("moved");
-            }
+        self.advance()?;
+        while let Some(side) = self.to_move() {
+            let policy = policies
+                .get_mut(side as usize)
+                .ok_or_else(|| EngineError::Policy(format!("no policy for side {side}")))?;
+            let k = policy.choose(self, side, self.legal())?;
+            self.apply(k)?;
         }
-        // The victory block runs at the end even when a hook already named the winner: it
-        // sets the final scores (a later `win` does not override the first).
-        if let Some(v) = self.rules.victory {
-            self.run_proc(v, Vec::new(), None)?;
-        }
-        let winner = self.state.winner.unwrap_or(Winner::Draw);
-        self.state.winner = Some(winner);
-        let sides = self.rules.sides();
-        let result = GameResult {
-            winner,
-            turns: last_turn,
-            scores: self.state.scores.clone(),
-            losses: (0..self.rules.program.sides.len() as SideId)
-                .map(|s| self.state.losses(s))
-                .collect(),
-            decisions: self.decisions as u32,
-        };
-        let end = Event::End {
-            winner: match winner {
-                Winner::Side(s) => Some(self.side_name(s)),
-                Winner::Draw => None,
-            },
-            scores: sides
-                .iter()
-                .map(|s| (self.side_name(*s), result.scores[*s as usize]))
-                .collect(),
-            turns: last_turn,
-            losses: sides
-                .iter()
-                .map(|s| (self.side_name(*s), result.losses[*s as usize]))
-                .collect(),
-        };
-        self.log(end);
-        Ok(result)
-    }
-
-    fn phase(
-        &mut self,
-        ph: usize,
-        policies: &mut [Box<dyn Policy + '_>],
-    ) -> Result<(), EngineError> {
-        let rules = self.rules;
-        let spec = &rules.phases[ph];
-        self.log(Event::Phase {
-            phase: spec.title.clone(),
-        });
-        self.run_hooks(spec.on_run.clone(), policies)?;
-        match &spec.activation {
-            setup::Activation::None => {}
-            setup::Activation::ChipCup(counts) => {
-                let mut cup: Vec<SideId> = Vec::new();
-                for &(s, n) in counts {
-                    // Counts per unit are taken from the forces as they stand now, every
-                    // time the phase runs.
-                    let n = match n {
-                        setup::Chips::Fixed(n) => n as usize,
-                        setup::Chips::PerUnit(kind) => self
-                            .own_on_board(s)
-                            .into_iter()
-                            .filter(|&i| {
-                                kind.is_none_or(|k| {
-                                    rules.program.entities[self.state.pieces[i].entity as usize]
-                                        .kind
-                                        == Some(k)
-                                })
-                            })
-                            .count(),
-                    };
-                    cup.extend(std::iter::repeat_n(s, n));
-                }
-                while !cup.is_empty() && self.state.winner.is_none() {
-                    let k = self.dice.index(cup.len() as u32) as usize;
-                    let side = cup.remove(k);
-                    self.chips_drawn[side as usize] += 1;
-                    let name = self.side_name(side);
-                    self.log(Event::Chip {
-                        side: name,
-                        left: cup.len() as u32,
-                    });
-                    let choices = self.legal(side, &spec.actions, None)?;
-                    if choices.is_empty() {
-                        self.log(Event::Said {
-                            text: "no legal action".into(),
-                        });
-                    } else {
-                        self.decide(side, choices, policies)?;
-                    }
-                    self.free_actions(policies)?;
-                }
-            }
-            setup::Activation::Deck(deck) => self.play_deck(deck, &spec.actions, policies)?,
-            setup::Activation::EachPiece(order) => {
-                for &side in order {
-                    let ids = self.own_on_board(side);
-                    for i in ids {
-                        if self.state.winner.is_some() {
-                            return Ok(());
-                        }
-                        self.activate(side, i, &spec.actions, policies)?;
-                        self.free_actions(policies)?;
-                    }
-                }
-            }
-            setup::Activation::Alternating(order) => {
-                let mut queues: Vec<Vec<usize>> =
-                    order.iter().map(|s| self.own_on_board(*s)).collect();
-                while queues.iter().any(|q| !q.is_empty()) && self.state.winner.is_none() {
-                    for (k, &side) in order.iter().enumerate() {
-                        if let Some(i) = (!queues[k].is_empty()).then(|| queues[k].remove(0)) {
-                            self.activate(side, i, &spec.actions, policies)?;
-                            self.free_actions(policies)?;
-                        }
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// One phase of a card deck: shuffle (with any cards rules asked to insert), then draw
-    /// up to `draws` cards; a side card is one action for that side, the first card of an
-    /// inserted kind runs its event's hooks.
-    fn play_deck(
-        &mut self,
-        deck: &setup::DeckSpec,
-        actions: &[ProcId],
-        policies: &mut [Box<dyn Policy + '_>],
-    ) -> Result<(), EngineError> {
-        let (mut pile, mut aside) = self
-            .state
-            .deck
-            .take()
-            .unwrap_or_else(|| (deck.cards.clone(), Vec::new()));
-        pile.append(&mut aside);
-        for name in std::mem::take(&mut self.state.pending_inserts) {
-            let Some(ins) = deck.inserts.iter().find(|x| x.label == name) else {
-                continue;
-            };
-            // Replace ordinary cards chosen at random, then add the inserted ones.
-            for _ in 0..ins.replaces {
-                let ordinary: Vec<usize> = (0..pile.len())
-                    .filter(|&k| pile[k].event.is_none())
-                    .collect();
-                if ordinary.is_empty() {
-                    break;
-                }
-                let k = ordinary[self.dice.index(ordinary.len() as u32) as usize];
-                pile.remove(k);
-            }
-            for _ in 0..ins.count {
-                pile.push(setup::DeckCard {
-                    label: ins.label.clone(),
-                    side: None,
-                    event: Some(ins.event.clone()),
-                });
-            }
-        }
-        for k in (1..pile.len()).rev() {
-            let j = self.dice.index(k as u32 + 1) as usize;
-            pile.swap(k, j);
-        }
-        let draws = deck
-            .draws
-            .map_or(pile.len(), |d| d as usize)
-            .min(pile.len());
-        for _ in 0..draws {
-            if self.state.winner.is_some() {
-                break;
-            }
-            let Some(card) = pile.pop() else { break };
-            let left = pile.len() as u32;
-            match (&card.event, card.side) {
-                (Some(ev), _) if !self.state.events_fired.contains(ev) => {
-                    self.state.events_fired.push(ev.clone());
-                    self.log(Event::Said {
-                        text: format!("card drawn: {} ({ev})", card.label),
-                    });
-                    let hooks: Vec<ProcId> = deck
-                        .hooks
-                        .iter()
-                        .filter(|(n, _)| n == ev)
-                        .map(|(_, p)| *p)
-                        .collect();
-                    self.run_hooks(hooks, policies)?;
-                }
-                (_, Some(side)) => {
-                    self.chips_drawn[side as usize] += 1;
-                    let name = self.side_name(side);
-                    self.log(Event::Card {
-                        card: card.label.clone(),
-                        side: name,
-                        left,
-                    });
-                    let choices = self.legal(side, actions, None)?;
-                    if !choices.is_empty() {
-                        self.decide(side, choices, policies)?;
-                    }
-                    self.free_actions(policies)?;
-                }
-                _ => self.log(Event::Said {
-                    text: format!("card drawn: {}", card.label),
-                }),
-            }
-            aside.push(card);
-        }
-        self.state.deck = Some((pile, aside));
-        Ok(())
+        self.result()
+            .cloned()
+            .ok_or_else(|| EngineError::Policy("the game stopped before its end".into()))
     }
 
     fn own_on_board(&self, side: SideId) -> Vec<usize> {
@@ -632,28 +320,6 @@ impl<'r, 'p> Game<'r, 'p> {
                 p.on_board() && p.side == Some(side) && p.is_unit
             })
             .collect()
-    }
-
-    /// One piece's activation: its legal actions, or holding still.
-    fn activate(
-        &mut self,
-        side: SideId,
-        i: usize,
-        actions: &[ProcId],
-        policies: &mut [Box<dyn Policy + '_>],
-    ) -> Result<(), EngineError> {
-        if !self.state.pieces[i].on_board() {
-            return Ok(());
-        }
-        let mut choices = self.legal(side, actions, Some(i))?;
-        if choices.is_empty() {
-            return Ok(());
-        }
-        choices.push(Choice {
-            act: Act::Hold,
-            args: vec![Val::Piece(i as u32)],
-        });
-        self.decide(side, choices, policies)
     }
 
     /// Score of the position for `side` as a greedy policy sees it: the scenario's victory run
@@ -698,9 +364,41 @@ impl<'r, 'p> Game<'r, 'p> {
             state.pieces[a].entity = state.pieces[b].entity;
             state.pieces[b].entity = ea;
         }
-        let mut copy = Game::with_state(self.rules, state, dice, Dice::new(seed ^ 1), self.jit);
+        // The copy stands at this decision without its list of choices: the look-ahead
+        // carries out one of them itself ([`Game::try_choice`]).
+        let mut flow = flow::Flow::new(0);
+        flow.stage = self.flow.stage.clone();
+        flow.hooks = self.flow.hooks.clone();
+        flow.drain = self.flow.drain;
+        flow.decisions = self.flow.decisions;
+        flow.chips_drawn = self.flow.chips_drawn.clone();
+        let mut copy = Game::with_state(
+            self.rules,
+            state,
+            dice,
+            Dice::new(seed ^ 1),
+            flow,
+            self.jit,
+        );
         copy.logging = false;
         copy
+    }
+
+    /// Carry out `side`'s choice `c` on a look-ahead copy and nothing after it: the
+    /// `choose` points inside it are answered by `inner`.
+    pub fn try_choice(
+        &mut self,
+        side: SideId,
+        c: &Choice,
+        inner: &mut dyn Policy,
+    ) -> Result<(), EngineError> {
+        self.flow.pending = None;
+        self.carry_out(side, c)?;
+        while self.flow.pending.is_some() {
+            let k = inner.choose(self, side, self.legal())?;
+            self.apply_only(k)?;
+        }
+        Ok(())
     }
 
     /// What `side` may know of the position: its own pieces, and the others' unless face

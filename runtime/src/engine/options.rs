@@ -32,17 +32,19 @@ const MAX_DEPLOY_POINTS: i64 = 1_000_000;
 /// with an error naming the action rather than exhausting memory.
 pub const MAX_CHOICES: usize = crate::board::HexGrid::MAX_HEXES as usize;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Act {
     Deploy,
     Action(ProcId),
     /// A piece given the chance to act does nothing.
     Hold,
+    /// One of the options of a `choose` inside an action (the option's index is the argument).
+    Pick,
 }
 
 /// One thing a side may do. Its words (`fire_at(taylor, P7)`) come from [`Game::label`],
 /// only when someone reads them: most choices are never shown.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Choice {
     pub act: Act,
     pub args: Vec<Val>,
@@ -225,7 +227,7 @@ impl Game<'_, '_> {
     }
 
     /// Every legal choice of `actions` for `side`; with `actor`, only that piece's.
-    pub fn legal(
+    pub fn legal_for(
         &mut self,
         side: SideId,
         actions: &[ProcId],
@@ -561,6 +563,16 @@ impl Game<'_, '_> {
                 }
             ),
             super::Act::Hold => format!("{} holds", c.args.first().map_or(String::new(), show)),
+            super::Act::Pick => {
+                let option = self
+                    .flow
+                    .pending
+                    .as_ref()
+                    .and_then(|d| d.inside.as_ref())
+                    .zip(c.args.first().and_then(Val::as_int))
+                    .and_then(|(inside, k)| inside.options.get(usize::try_from(k).ok()?));
+                super::policy::choose_label(option.map_or("?", String::as_str))
+            }
             super::Act::Action(a) => format!(
                 "{}({})",
                 self.rules.program.procs[*a as usize].name,

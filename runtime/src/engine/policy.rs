@@ -10,15 +10,22 @@ use super::{Choice, EngineError, Game, stream_seed};
 use crate::rng::Dice;
 
 pub trait Policy {
+    /// Pick one of `choices`: the legal choices of the decision `game` waits for. A `choose`
+    /// inside an action is a decision too: its choices are picks ([`super::Act::Pick`]),
+    /// named by [`Game::label`].
     fn choose(
         &mut self,
         game: &Game,
         side: SideId,
         choices: &[Choice],
     ) -> Result<usize, EngineError>;
-    /// Pick one of `options` at a `choose` point inside an action, in words as the side sees
-    /// them. The game is mid-action here, so there is no position to look ahead from.
-    fn choose_value(&mut self, side: SideId, options: &[String]) -> Result<usize, EngineError>;
+}
+
+/// The decision is a `choose` inside an action.
+fn is_pick(choices: &[Choice]) -> bool {
+    choices
+        .first()
+        .is_some_and(|c| c.act == super::Act::Pick)
 }
 
 /// The policy kinds a user can name on the command line (`script:FILE` takes a file).
@@ -46,9 +53,6 @@ impl Policy for Random {
     fn choose(&mut self, _: &Game, _: SideId, choices: &[Choice]) -> Result<usize, EngineError> {
         Ok(self.dice.index(choices.len() as u32) as usize)
     }
-    fn choose_value(&mut self, _: SideId, options: &[String]) -> Result<usize, EngineError> {
-        Ok(self.dice.index(options.len() as u32) as usize)
-    }
 }
 
 /// One step of look-ahead: each choice is played on `samples` copies of the game (own dice,
@@ -75,6 +79,10 @@ impl Policy for Greedy {
         side: SideId,
         choices: &[Choice],
     ) -> Result<usize, EngineError> {
+        // Mid-action there is no position to score: a uniform pick.
+        if is_pick(choices) {
+            return Ok(self.dice.index(choices.len() as u32) as usize);
+        }
         let mut best: Vec<usize> = Vec::new();
         let mut best_value = i64::MIN;
         for (k, c) in choices.iter().enumerate() {
@@ -85,7 +93,7 @@ impl Policy for Greedy {
                 let mut g = game.lookahead_copy(side, seed);
                 // Choices inside the action are made at random in the look-ahead.
                 let mut inner = Random::new(seed, side);
-                total += match g.apply_with(side, c, Some(&mut inner)) {
+                total += match g.try_choice(side, c, &mut inner) {
                     Ok(()) => g.into_value(side),
                     Err(_) => i64::MIN / 1024,
                 };
@@ -99,10 +107,6 @@ impl Policy for Greedy {
             }
         }
         Ok(best[self.dice.index(best.len() as u32) as usize])
-    }
-    /// Mid-action there is no position to score: a uniform pick.
-    fn choose_value(&mut self, _: SideId, options: &[String]) -> Result<usize, EngineError> {
-        Ok(self.dice.index(options.len() as u32) as usize)
     }
 }
 
@@ -129,14 +133,13 @@ impl<R: BufRead, W: Write> Policy for Human<R, W> {
         choices: &[Choice],
     ) -> Result<usize, EngineError> {
         let io = |e: std::io::Error| EngineError::Policy(format!("human policy: {e}"));
-        writeln!(self.output, "\n{}", game.view(side)).map_err(io)?;
+        if is_pick(choices) {
+            writeln!(self.output, "\nA choice inside the action:").map_err(io)?;
+        } else {
+            writeln!(self.output, "\n{}", game.view(side)).map_err(io)?;
+        }
         let labels: Vec<String> = choices.iter().map(|c| game.label(side, c)).collect();
         self.ask(game.rules.side_name(side), &labels)
-    }
-    fn choose_value(&mut self, side: SideId, options: &[String]) -> Result<usize, EngineError> {
-        let io = |e: std::io::Error| EngineError::Policy(format!("human policy: {e}"));
-        writeln!(self.output, "\nA choice inside the action (side {side}):").map_err(io)?;
-        self.ask("you", options)
     }
 }
 
@@ -203,21 +206,6 @@ impl Policy for Scripted {
         }
         Ok(k)
     }
-    fn choose_value(&mut self, _: SideId, options: &[String]) -> Result<usize, EngineError> {
-        let Some((k, of, label)) = self.script.pop_front() else {
-            return Err(EngineError::Replay(
-                "the game asks for more decisions than the log holds".into(),
-            ));
-        };
-        if of != options.len() || options.get(k).is_none_or(|o| choose_label(o) != label) {
-            return Err(EngineError::Replay(format!(
-                "the log's decision `{label}` (choice {} of {of}) is not offered by these rules at that point ({} options)",
-                k + 1,
-                options.len()
-            )));
-        }
-        Ok(k)
-    }
 }
 
 /// How a choice made inside an action is written in the log.
@@ -266,8 +254,12 @@ impl ScriptFile {
         {
             return Ok(k - 1);
         }
+        // An option inside an action may be written with or without its `choose `.
         let bare = line.strip_prefix("choose ").unwrap_or(&line);
-        match labels.iter().position(|l| *l == line || l == bare) {
+        match labels
+            .iter()
+            .position(|l| *l == line || l.strip_prefix("choose ") == Some(bare))
+        {
             Some(k) => Ok(k),
             None => Err(EngineError::Policy(format!(
                 "{} line {n}: `{line}` is not offered here; the choices are: {}{}",
@@ -293,9 +285,6 @@ impl Policy for ScriptFile {
     ) -> Result<usize, EngineError> {
         let labels: Vec<String> = choices.iter().map(|c| game.label(side, c)).collect();
         self.pick(&labels)
-    }
-    fn choose_value(&mut self, _: SideId, options: &[String]) -> Result<usize, EngineError> {
-        self.pick(options)
     }
 }
 

@@ -101,7 +101,7 @@ pub enum Chips {
     PerUnit(Option<u32>),
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DeckCard {
     pub label: String,
     pub side: Option<SideId>,

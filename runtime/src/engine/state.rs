@@ -2,12 +2,12 @@
 //! (a greedy policy looks ahead on a copy), so it holds no references and no random stream.
 
 use sandtable_ir::{EntityId, SideId};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::board::{HexCoord, Point};
 
 /// Where a piece stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Pos {
     Hex(HexCoord),
     Point(Point),
@@ -31,7 +31,7 @@ pub fn inches(len: i64) -> String {
     format!("{s}in")
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     OnBoard,
@@ -39,12 +39,13 @@ pub enum Status {
     Exited,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Piece {
     pub entity: EntityId,
     pub side: Option<SideId>,
     /// Readable and unique: the entity's name, with `#n` when the force has several. Shared,
     /// so copying a state for look-ahead copies no text.
+    #[serde(with = "shared_text")]
     pub label: std::sync::Arc<str>,
     pub pos: Option<Pos>,
     pub status: Status,
@@ -88,13 +89,13 @@ impl Piece {
 }
 
 /// Who won: a side, or nobody.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Winner {
     Side(SideId),
     Draw,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct State {
     pub pieces: Vec<Piece>,
     /// Markers lying on hexes or points rather than on pieces (wire, bunkers).
@@ -134,5 +135,18 @@ impl State {
             .iter()
             .filter(|p| p.is_unit && p.side == Some(side) && p.status == Status::Eliminated)
             .count() as u32
+    }
+}
+
+/// A shared label saved as plain text.
+mod shared_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::sync::Arc;
+
+    pub fn serialize<S: Serializer>(t: &Arc<str>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(t)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<str>, D::Error> {
+        Ok(Arc::from(String::deserialize(d)?))
     }
 }

@@ -1,0 +1,676 @@
+//! The flow of a game as data. Where a game stands (deployment, turn, phase, the chips left in
+//! the cup, the deck being drawn, the alternation queues, hooks still to run, free actions
+//! owed, a decision waiting inside an action) is a value in [`Flow`], not a place on the call
+//! stack: a game can be stopped at any decision, copied, saved and played on.
+//!
+//! [`Game::advance`] runs everything that needs no one's decision and stops at the next
+//! decision (or the end); [`Game::apply`] carries out one of the legal choices and advances
+//! again. The order of dice draws and of events is the order the rules give: a game stepped
+//! one decision at a time, or copied and resumed, rolls exactly the same dice.
+
+use sandtable_ir::{ProcId, SideId};
+use serde::{Deserialize, Serialize};
+
+use super::options::{Act, Choice};
+use super::setup::{self, DeckCard};
+use super::state::Winner;
+use super::{EngineError, Event, Game, GameResult, MAX_DECISIONS};
+use crate::error::RunError;
+use crate::value::Val;
+
+/// Where the game's turn sequence stands.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "stage", rename_all = "snake_case")]
+pub enum Stage {
+    /// Nothing played yet.
+    Begin,
+    /// Set-up: the next piece (by index) that may be placed.
+    Deploy { next: usize },
+    /// Before the next turn (`state.turn + 1`).
+    TurnBegin,
+    /// Before phase `ph` of the current turn.
+    PhaseBegin { ph: usize },
+    /// Phase `ph`'s hooks have run: its activation starts.
+    Activation { ph: usize },
+    /// A chip cup: the chips still in it.
+    Cup { ph: usize, cup: Vec<SideId> },
+    /// A card deck being drawn: the pile (drawn from its end), the cards set aside, and how
+    /// many draws this phase has left.
+    Deck {
+        ph: usize,
+        pile: Vec<DeckCard>,
+        aside: Vec<DeckCard>,
+        left: usize,
+    },
+    /// Side after side, each piece once: the side's place in the order, and the pieces of
+    /// that side still to act (`None` until the side's turn comes).
+    EachPiece {
+        ph: usize,
+        k: usize,
+        ids: Option<Vec<usize>>,
+    },
+    /// Sides in turn, one piece each: the queue per side and the place in the round.
+    Alternating {
+        ph: usize,
+        queues: Vec<Vec<usize>>,
+        k: usize,
+    },
+    /// The turn's end hooks have run.
+    TurnEnd,
+    /// The last turn is over (or the game is decided): the victory block runs.
+    Victory,
+    /// The game is over.
+    Over,
+}
+
+/// A decision waiting for a side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    pub side: SideId,
+    pub choices: Vec<Choice>,
+    /// Set when the decision is a `choose` inside an action.
+    pub inside: Option<Inside>,
+}
+
+/// An action stopped at a `choose`: the game's state is as it was before the action, which is
+/// run again from its start with the picks made so far (the same dice come up).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Inside {
+    pub action: Choice,
+    pub picks: Vec<usize>,
+    /// The options of the waiting `choose`, as the side sees them.
+    pub options: Vec<String>,
+}
+
+/// Everything about a game's progress besides the pieces: see the module comment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Flow {
+    pub stage: Stage,
+    /// Hooks still to run before the stage goes on (each followed by the free actions it
+    /// grants).
+    pub hooks: Vec<ProcId>,
+    /// Free actions owed (`state.pending_free`) are taken before the stage goes on.
+    pub drain: bool,
+    pub pending: Option<Decision>,
+    pub decisions: usize,
+    /// Chips (and side cards) drawn per side.
+    pub chips_drawn: Vec<u32>,
+    pub result: Option<GameResult>,
+}
+
+impl Flow {
+    pub fn new(sides: usize) -> Self {
+        Flow {
+            stage: Stage::Begin,
+            hooks: Vec::new(),
+            drain: false,
+            pending: None,
+            decisions: 0,
+            chips_drawn: vec![0; sides],
+            result: None,
+        }
+    }
+}
+
+impl Game<'_, '_> {
+    /// Play on until a side must decide or the game is over. Does nothing while a decision
+    /// waits.
+    pub fn advance(&mut self) -> Result<(), EngineError> {
+        while self.flow.pending.is_none() {
+            if self.flow.drain {
+                self.free_action()?;
+                continue;
+            }
+            if !self.flow.hooks.is_empty() {
+                let h = self.flow.hooks.remove(0);
+                self.run_hook(h)?;
+                self.flow.drain = true;
+                continue;
+            }
+            if self.flow.stage == Stage::Over {
+                return Ok(());
+            }
+            let stage = std::mem::replace(&mut self.flow.stage, Stage::Over);
+            self.flow.stage = self.step(stage)?;
+        }
+        Ok(())
+    }
+
+    /// The side that decides now, if any.
+    pub fn to_move(&self) -> Option<SideId> {
+        self.flow.pending.as_ref().map(|d| d.side)
+    }
+
+    /// The decision waiting, if any.
+    pub fn decision(&self) -> Option<&Decision> {
+        self.flow.pending.as_ref()
+    }
+
+    /// The legal choices of the waiting decision (none when the game is over).
+    pub fn legal(&self) -> &[Choice] {
+        self.flow.pending.as_ref().map_or(&[], |d| &d.choices)
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.flow.result.is_some()
+    }
+
+    pub fn result(&self) -> Option<&GameResult> {
+        self.flow.result.as_ref()
+    }
+
+    /// Chips (and side cards) drawn per side so far.
+    pub fn chips_drawn(&self) -> &[u32] {
+        &self.flow.chips_drawn
+    }
+
+    /// Carry out choice `k` of the waiting decision, then play on to the next one.
+    pub fn apply(&mut self, k: usize) -> Result<(), EngineError> {
+        self.apply_only(k)?;
+        self.advance()
+    }
+
+    /// Carry out choice `k` of the waiting decision and nothing after it: the game may then
+    /// wait for a choice inside the action, or stand between steps (call [`Game::advance`]).
+    pub fn apply_only(&mut self, k: usize) -> Result<(), EngineError> {
+        let Some(d) = self.flow.pending.as_ref() else {
+            return Err(EngineError::Policy("no decision is waiting".into()));
+        };
+        let Some(c) = d.choices.get(k) else {
+            return Err(EngineError::Policy(format!("choice {k} is out of range")));
+        };
+        let side = d.side;
+        if d.inside.is_none() && self.logging {
+            let label = self.label(side, c);
+            let name = self.side_name(side);
+            let of = d.choices.len();
+            self.log(Event::Decision {
+                side: name,
+                choice: k,
+                of,
+                label,
+            });
+        }
+        let Some(d) = self.flow.pending.take() else {
+            return Ok(());
+        };
+        match d.inside {
+            None => {
+                let c = &d.choices[k];
+                self.carry_out(side, c)
+            }
+            Some(mut inside) => {
+                inside.picks.push(k);
+                self.run_action(side, inside.action, inside.picks)
+            }
+        }
+    }
+
+    /// Make a decision wait for `side`.
+    fn ask(&mut self, side: SideId, choices: Vec<Choice>) -> Result<(), EngineError> {
+        self.flow.decisions += 1;
+        if self.flow.decisions > MAX_DECISIONS {
+            return Err(EngineError::Run(RunError::Limit {
+                what: "decisions in one game".into(),
+                size: self.flow.decisions as u64,
+                limit: MAX_DECISIONS as u64,
+            }));
+        }
+        self.flow.pending = Some(Decision {
+            side,
+            choices,
+            inside: None,
+        });
+        self.flow.drain = true;
+        Ok(())
+    }
+
+    /// Deploy a piece, hold, or start an action.
+    pub(crate) fn carry_out(&mut self, side: SideId, choice: &Choice) -> Result<(), EngineError> {
+        if let Some(Val::Piece(i)) = choice.args.first() {
+            let i = *i as usize;
+            if self.state.pieces.get(i).is_none_or(|p| !p.on_board()) {
+                self.acted_off_board.push(i);
+            }
+        }
+        match choice.act {
+            Act::Hold => Ok(()),
+            Act::Deploy => {
+                let (Some(Val::Piece(i)), Some(at)) = (choice.args.first(), choice.args.get(1))
+                else {
+                    return Err(EngineError::Policy(
+                        "a deployment names a piece and a place".into(),
+                    ));
+                };
+                let pos = super::options::decode_place(self.rules, at)?;
+                self.state.pieces[*i as usize].pos = Some(pos);
+                self.scratch.version += 1;
+                Ok(())
+            }
+            Act::Action(_) => self.run_action(side, choice.clone(), Vec::new()),
+            Act::Pick => Err(EngineError::Policy(
+                "a pick inside an action is not an action".into(),
+            )),
+        }
+    }
+
+    /// Run an action with the picks made so far; at a `choose` with no pick, put the game back
+    /// as it was before the action and wait for the side.
+    fn run_action(
+        &mut self,
+        side: SideId,
+        action: Choice,
+        picks: Vec<usize>,
+    ) -> Result<(), EngineError> {
+        let Act::Action(a) = action.act else {
+            return Err(EngineError::Policy("not an action".into()));
+        };
+        let before = self
+            .may_choose
+            .then(|| (self.state.clone(), self.dice.clone()));
+        let Some(options) = self.run_proc(a, action.args.clone(), Some((side, picks.clone())))?
+        else {
+            return Ok(());
+        };
+        let Some((state, dice)) = before else {
+            return Err(EngineError::Policy(
+                "an action stopped at a `choose` the engine did not expect".into(),
+            ));
+        };
+        self.state = state;
+        self.dice = dice;
+        // The caches saw the half-run action.
+        self.scratch.version += 1;
+        self.flow.pending = Some(Decision {
+            side,
+            choices: (0..options.len())
+                .map(|k| Choice {
+                    act: Act::Pick,
+                    args: vec![Val::Int(k as i64)],
+                })
+                .collect(),
+            inside: Some(Inside {
+                action,
+                picks,
+                options,
+            }),
+        });
+        Ok(())
+    }
+
+    fn run_hook(&mut self, h: ProcId) -> Result<(), EngineError> {
+        self.run_proc(h, Vec::new(), None).map(|_| ())
+    }
+
+    /// One free action owed, or the end of them.
+    fn free_action(&mut self) -> Result<(), EngineError> {
+        if self.state.pending_free.is_empty() || self.state.winner.is_some() {
+            self.flow.drain = false;
+            return Ok(());
+        }
+        let side = self.state.pending_free.remove(0);
+        let actions = self.rules.free_actions.clone();
+        let choices = self.legal_for(side, &actions, None)?;
+        let name = self.side_name(side);
+        self.log(Event::Said {
+            text: format!("free action for {name}"),
+        });
+        if !choices.is_empty() {
+            self.ask(side, choices)?;
+        }
+        Ok(())
+    }
+
+    /// One step of the turn sequence from `stage`; returns where it stands after.
+    fn step(&mut self, stage: Stage) -> Result<Stage, EngineError> {
+        let rules = self.rules;
+        Ok(match stage {
+            Stage::Begin => {
+                self.log(Event::Phase {
+                    phase: "Deployment".into(),
+                });
+                Stage::Deploy { next: 0 }
+            }
+            Stage::Deploy { next } => {
+                for i in next..self.state.pieces.len() {
+                    // Neutral pieces stand where the scenario put them.
+                    let Some(side) = self.state.pieces[i].placed_by else {
+                        continue;
+                    };
+                    let choices = self.deploy_choices(i)?;
+                    if choices.is_empty() {
+                        return Err(EngineError::Setup(format!(
+                            "no room left to deploy {}",
+                            self.state.pieces[i].label
+                        )));
+                    }
+                    self.ask(side, choices)?;
+                    return Ok(Stage::Deploy { next: i + 1 });
+                }
+                self.flow.hooks = rules.scenario_hooks("start").collect();
+                Stage::TurnBegin
+            }
+            Stage::TurnBegin => {
+                let turn = self.state.turn + 1;
+                if self.state.winner.is_some() || turn > rules.turns {
+                    return Ok(Stage::Victory);
+                }
+                self.state.turn = turn;
+                self.log(Event::Turn { turn });
+                self.flow.hooks = rules.scenario_hooks("turn_start").collect();
+                Stage::PhaseBegin { ph: 0 }
+            }
+            Stage::PhaseBegin { ph } => {
+                if ph >= rules.phases.len() || self.state.winner.is_some() {
+                    let mut hooks = rules.turn_end.clone();
+                    hooks.extend(rules.scenario_hooks("turn_end"));
+                    self.flow.hooks = hooks;
+                    return Ok(Stage::TurnEnd);
+                }
+                let spec = &rules.phases[ph];
+                self.log(Event::Phase {
+                    phase: spec.title.clone(),
+                });
+                self.flow.hooks = spec.on_run.clone();
+                Stage::Activation { ph }
+            }
+            Stage::Activation { ph } => self.start_activation(ph)?,
+            Stage::Cup { ph, mut cup } => {
+                if cup.is_empty() || self.state.winner.is_some() {
+                    return Ok(Stage::PhaseBegin { ph: ph + 1 });
+                }
+                let k = self.dice.index(cup.len() as u32) as usize;
+                let side = cup.remove(k);
+                self.flow.chips_drawn[side as usize] += 1;
+                let name = self.side_name(side);
+                self.log(Event::Chip {
+                    side: name,
+                    left: cup.len() as u32,
+                });
+                let choices = self.legal_for(side, &rules.phases[ph].actions, None)?;
+                if choices.is_empty() {
+                    self.log(Event::Said {
+                        text: "no legal action".into(),
+                    });
+                    self.flow.drain = true;
+                } else {
+                    self.ask(side, choices)?;
+                }
+                Stage::Cup { ph, cup }
+            }
+            Stage::Deck {
+                ph,
+                mut pile,
+                mut aside,
+                left,
+            } => {
+                let card = if left == 0 || self.state.winner.is_some() {
+                    None
+                } else {
+                    pile.pop()
+                };
+                let Some(card) = card else {
+                    self.state.deck = Some((pile, aside));
+                    return Ok(Stage::PhaseBegin { ph: ph + 1 });
+                };
+                self.draw_card(ph, &card, pile.len() as u32)?;
+                aside.push(card);
+                Stage::Deck {
+                    ph,
+                    pile,
+                    aside,
+                    left: left - 1,
+                }
+            }
+            Stage::EachPiece { ph, k, ids } => {
+                let setup::Activation::EachPiece(order) = &rules.phases[ph].activation else {
+                    return Ok(Stage::PhaseBegin { ph: ph + 1 });
+                };
+                let mut ids = match ids {
+                    Some(ids) => ids,
+                    None if k >= order.len() => return Ok(Stage::PhaseBegin { ph: ph + 1 }),
+                    None => self.own_on_board(order[k]),
+                };
+                if ids.is_empty() {
+                    return Ok(Stage::EachPiece {
+                        ph,
+                        k: k + 1,
+                        ids: None,
+                    });
+                }
+                if self.state.winner.is_some() {
+                    return Ok(Stage::PhaseBegin { ph: ph + 1 });
+                }
+                let i = ids.remove(0);
+                self.activate(order[k], i, &rules.phases[ph].actions)?;
+                Stage::EachPiece {
+                    ph,
+                    k,
+                    ids: Some(ids),
+                }
+            }
+            Stage::Alternating { ph, mut queues, k } => {
+                let setup::Activation::Alternating(order) = &rules.phases[ph].activation else {
+                    return Ok(Stage::PhaseBegin { ph: ph + 1 });
+                };
+                // A new round starts only while some piece is still to act.
+                if k == 0 && (queues.iter().all(Vec::is_empty) || self.state.winner.is_some()) {
+                    return Ok(Stage::PhaseBegin { ph: ph + 1 });
+                }
+                if k >= order.len() {
+                    return Ok(Stage::Alternating { ph, queues, k: 0 });
+                }
+                if !queues[k].is_empty() {
+                    let i = queues[k].remove(0);
+                    self.activate(order[k], i, &rules.phases[ph].actions)?;
+                }
+                Stage::Alternating {
+                    ph,
+                    queues,
+                    k: k + 1,
+                }
+            }
+            Stage::TurnEnd => {
+                for p in &mut self.state.pieces {
+                    p.clear_counter("moved");
+                }
+                Stage::TurnBegin
+            }
+            Stage::Victory => {
+                self.finish()?;
+                Stage::Over
+            }
+            Stage::Over => Stage::Over,
+        })
+    }
+
+    /// The activation of phase `ph`, once its hooks have run: counts per unit are taken from
+    /// the forces as they stand now, every time the phase runs.
+    fn start_activation(&mut self, ph: usize) -> Result<Stage, EngineError> {
+        let rules = self.rules;
+        Ok(match &rules.phases[ph].activation {
+            setup::Activation::None => Stage::PhaseBegin { ph: ph + 1 },
+            setup::Activation::ChipCup(counts) => {
+                let mut cup: Vec<SideId> = Vec::new();
+                for &(s, n) in counts {
+                    let n = match n {
+                        setup::Chips::Fixed(n) => n as usize,
+                        setup::Chips::PerUnit(kind) => self
+                            .own_on_board(s)
+                            .into_iter()
+                            .filter(|&i| {
+                                kind.is_none_or(|k| {
+                                    rules.program.entities[self.state.pieces[i].entity as usize]
+                                        .kind
+                                        == Some(k)
+                                })
+                            })
+                            .count(),
+                    };
+                    cup.extend(std::iter::repeat_n(s, n));
+                }
+                Stage::Cup { ph, cup }
+            }
+            setup::Activation::Deck(deck) => {
+                let (pile, aside, left) = self.shuffle_deck(deck);
+                Stage::Deck {
+                    ph,
+                    pile,
+                    aside,
+                    left,
+                }
+            }
+            setup::Activation::EachPiece(_) => Stage::EachPiece {
+                ph,
+                k: 0,
+                ids: None,
+            },
+            setup::Activation::Alternating(order) => Stage::Alternating {
+                ph,
+                queues: order.iter().map(|s| self.own_on_board(*s)).collect(),
+                k: 0,
+            },
+        })
+    }
+
+    /// A card deck's phase begins: shuffle (with any cards rules asked to insert) and say how
+    /// many cards the phase draws.
+    fn shuffle_deck(&mut self, deck: &setup::DeckSpec) -> (Vec<DeckCard>, Vec<DeckCard>, usize) {
+        let (mut pile, mut aside) = self
+            .state
+            .deck
+            .take()
+            .unwrap_or_else(|| (deck.cards.clone(), Vec::new()));
+        pile.append(&mut aside);
+        for name in std::mem::take(&mut self.state.pending_inserts) {
+            let Some(ins) = deck.inserts.iter().find(|x| x.label == name) else {
+                continue;
+            };
+            // Replace ordinary cards chosen at random, then add the inserted ones.
+            for _ in 0..ins.replaces {
+                let ordinary: Vec<usize> = (0..pile.len())
+                    .filter(|&k| pile[k].event.is_none())
+                    .collect();
+                if ordinary.is_empty() {
+                    break;
+                }
+                let k = ordinary[self.dice.index(ordinary.len() as u32) as usize];
+                pile.remove(k);
+            }
+            for _ in 0..ins.count {
+                pile.push(DeckCard {
+                    label: ins.label.clone(),
+                    side: None,
+                    event: Some(ins.event.clone()),
+                });
+            }
+        }
+        for k in (1..pile.len()).rev() {
+            let j = self.dice.index(k as u32 + 1) as usize;
+            pile.swap(k, j);
+        }
+        let draws = deck
+            .draws
+            .map_or(pile.len(), |d| d as usize)
+            .min(pile.len());
+        (pile, aside, draws)
+    }
+
+    /// A card drawn: a side card is one action for that side, the first card of an inserted
+    /// kind runs its event's hooks.
+    fn draw_card(&mut self, ph: usize, card: &DeckCard, left: u32) -> Result<(), EngineError> {
+        let rules = self.rules;
+        let setup::Activation::Deck(deck) = &rules.phases[ph].activation else {
+            return Ok(());
+        };
+        match (&card.event, card.side) {
+            (Some(ev), _) if !self.state.events_fired.contains(ev) => {
+                self.state.events_fired.push(ev.clone());
+                self.log(Event::Said {
+                    text: format!("card drawn: {} ({ev})", card.label),
+                });
+                self.flow.hooks = deck
+                    .hooks
+                    .iter()
+                    .filter(|(n, _)| n == ev)
+                    .map(|(_, p)| *p)
+                    .collect();
+            }
+            (_, Some(side)) => {
+                self.flow.chips_drawn[side as usize] += 1;
+                let name = self.side_name(side);
+                self.log(Event::Card {
+                    card: card.label.clone(),
+                    side: name,
+                    left,
+                });
+                let choices = self.legal_for(side, &rules.phases[ph].actions, None)?;
+                if choices.is_empty() {
+                    self.flow.drain = true;
+                } else {
+                    self.ask(side, choices)?;
+                }
+            }
+            _ => self.log(Event::Said {
+                text: format!("card drawn: {}", card.label),
+            }),
+        }
+        Ok(())
+    }
+
+    /// One piece's activation: its legal actions, or holding still; the free actions it
+    /// grants follow.
+    fn activate(&mut self, side: SideId, i: usize, actions: &[ProcId]) -> Result<(), EngineError> {
+        self.flow.drain = true;
+        if !self.state.pieces[i].on_board() {
+            return Ok(());
+        }
+        let mut choices = self.legal_for(side, actions, Some(i))?;
+        if choices.is_empty() {
+            return Ok(());
+        }
+        choices.push(Choice {
+            act: Act::Hold,
+            args: vec![Val::Piece(i as u32)],
+        });
+        self.ask(side, choices)
+    }
+
+    /// The victory block runs at the end even when a hook already named the winner: it sets
+    /// the final scores (a later `win` does not override the first).
+    fn finish(&mut self) -> Result<(), EngineError> {
+        if let Some(v) = self.rules.victory {
+            self.run_proc(v, Vec::new(), None)?;
+        }
+        let winner = self.state.winner.unwrap_or(Winner::Draw);
+        self.state.winner = Some(winner);
+        let sides = self.rules.sides();
+        let result = GameResult {
+            winner,
+            turns: self.state.turn,
+            scores: self.state.scores.clone(),
+            losses: (0..self.rules.program.sides.len() as SideId)
+                .map(|s| self.state.losses(s))
+                .collect(),
+            decisions: self.flow.decisions as u32,
+        };
+        let end = Event::End {
+            winner: match winner {
+                Winner::Side(s) => Some(self.side_name(s)),
+                Winner::Draw => None,
+            },
+            scores: sides
+                .iter()
+                .map(|s| (self.side_name(*s), result.scores[*s as usize]))
+                .collect(),
+            turns: result.turns,
+            losses: sides
+                .iter()
+                .map(|s| (self.side_name(*s), result.losses[*s as usize]))
+                .collect(),
+        };
+        self.log(end);
+        self.flow.result = Some(result);
+        Ok(())
+    }
+}
