@@ -5,6 +5,9 @@
 //! - [`host`] answers the language's engine functions and applies its effects;
 //! - [`options`] enumerates legal choices: an action is legal when its leading `require`s
 //!   hold (its preconditions), for every binding of its parameters the engine can list;
+//! - [`flow`] is where a game stands in its turn sequence, as data: a game is stepped one
+//!   decision at a time ([`Game::advance`], [`Game::to_move`], [`Game::legal`],
+//!   [`Game::apply`]), copied, and saved ([`save`]);
 //! - [`policy`] decides (random, greedy, human, scripted for replays);
 //! - [`log`] records what happened as JSON lines and renders the narrative;
 //! - [`sim`] plays many games in parallel with totals independent of the thread count.
@@ -18,6 +21,7 @@ pub mod host;
 pub mod log;
 pub mod options;
 pub mod policy;
+pub mod save;
 pub mod setup;
 pub mod sim;
 pub mod state;

@@ -37,6 +37,7 @@ pub fn is_kind(kind: &str) -> bool {
         || kind.strip_prefix("script:").is_some_and(|f| !f.is_empty())
 }
 
+#[derive(Clone)]
 pub struct Random {
     dice: Dice,
 }

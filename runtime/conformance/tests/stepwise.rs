@@ -1,0 +1,140 @@
+//! The stepwise engine: a game stopped at any decision (between chips, mid-deck, inside an
+//! action's `choose`), copied or saved and read back, plays on to exactly the end the
+//! uninterrupted game reaches; a copy played on never touches the game it was taken from.
+
+use sandtable_compiler::ir::Program;
+use sandtable_runtime::engine::log::Event;
+use sandtable_runtime::engine::policy::{Policy, Random};
+use sandtable_runtime::engine::save::GameState;
+use sandtable_runtime::engine::{Act, Game, GameResult, Rules};
+use sandtable_runtime::interp::Assumptions;
+use sandtable_runtime::rng::Dice;
+
+fn load(path: &str, assume: Option<&str>) -> (Program, Assumptions) {
+    let root = sandtable_conformance::root();
+    let c = sandtable_compiler::compile_path(&root.join(path)).unwrap();
+    assert!(!c.has_errors(), "{path} does not compile");
+    let a = match assume {
+        Some(f) => {
+            sandtable_conformance::assumptions(&c.program, &[], &[root.join(f).as_path()])
+                .unwrap()
+        }
+        None => Assumptions::default(),
+    };
+    (c.program, a)
+}
+
+fn policies(seed: u64, sides: usize) -> Vec<Random> {
+    (0..sides as u32).map(|s| Random::new(seed, s)).collect()
+}
+
+/// Play `g` on to its end with `ps`.
+fn finish(mut g: Game, mut ps: Vec<Random>) -> (Vec<Event>, GameResult) {
+    g.advance().unwrap();
+    while let Some(side) = g.to_move() {
+        let k = ps[side as usize].choose(&g, side, g.legal()).unwrap();
+        g.apply(k).unwrap();
+    }
+    let r = g.result().unwrap().clone();
+    (g.events, r)
+}
+
+/// Through JSON and back, as `--save` and `resume` do.
+fn through_json<'r, 'p>(g: &Game<'r, 'p>, rules: &'r Rules<'p>) -> Game<'r, 'p> {
+    let text = serde_json::to_string(&g.game_state().unwrap()).unwrap();
+    let back: GameState = serde_json::from_str(&text).unwrap();
+    let mut again = Game::from_state(rules, back, None).unwrap();
+    again.events = g.events.clone();
+    again
+}
+
+/// For each seed: the whole game, then the same game stopped at a few decisions picked at
+/// random (and at every pick inside an action), each copy played on from there, one straight
+/// from memory and one through its saved form.
+fn stops_change_nothing(rules: &Rules, seeds: std::ops::Range<u64>, stops: u32) {
+    let sides = rules.program.sides.len();
+    let mut inside_seen = 0;
+    for seed in seeds {
+        let whole = finish(Game::new(rules, seed, None), policies(seed, sides));
+        let total = whole.1.decisions;
+        let mut pick = Dice::new(1000 + seed);
+        let at: Vec<u32> = (0..stops).map(|_| pick.index(total)).collect();
+        let mut g = Game::new(rules, seed, None);
+        let mut ps = policies(seed, sides);
+        g.advance().unwrap();
+        let mut n = 0;
+        while let Some(side) = g.to_move() {
+            let inside = g.legal().first().is_some_and(|c| c.act == Act::Pick);
+            if at.contains(&n) || inside {
+                inside_seen += u32::from(inside);
+                let copy = finish(g.clone(), ps.clone());
+                assert_eq!(copy, whole, "seed {seed}: a copy at decision {n}");
+                let saved = finish(through_json(&g, rules), ps.clone());
+                assert_eq!(saved, whole, "seed {seed}: a save at decision {n}");
+            }
+            let k = ps[side as usize].choose(&g, side, g.legal()).unwrap();
+            g.apply(k).unwrap();
+            n += 1;
+        }
+        let r = g.result().unwrap().clone();
+        assert_eq!((g.events, r), whole);
+    }
+    if rules.program.procs.iter().any(|p| p.name == "scout") {
+        assert!(inside_seen > 0, "no game stopped inside an action");
+    }
+}
+
+#[test]
+fn platoon_stopped_anywhere_plays_on_to_the_same_end() {
+    let (program, a) = load(
+        "rules/platoon",
+        Some("rules/platoon/assumptions/protecting-the-flank.assume"),
+    );
+    let rules = Rules::new(&program, &a, "protecting-the-flank").unwrap();
+    stops_change_nothing(&rules, 0..3, 3);
+}
+
+#[test]
+fn plastic_battle_stopped_anywhere_plays_on_to_the_same_end() {
+    let (program, a) = load(
+        "rules/plastic_battle",
+        Some("rules/plastic_battle/assumptions/total-destruction.assume"),
+    );
+    let rules = Rules::new(&program, &a, "total-destruction").unwrap();
+    stops_change_nothing(&rules, 0..2, 3);
+}
+
+/// A card deck and a `choose` inside an action: stops mid-deck and mid-action.
+#[test]
+fn a_deck_game_stopped_mid_deck_and_inside_an_action_plays_on_to_the_same_end() {
+    let (program, a) = load("runtime/conformance/tests/games/skirmish.sand", None);
+    let rules = Rules::new(&program, &a, "skirmish").unwrap();
+    stops_change_nothing(&rules, 0..6, 4);
+}
+
+#[test]
+fn a_copy_played_on_never_touches_the_original() {
+    let (program, a) = load(
+        "rules/platoon",
+        Some("rules/platoon/assumptions/protecting-the-flank.assume"),
+    );
+    let rules = Rules::new(&program, &a, "protecting-the-flank").unwrap();
+    let mut g = Game::new(&rules, 4, None);
+    let mut ps = policies(4, 2);
+    g.advance().unwrap();
+    for _ in 0..30 {
+        let side = g.to_move().unwrap();
+        let k = ps[side as usize].choose(&g, side, g.legal()).unwrap();
+        g.apply(k).unwrap();
+    }
+    let before = serde_json::to_string(&g.game_state().unwrap()).unwrap();
+    let events = g.events.clone();
+    let (_, r) = finish(g.clone(), ps.clone());
+    assert!(r.turns > 0);
+    assert_eq!(
+        serde_json::to_string(&g.game_state().unwrap()).unwrap(),
+        before
+    );
+    assert_eq!(g.events, events);
+    assert!(!g.is_over());
+}
