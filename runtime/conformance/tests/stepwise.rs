@@ -2,7 +2,7 @@
 //! action's `choose`), copied or saved and read back, plays on to exactly the end the
 //! uninterrupted game reaches; a copy played on never touches the game it was taken from.
 
-use sandtable_compiler::ir::Program;
+use sandtable_ir::Program;
 use sandtable_runtime::engine::log::Event;
 use sandtable_runtime::engine::policy::{Policy, Random};
 use sandtable_runtime::engine::save::GameState;

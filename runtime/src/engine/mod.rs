@@ -376,14 +376,8 @@ impl<'r, 'p> Game<'r, 'p> {
         flow.drain = self.flow.drain;
         flow.decisions = self.flow.decisions;
         flow.chips_drawn = self.flow.chips_drawn.clone();
-        let mut copy = Game::with_state(
-            self.rules,
-            state,
-            dice,
-            Dice::new(seed ^ 1),
-            flow,
-            self.jit,
-        );
+        let mut copy =
+            Game::with_state(self.rules, state, dice, Dice::new(seed ^ 1), flow, self.jit);
         copy.logging = false;
         copy
     }

@@ -23,9 +23,7 @@ pub trait Policy {
 
 /// The decision is a `choose` inside an action.
 fn is_pick(choices: &[Choice]) -> bool {
-    choices
-        .first()
-        .is_some_and(|c| c.act == super::Act::Pick)
+    choices.first().is_some_and(|c| c.act == super::Act::Pick)
 }
 
 /// The policy kinds a user can name on the command line (`script:FILE` takes a file).

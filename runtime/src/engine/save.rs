@@ -140,7 +140,9 @@ fn check(rules: &Rules, g: &GameState) -> Result<(), String> {
     }
     for (p, q) in g.state.pieces.iter().zip(&fresh.state.pieces) {
         if (p.entity as usize) >= program.entities.len()
-            || p.markers.iter().any(|m| (*m as usize) >= program.entities.len())
+            || p.markers
+                .iter()
+                .any(|m| (*m as usize) >= program.entities.len())
             || p.side != q.side
             || p.placed_by != q.placed_by
         {
@@ -176,9 +178,7 @@ fn check(rules: &Rules, g: &GameState) -> Result<(), String> {
                     .chain(aside)
                     .all(|c| c.side.is_none_or(|s| (s as usize) < sides))
         }
-        Stage::EachPiece { ph, ids, .. } => {
-            *ph < phases && ids.iter().flatten().all(piece_ok)
-        }
+        Stage::EachPiece { ph, ids, .. } => *ph < phases && ids.iter().flatten().all(piece_ok),
         Stage::Alternating { ph, queues, .. } => {
             *ph < phases && queues.iter().flatten().all(piece_ok)
         }
@@ -196,13 +196,17 @@ fn check(rules: &Rules, g: &GameState) -> Result<(), String> {
                 _ => true,
             })
         };
-        let acts_ok = d.choices.iter().chain(d.inside.as_ref().map(|i| &i.action)).all(|c| {
-            vals_ok(&c.args)
-                && match c.act {
-                    Act::Action(a) => (a as usize) < procs,
-                    _ => true,
-                }
-        });
+        let acts_ok = d
+            .choices
+            .iter()
+            .chain(d.inside.as_ref().map(|i| &i.action))
+            .all(|c| {
+                vals_ok(&c.args)
+                    && match c.act {
+                        Act::Action(a) => (a as usize) < procs,
+                        _ => true,
+                    }
+            });
         if (d.side as usize) >= sides || !acts_ok {
             return bad("the waiting decision names what these rules do not have");
         }
