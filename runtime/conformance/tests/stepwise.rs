@@ -16,8 +16,7 @@ fn load(path: &str, assume: Option<&str>) -> (Program, Assumptions) {
     assert!(!c.has_errors(), "{path} does not compile");
     let a = match assume {
         Some(f) => {
-            sandtable_conformance::assumptions(&c.program, &[], &[root.join(f).as_path()])
-                .unwrap()
+            sandtable_conformance::assumptions(&c.program, &[], &[root.join(f).as_path()]).unwrap()
         }
         None => Assumptions::default(),
     };
