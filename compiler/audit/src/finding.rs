@@ -76,4 +76,22 @@ pub mod codes {
     pub const OMISSION_MARK: &str = "audit::omitted-content";
     pub const FOOTNOTE_MISSING: &str = "audit::footnote-missing";
     pub const FOOTNOTE_UNUSED: &str = "audit::footnote-unused";
+    pub const UNDEFINED_NAME: &str = "audit::undefined-name";
+    pub const MISSING_AREA: &str = "audit::missing-rule-area";
+    pub const EMPTY_HEADING: &str = "audit::heading-without-content";
+    pub const ROLL_WITHOUT_TARGET: &str = "audit::roll-without-target";
+    pub const NOT_REPRODUCED: &str = "audit::figure-not-reproduced";
+    pub const EDITOR_NOTE: &str = "audit::editor-note";
+    pub const UNBALANCED: &str = "audit::unbalanced-brackets";
+    pub const STRAY_SYMBOL: &str = "audit::stray-symbol";
+    pub const LEFTOVER_MARKUP: &str = "audit::leftover-markup";
+    pub const CHAT_TEXT: &str = "audit::chat-text";
+    pub const DOUBLED_WORD: &str = "audit::doubled-word";
+    pub const TRUNCATED: &str = "audit::truncated-text";
+    pub const RUN_IN_HEADING: &str = "audit::run-in-heading";
+    pub const RUN_IN_LIST: &str = "audit::run-in-list";
+    pub const FLATTENED_TABLE: &str = "audit::flattened-table";
+    pub const NAME_VARIANT: &str = "audit::name-variant";
+    pub const CONVERSION_MISMATCH: &str = "audit::conversion-mismatch";
+    pub const WRONG_TOPIC: &str = "audit::wrong-topic-reference";
 }

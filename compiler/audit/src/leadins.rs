@@ -51,6 +51,10 @@ pub fn check(lines: &[Line<'_>], body: &Outline<'_>, skip: &dyn Fn(usize) -> boo
             out.push(finding(l, None));
             continue;
         };
+        if is_note(lines[j].text()) {
+            out.push(finding(l, Some(&lines[j])));
+            continue;
+        }
         let Some(e) = body.entry_at_line(j) else {
             continue;
         };
@@ -96,8 +100,24 @@ pub fn check(lines: &[Line<'_>], body: &Outline<'_>, skip: &dyn Fn(usize) -> boo
     out
 }
 
+/// A note or call-out ("[!NOTE] ...", "(Note: ...)", "NB: ...") is an aside, not
+/// the list or table a colon announces.
+fn is_note(t: &str) -> bool {
+    let lc = t.to_lowercase();
+    lc.starts_with("[!")
+        || lc.starts_with("(note")
+        || lc.starts_with("note:")
+        || lc.starts_with("nb:")
+        || lc.starts_with("(nb")
+}
+
 fn finding(l: &Line<'_>, next: Option<&Line<'_>>) -> Finding {
     let what = match next {
+        Some(n) if is_note(n.text()) => format!(
+            "is followed directly by a note, \"{}\" (line {})",
+            clip(n.text(), 60),
+            n.number()
+        ),
         Some(n) => format!(
             "is followed directly by the heading \"{}\" (line {})",
             clip(n.text(), 60),
@@ -153,6 +173,14 @@ mod tests {
         assert!(run(text).is_empty(), "{:#?}", run(text));
         let text = "a) Board. Join the halves as follows:\n\nb) Pieces. Punch them out.\n";
         assert_eq!(run(text).len(), 1);
+    }
+
+    #[test]
+    fn colon_followed_by_a_note() {
+        let text = "Each stand rolls dice by armament:\n\n(Note: halve them when hit.)\n\nShoot.\n\nBases follow the usual sizes:\n\n[!NOTE] No trays needed.\n";
+        let f = run(text);
+        assert_eq!(f.len(), 2, "{f:#?}");
+        assert!(f[0].message.contains("followed directly by a note"));
     }
 
     #[test]

@@ -4,14 +4,20 @@
 //! particular title) and reports what a translator or editor should check:
 //! broken numbering, a table of contents that disagrees with the body,
 //! references to nothing, lead-ins with nothing after them, hollow tables,
-//! and marks of illegible or missing source text.
+//! marks of illegible or missing source text, names used and never defined
+//! or spelled two ways, figures that contradict a stated scale, rule areas the
+//! text relies on and lacks, and the damage a conversion to plain text leaves.
 
+mod content;
+mod conversion;
 mod finding;
 mod headings;
 mod leadins;
 mod lines;
 mod marks;
+mod names;
 mod numbering;
+mod numbers;
 mod references;
 mod tables;
 mod toc;
@@ -33,12 +39,39 @@ pub fn audit(text: &str) -> Vec<Finding> {
     }
     out.extend(headings::repeated_headings(&lines));
     out.extend(references::check(&lines, &body, &in_toc));
-    out.extend(leadins::check(&lines, &body, &in_toc));
+    let leadins = leadins::check(&lines, &body, &in_toc);
+    let lead_in_lines: Vec<usize> = leadins.iter().map(|f| line_of(&lines, f.span.start)).collect();
+    out.extend(leadins);
     out.extend(tables::check(&lines));
     out.extend(marks::editorial(&lines));
     out.extend(marks::footnotes(&lines));
+
+    let (flattened, regions) = conversion::flattened_tables(&lines);
+    let in_table = |i: usize| regions.iter().any(|r| r.contains(&i));
+    let skip = |i: usize| in_toc(i) || in_table(i);
+    out.extend(flattened);
+    out.extend(conversion::doubled_words(&lines));
+    out.extend(conversion::unbalanced(&lines));
+    out.extend(conversion::stray_symbols(&lines));
+    out.extend(conversion::markup(&lines));
+    out.extend(conversion::chat(&lines));
+    out.extend(conversion::run_in_lists(&lines));
+    out.extend(conversion::run_in_headings(&lines, &skip));
+    out.extend(conversion::truncated_end(&lines));
+    out.extend(content::not_reproduced(&lines, &body, &skip));
+    out.extend(content::empty_headings(&lines, &body, &in_toc, &regions));
+    out.extend(content::rolls_without_target(&lines, &skip));
+    out.extend(content::missing_areas(text, &lines, &body, &skip));
+    out.extend(names::undefined_names(&lines, &body, &skip, &|i| lead_in_lines.contains(&i)));
+    out.extend(names::variants(&lines, &in_toc));
+    out.extend(numbers::conversions(&lines));
     out.sort_by(|a, b| (a.span.start, a.span.end, a.code).cmp(&(b.span.start, b.span.end, b.code)));
     out
+}
+
+/// Index of the line holding byte `at`.
+fn line_of(lines: &[lines::Line<'_>], at: usize) -> usize {
+    lines.partition_point(|l| l.start <= at).saturating_sub(1)
 }
 
 /// Number of findings per code, sorted by code.

@@ -18,6 +18,14 @@ const ILLEGIBLE: &[&str] = &[
     "obscured",
 ];
 
+/// Statements, anywhere, that values of the source are missing.
+const MISSING_VALUES: &[&str] = &[
+    "no numerical values",
+    "values are missing",
+    "values are not given",
+    "values were not printed",
+];
+
 const OMITTED: &[&str] = &[
     "not reproduced",
     "omitted",
@@ -49,6 +57,24 @@ pub fn editorial(lines: &[Line<'_>]) -> Vec<Finding> {
     let mut out = Vec::new();
     for l in lines {
         let t = l.text();
+        let lc = t.to_lowercase();
+        if let Some((at, k)) = MISSING_VALUES
+            .iter()
+            .find_map(|k| lc.find(k).map(|at| (at, *k)))
+            && !t[..at].contains('[')
+            && t.is_char_boundary(at)
+            && t.is_char_boundary(at + k.len())
+        {
+            out.push(
+                Finding::warning(
+                    codes::OMISSION_MARK,
+                    l.sub_span(at..at + k.len()),
+                    format!("a note says values of the source are missing: {}", clip(t, 90)),
+                    "values missing",
+                )
+                .with_help("Find the values in another copy, or mark them unknown (`?`) where they are used."),
+            );
+        }
         for (a, b) in bracketed(t) {
             let inner = t[a + 1..b - 1].to_lowercase();
             let square = t[a..].starts_with('[');
@@ -138,7 +164,14 @@ fn marks_on(l: &Line<'_>) -> Vec<Mark> {
         // spaces is an inline bullet and a run before a word is emphasis.
         let suffix = prev.is_some_and(|p| p.is_alphanumeric() || ")]\"'%".contains(p))
             && next.is_none_or(|n| !n.is_alphanumeric());
-        if stars <= 3 && (alone || suffix || in_cell) {
+        // "60* arc": the asterisk stands for a degree sign.
+        let degree = prev.is_some_and(|p| p.is_ascii_digit()) && {
+            let after = t[b..].trim_start().to_lowercase();
+            ["arc", "angle", "degree", "cone", "field of fire"]
+                .iter()
+                .any(|w| after.starts_with(w))
+        };
+        if stars <= 3 && !degree && (alone || suffix || in_cell) {
             let tok_start = t[..a]
                 .char_indices()
                 .rev()
@@ -214,7 +247,7 @@ mod tests {
 
     #[test]
     fn illegible_and_missing_marks() {
-        let text = "Win with one [one word illegible on the scan] hex.\nIt reads \"38\" [the second digit is hard to read].\n[The diagram is not reproduced here.]\nNormal (see rule 3) text [sic].\n";
+        let text = "Win with one [one word illegible on the scan] hex.\nIt reads \"38\" [the second digit is hard to read].\n[The diagram is not reproduced here.]\nNormal (see rule 3) text [sic].\n• The scan shows no numerical values for bunkers.\n";
         let f = editorial(&lines::split(text));
         let codes: Vec<_> = f.iter().map(|f| f.code).collect();
         assert_eq!(
@@ -222,6 +255,7 @@ mod tests {
             vec![
                 codes::ILLEGIBLE_MARK,
                 codes::ILLEGIBLE_MARK,
+                codes::OMISSION_MARK,
                 codes::OMISSION_MARK
             ]
         );
@@ -232,7 +266,7 @@ mod tests {
     fn footnote_marks_match_definitions() {
         let ok = "COH\n*\nDAM\n6/2**\n*No rating needed.\n**Splash damage.\n";
         assert!(footnotes(&lines::split(ok)).is_empty());
-        let bad = "| Gun | 4* |\nRange 12**\n*Only at night.\nA *bold* word and * bullet\n";
+        let bad = "| Gun | 4* |\nRange 12**\n*Only at night.\nA *bold* word and * bullet, a 60* arc\n";
         let f = footnotes(&lines::split(bad));
         assert_eq!(f.len(), 1, "{f:#?}");
         assert_eq!(f[0].code, codes::FOOTNOTE_MISSING);

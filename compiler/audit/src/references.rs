@@ -335,7 +335,12 @@ pub fn check(lines: &[Line<'_>], body: &Outline<'_>, skip: &dyn Fn(usize) -> boo
         let t = l.text();
         let (refs, vague) = refs_in(t);
         for r in refs {
-            if let Some(f) = resolve(&r, i, body, l, t) {
+            let mut target = None;
+            if let Some(f) = resolve(&r, i, body, l, t, &mut target) {
+                out.push(f);
+            } else if let Some(e) = target
+                && let Some(f) = wrong_topic(&r, e, body, lines, i)
+            {
                 out.push(f);
             }
         }
@@ -367,7 +372,14 @@ pub fn check(lines: &[Line<'_>], body: &Outline<'_>, skip: &dyn Fn(usize) -> boo
     out
 }
 
-fn resolve(r: &Ref, line: usize, body: &Outline<'_>, l: &Line<'_>, t: &str) -> Option<Finding> {
+fn resolve(
+    r: &Ref,
+    line: usize,
+    body: &Outline<'_>,
+    l: &Line<'_>,
+    t: &str,
+    target: &mut Option<usize>,
+) -> Option<Finding> {
     let entries = &body.entries;
     let before = entries.iter().rposition(|e| e.line < line);
     // Within which chapter the reference sits: bare section numbers restart
@@ -543,7 +555,96 @@ fn resolve(r: &Ref, line: usize, body: &Outline<'_>, l: &Line<'_>, t: &str) -> O
             ),
         );
     }
+    *target = found.first().copied();
     None
+}
+
+/// Words too common in rules to tell topics apart.
+const COMMON: &[&str] = &[
+    "rules", "units", "player", "players", "turn", "turns", "table", "roll", "rolls", "game",
+    "which", "there", "their", "these", "those", "other", "every", "where", "after", "before",
+];
+
+fn stems(s: &str) -> Vec<String> {
+    s.split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .filter(|w| w.chars().count() >= 5 && !COMMON.contains(&w.as_str()))
+        .map(|w| w.chars().take(5).collect())
+        .collect()
+}
+
+/// A chapter reference that resolves, to a chapter whose title and sub-headings
+/// share no topic word with the sentence that cites it ("pending artillery ...
+/// (see Chapter 7)" where Chapter 7 is about vehicles).
+fn wrong_topic(r: &Ref, e: usize, body: &Outline<'_>, lines: &[Line<'_>], line: usize) -> Option<Finding> {
+    if r.kind != Kind::Chapter || !r.rest.is_empty() {
+        return None;
+    }
+    let l = &lines[line];
+    let t = l.text();
+    let entries = &body.entries;
+    let chapters: Vec<usize> = (0..entries.len())
+        .filter(|&k| {
+            entries[k]
+                .marker
+                .as_ref()
+                .is_some_and(|m| m.style == Style::Labeled("Chapter"))
+        })
+        .collect();
+    let here = chapters.iter().copied().rfind(|&c| entries[c].line <= line);
+    // A chapter's words: its text up to the next chapter, headings included.
+    let words_of = |x: usize| -> Vec<String> {
+        let from = entries[x].line;
+        let to = chapters
+            .iter()
+            .map(|&c| entries[c].line)
+            .find(|&c| c > from)
+            .unwrap_or(lines.len());
+        lines[from..to].iter().flat_map(|l| stems(l.text())).collect()
+    };
+    let start = t[..r.at.0].rfind(". ").map_or(0, |p| p + 2);
+    let end = t[r.at.1..].find(". ").map_or(t.len(), |p| r.at.1 + p);
+    let said: Vec<String> = stems(&t[start..end])
+        .into_iter()
+        .filter(|w| !w.starts_with("chapt"))
+        .collect();
+    let topic = words_of(e);
+    if said.is_empty() || topic.is_empty() || said.iter().any(|w| topic.contains(w)) {
+        return None;
+    }
+    let words: Vec<&str> = t[start..end]
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| {
+            let s: String = w.to_lowercase().chars().take(5).collect();
+            w.chars().count() >= 5 && said.contains(&s)
+        })
+        .collect();
+    // Only when another chapter does treat the topic: otherwise the words may
+    // simply be too far from any heading to tell.
+    let better = chapters
+        .iter()
+        .copied()
+        .filter(|&k| k != e && Some(k) != here)
+        .max_by_key(|&k| {
+            let w = words_of(k);
+            said.iter().filter(|s| w.contains(s)).count()
+        })
+        .filter(|&k| said.iter().any(|s| words_of(k).contains(s)))?;
+    let hint = format!(" \"{}\" may be the one meant.", entries[better].describe());
+    Some(
+        Finding::advice(
+            codes::WRONG_TOPIC,
+            l.sub_span(r.at.0..r.at.1),
+            format!(
+                "reference to {} (\"{}\") may point at the wrong topic: the sentence is about {}, which that chapter never mentions",
+                entries[e].marker.as_ref().map_or(String::new(), |m| m.show()),
+                clip(entries[e].short_title(), 50),
+                words.join(", ")
+            ),
+            "topic differs",
+        )
+        .with_help(format!("Check the chapter number.{hint}")),
+    )
 }
 
 #[cfg(test)]
@@ -599,6 +700,17 @@ mod tests {
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].severity, crate::Severity::Advice);
         assert_eq!(&bad[f[0].span.clone()], "see later artillery rules");
+    }
+
+    #[test]
+    fn chapter_reference_to_another_topic_is_advice() {
+        let text = "Chapter 1: Turns\n\nAdvance pending artillery countdowns (see Chapter 2). Tanks crush wire (see Chapter 2).\n\nChapter 2: Vehicles & Armor\n\n1. Armor Classes\n\nText.\n\nChapter 3: Artillery Support\n\nText.\n";
+        let f = run(text);
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!(f[0].code, codes::WRONG_TOPIC);
+        assert_eq!(f[0].severity, crate::Severity::Advice);
+        assert!(f[0].message.contains("artillery, countdowns"), "{}", f[0].message);
+        assert!(f[0].help.as_deref().unwrap().contains("Chapter 3"));
     }
 
     #[test]
