@@ -55,7 +55,9 @@ fn parse(text: &str) -> Vec<Entry> {
             _ => panic!("bad catalogue line: {raw}"),
         };
         out.push(Entry {
-            line: line.parse().unwrap_or_else(|_| panic!("bad line number: {raw}")),
+            line: line
+                .parse()
+                .unwrap_or_else(|_| panic!("bad line number: {raw}")),
             class: class.to_string(),
             code: code.to_string(),
             fragment: fragment.to_string(),

@@ -106,7 +106,11 @@ fn has_own_line(lines: &[Line<'_>], name: &str) -> bool {
 
 /// "as shown in the example", "identified on its TERRAIN CHART", and picture
 /// captions whose picture is gone.
-pub fn not_reproduced(lines: &[Line<'_>], body: &Outline<'_>, skip: &dyn Fn(usize) -> bool) -> Vec<Finding> {
+pub fn not_reproduced(
+    lines: &[Line<'_>],
+    body: &Outline<'_>,
+    skip: &dyn Fn(usize) -> bool,
+) -> Vec<Finding> {
     let mut out = Vec::new();
     for (i, l) in lines.iter().enumerate() {
         if skip(i) {
@@ -130,7 +134,10 @@ pub fn not_reproduced(lines: &[Line<'_>], body: &Outline<'_>, skip: &dyn Fn(usiz
         for verb in POINTER_VERBS {
             for (at, _) in lc.match_indices(verb) {
                 let rest = &lc[at + verb.len()..];
-                let Some(rest) = rest.strip_prefix(" in ").or_else(|| rest.strip_prefix(" on ")) else {
+                let Some(rest) = rest
+                    .strip_prefix(" in ")
+                    .or_else(|| rest.strip_prefix(" on "))
+                else {
                     continue;
                 };
                 let rest_at = lc.len() - rest.len();
@@ -141,7 +148,11 @@ pub fn not_reproduced(lines: &[Line<'_>], body: &Outline<'_>, skip: &dyn Fn(usiz
                 {
                     continue;
                 }
-                let is_noun = |w: &str| POINTER_NOUNS.iter().any(|n| w == *n || w.strip_suffix('s') == Some(n));
+                let is_noun = |w: &str| {
+                    POINTER_NOUNS
+                        .iter()
+                        .any(|n| w == *n || w.strip_suffix('s') == Some(n))
+                };
                 let Some(k) = words.iter().position(|w| is_noun(&rest[w.clone()])) else {
                     continue;
                 };
@@ -159,14 +170,24 @@ pub fn not_reproduced(lines: &[Line<'_>], body: &Outline<'_>, skip: &dyn Fn(usiz
                     Finding::warning(
                         codes::NOT_REPRODUCED,
                         l.sub_span(at..name_end),
-                        format!("the text points at \"{}\" but it is not reproduced", clip(name, 40)),
+                        format!(
+                            "the text points at \"{}\" but it is not reproduced",
+                            clip(name, 40)
+                        ),
                         "not in the text",
                     )
-                    .with_help("Reproduce the example, chart or figure, or give its content in words."),
+                    .with_help(
+                        "Reproduce the example, chart or figure, or give its content in words.",
+                    ),
                 );
             }
         }
-        for tag in ["[Editor's note", "[Editor’s note", "[Translator's note", "[Translator’s note"] {
+        for tag in [
+            "[Editor's note",
+            "[Editor’s note",
+            "[Translator's note",
+            "[Translator’s note",
+        ] {
             if let Some(at) = t.find(tag) {
                 let end = t[at..].find(']').map_or(t.len(), |p| at + p + 1);
                 out.push(
@@ -262,7 +283,13 @@ pub fn empty_headings(
                     .rfind(|w| !w.is_empty())
                     .is_some_and(|w| TABLE_WORDS.contains(&w));
                 let next = lines::next_non_blank(lines, entry.line);
-                let next = next.and_then(|n| if caption(n) { lines::next_non_blank(lines, n) } else { Some(n) });
+                let next = next.and_then(|n| {
+                    if caption(n) {
+                        lines::next_non_blank(lines, n)
+                    } else {
+                        Some(n)
+                    }
+                });
                 let child_heading = next
                     .and_then(|n| body.entry_at_line(n))
                     .filter(|&k| body.entries[k].role == Role::Heading && Some(k) == first_child);
@@ -306,19 +333,22 @@ fn sentence(t: &str, at: usize) -> Range<usize> {
 fn has_target(s: &str) -> bool {
     let lc = s.to_lowercase();
     let b = lc.as_bytes();
-    let plus = b
-        .windows(2)
-        .any(|w| w[0].is_ascii_digit() && w[1] == b'+');
+    let plus = b.windows(2).any(|w| w[0].is_ascii_digit() && w[1] == b'+');
     let range = lc.char_indices().any(|(i, c)| {
         (c == '-' || c == '–')
             && lc[..i].ends_with(|d: char| d.is_ascii_digit())
             && lc[i + c.len_utf8()..].starts_with(|d: char| d.is_ascii_digit())
     });
-    let on_a = ["on a ", "on an ", "of ", "needs a ", "need a "].iter().any(|p| {
-        lc.match_indices(p)
-            .any(|(i, _)| lc[i + p.len()..].starts_with(|d: char| d.is_ascii_digit()))
-    });
-    let words = ["as for", "table", "chart", "matrix", "higher", "lower", "exceed", "equal", "beat", "against", "compare"];
+    let on_a = ["on a ", "on an ", "of ", "needs a ", "need a "]
+        .iter()
+        .any(|p| {
+            lc.match_indices(p)
+                .any(|(i, _)| lc[i + p.len()..].starts_with(|d: char| d.is_ascii_digit()))
+        });
+    let words = [
+        "as for", "table", "chart", "matrix", "higher", "lower", "exceed", "equal", "beat",
+        "against", "compare",
+    ];
     plus || range || on_a || words.iter().any(|w| lc.contains(w))
 }
 
@@ -334,7 +364,10 @@ pub fn rolls_without_target(lines: &[Line<'_>], skip: &dyn Fn(usize) -> bool) ->
         let lc = t.to_ascii_lowercase();
         for cue in ["roll for ", "rolls for ", " to determine "] {
             for (at, _) in lc.match_indices(cue) {
-                if cue == " to determine " && !lc[..at].contains("roll") && !lc[..at].contains("throw") {
+                if cue == " to determine "
+                    && !lc[..at].contains("roll")
+                    && !lc[..at].contains("throw")
+                {
                     continue;
                 }
                 // "roll for Mud" names a check; "rolls for motivation" is the usual test
@@ -348,18 +381,30 @@ pub fn rolls_without_target(lines: &[Line<'_>], skip: &dyn Fn(usize) -> bool) ->
                 }
                 // A table or list right after the sentence, unless an earlier sentence of
                 // the paragraph already claimed it ("Scores to hit are as follows.").
-                let claimed = lc[..s.start].contains("as follows") || lc[..s.start].contains("below");
+                let claimed =
+                    lc[..s.start].contains("as follows") || lc[..s.start].contains("below");
                 let next_gives = s.end >= t.len()
                     && !claimed
                     && lines::next_non_blank(lines, i).is_some_and(|n| {
                         let nt = lines[n].text();
                         let body = lines::bullet_body(nt).unwrap_or(nt);
-                        let n = body.bytes().take_while(|c| c.is_ascii_digit() || *c == b'-').count();
+                        let n = body
+                            .bytes()
+                            .take_while(|c| c.is_ascii_digit() || *c == b'-')
+                            .count();
                         lines::is_table_row(nt)
                             || (n > 0 && body[n..].trim_start().starts_with([':', '=', ')']))
                             || (n > 0 && body[n..].starts_with('–'))
                     });
-                if next_gives || (s.end < t.len() && has_target(&t[s.end..(s.end + 120).min(t.len())].chars().take(120).collect::<String>())) {
+                if next_gives
+                    || (s.end < t.len()
+                        && has_target(
+                            &t[s.end..(s.end + 120).min(t.len())]
+                                .chars()
+                                .take(120)
+                                .collect::<String>(),
+                        ))
+                {
                     continue;
                 }
                 let span = at + usize::from(cue.starts_with(' '))..at + cue.len() - 1;
@@ -380,8 +425,14 @@ pub fn rolls_without_target(lines: &[Line<'_>], skip: &dyn Fn(usize) -> bool) ->
 
 fn word_at(lc: &str, w: &str) -> Option<usize> {
     lc.match_indices(w).map(|(i, _)| i).find(|&i| {
-        lc[..i].chars().next_back().is_none_or(|c| !c.is_alphanumeric())
-            && lc[i + w.len()..].chars().next().is_none_or(|c| !c.is_alphanumeric())
+        lc[..i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric())
+            && lc[i + w.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| !c.is_alphanumeric())
     })
 }
 
@@ -389,11 +440,16 @@ fn word_at(lc: &str, w: &str) -> Option<usize> {
 /// Scenario: ...", "Scenario 2"), not a rule about scenarios.
 fn scenario_heading(title: &str) -> bool {
     let lc = title.to_lowercase();
-    let words: Vec<&str> = lc.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    let words: Vec<&str> = lc
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
     words.contains(&"scenarios")
         || words.last() == Some(&"scenario")
         || lc.contains("scenario:")
-        || words.windows(2).any(|w| w[0] == "scenario" && w[1].chars().all(|c| c.is_ascii_digit()))
+        || words
+            .windows(2)
+            .any(|w| w[0] == "scenario" && w[1].chars().all(|c| c.is_ascii_digit()))
 }
 
 const WIN_PHRASES: &[&str] = &[
@@ -414,7 +470,12 @@ const WHOLE_BOOK_BYTES: usize = 4000;
 
 /// Rule areas a whole game needs and the text relies on: scenarios it refers to,
 /// victory conditions, and a scenario that lacks the part its siblings have.
-pub fn missing_areas(text: &str, lines: &[Line<'_>], body: &Outline<'_>, skip: &dyn Fn(usize) -> bool) -> Vec<Finding> {
+pub fn missing_areas(
+    text: &str,
+    lines: &[Line<'_>],
+    body: &Outline<'_>,
+    skip: &dyn Fn(usize) -> bool,
+) -> Vec<Finding> {
     let mut out = Vec::new();
     let whole = text.len() >= WHOLE_BOOK_BYTES;
     let headings: Vec<&str> = body
@@ -446,8 +507,15 @@ pub fn missing_areas(text: &str, lines: &[Line<'_>], body: &Outline<'_>, skip: &
         // Scenarios named in the text: "In scenarios like Meeting Engagement in the ...".
         for l in lines {
             let t = l.text();
-            for cue in ["scenarios like ", "scenario like ", "scenarios such as ", "scenario such as "] {
-                let Some(p) = t.to_ascii_lowercase().find(cue) else { continue };
+            for cue in [
+                "scenarios like ",
+                "scenario like ",
+                "scenarios such as ",
+                "scenario such as ",
+            ] {
+                let Some(p) = t.to_ascii_lowercase().find(cue) else {
+                    continue;
+                };
                 let from = p + cue.len();
                 let name_end = t[from..]
                     .find([',', '.', ';', '('])
@@ -498,7 +566,8 @@ pub fn missing_areas(text: &str, lines: &[Line<'_>], body: &Outline<'_>, skip: &
         body.entries.iter().any(|c| {
             c.parent == Some(e) && {
                 // The part's own title: "How to win. The North ..." -> "how to win".
-                let head = c.title[..c.title.find(['.', ':']).unwrap_or(c.title.len())].to_lowercase();
+                let head =
+                    c.title[..c.title.find(['.', ':']).unwrap_or(c.title.len())].to_lowercase();
                 head.split(|ch: char| !ch.is_alphanumeric())
                     .any(|w| matches!(w, "win" | "winning" | "victory" | "wins"))
             }
@@ -558,7 +627,11 @@ mod tests {
         );
         let with_example = format!("{text}\nExample: a squad moves two hexes.\n");
         let (lines, body) = outline(&with_example);
-        assert!(!not_reproduced(&lines, &body, &|_| false).iter().any(|f| f.message.contains("\"the example\"")));
+        assert!(
+            !not_reproduced(&lines, &body, &|_| false)
+                .iter()
+                .any(|f| f.message.contains("\"the example\""))
+        );
     }
 
     #[test]
@@ -570,7 +643,12 @@ mod tests {
         got.sort();
         assert_eq!(
             got,
-            vec!["6. Damage Table", "8. Cooperation", "A. Allied Vehicles", "B. Enemy Vehicles"]
+            vec![
+                "6. Damage Table",
+                "8. Cooperation",
+                "A. Allied Vehicles",
+                "B. Enemy Vehicles"
+            ]
         );
     }
 
@@ -585,14 +663,24 @@ mod tests {
     #[test]
     fn missing_scenarios_and_victory_conditions() {
         let filler = "Units move and fire in turn. ".repeat(150);
-        let text = format!("Rules\n\n{filler}\n\nThe ratio depends on the scenario. Lost units count for victory purposes. In scenarios like River Crossing, both sides hide.\n");
+        let text = format!(
+            "Rules\n\n{filler}\n\nThe ratio depends on the scenario. Lost units count for victory purposes. In scenarios like River Crossing, both sides hide.\n"
+        );
         let (lines, body) = outline(&text);
         let f = missing_areas(&text, &lines, &body, &|_| false);
         let got: Vec<&str> = f.iter().map(|f| &text[f.span.clone()]).collect();
         assert_eq!(got, vec!["scenario", "River Crossing", "victory"]);
         // A short fragment is not a whole game.
         let (lines, body) = outline("The ratio depends on the scenario.\n");
-        assert!(missing_areas("The ratio depends on the scenario.\n", &lines, &body, &|_| false).is_empty());
+        assert!(
+            missing_areas(
+                "The ratio depends on the scenario.\n",
+                &lines,
+                &body,
+                &|_| false
+            )
+            .is_empty()
+        );
     }
 
     #[test]

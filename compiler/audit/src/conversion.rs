@@ -116,7 +116,9 @@ pub fn unbalanced(lines: &[Line<'_>]) -> Vec<Finding> {
                     format!("\"{c}\" opens \"{shown}\" and nothing in the paragraph closes it"),
                     "never closed",
                 )
-                .with_help("Close the bracket where the aside ends; text may have been lost after it."),
+                .with_help(
+                    "Close the bracket where the aside ends; text may have been lost after it.",
+                ),
             );
         }
         for &(i, c) in &stray {
@@ -129,7 +131,9 @@ pub fn unbalanced(lines: &[Line<'_>]) -> Vec<Finding> {
                     format!("\"{c}\" closes \"…{shown}\" but nothing in the paragraph opened it"),
                     "never opened",
                 )
-                .with_help("Add the opening bracket where the aside starts, or delete the stray one."),
+                .with_help(
+                    "Add the opening bracket where the aside starts, or delete the stray one.",
+                ),
             );
         }
         let open = t.matches('“').count();
@@ -167,11 +171,18 @@ pub fn stray_symbols(lines: &[Line<'_>]) -> Vec<Finding> {
             let next2 = chars.get(k + 2).map(|&(_, n)| n);
             match c {
                 '•' if k > 0 && prev.is_some_and(char::is_alphabetic) => {
-                    hits.push((i..i + c.len_utf8(), "a bullet inside a sentence, probably a lost \"?\""));
+                    hits.push((
+                        i..i + c.len_utf8(),
+                        "a bullet inside a sentence, probably a lost \"?\"",
+                    ));
                 }
                 '.' | ',' if next == Some('s') && next2.is_none_or(|n| !n.is_alphanumeric()) => {
                     // The upper-case code right before it: "RPG.s", "12.7mmAAMG.s".
-                    let caps = t[..i].chars().rev().take_while(char::is_ascii_uppercase).count();
+                    let caps = t[..i]
+                        .chars()
+                        .rev()
+                        .take_while(char::is_ascii_uppercase)
+                        .count();
                     if caps >= 2 {
                         hits.push((i..i + 1, "a full stop or comma before a plural \"s\", probably a lost apostrophe"));
                     }
@@ -179,17 +190,21 @@ pub fn stray_symbols(lines: &[Line<'_>]) -> Vec<Finding> {
                 '*' if next.is_some_and(|n| n.is_ascii_digit())
                     && prev.is_some_and(|p| p == ' ' || p == 'x') =>
                 {
-                    hits.push((i..i + 1, "an asterisk before a number, probably a lost decimal point"));
+                    hits.push((
+                        i..i + 1,
+                        "an asterisk before a number, probably a lost decimal point",
+                    ));
                 }
-                '-' if prev.is_some_and(char::is_alphabetic)
-                    && next == Some(' ')
-                    && {
-                        let rest = &t[i + 2..];
-                        let n = rest.bytes().take_while(u8::is_ascii_digit).count();
-                        n > 0 && rest[n..].starts_with(". ")
-                    } =>
+                '-' if prev.is_some_and(char::is_alphabetic) && next == Some(' ') && {
+                    let rest = &t[i + 2..];
+                    let n = rest.bytes().take_while(u8::is_ascii_digit).count();
+                    n > 0 && rest[n..].starts_with(". ")
+                } =>
                 {
-                    hits.push((i..i + 1, "a hyphen ending a sentence before a numbered item, probably a lost \"?\""));
+                    hits.push((
+                        i..i + 1,
+                        "a hyphen ending a sentence before a numbered item, probably a lost \"?\"",
+                    ));
                 }
                 _ => {}
             }
@@ -208,7 +223,11 @@ pub fn stray_symbols(lines: &[Line<'_>]) -> Vec<Finding> {
                 j += 1;
             }
             let span = hits[k].0.start..end;
-            let from = t[..span.start].char_indices().rev().nth(12).map_or(0, |(p, _)| p);
+            let from = t[..span.start]
+                .char_indices()
+                .rev()
+                .nth(12)
+                .map_or(0, |(p, _)| p);
             let to = t[span.end..]
                 .char_indices()
                 .nth(12)
@@ -242,7 +261,10 @@ pub fn markup(lines: &[Line<'_>]) -> Vec<Finding> {
                 continue;
             }
             let len = if t[i..].starts_with("[!") {
-                let n = t[i + 2..].bytes().take_while(u8::is_ascii_uppercase).count();
+                let n = t[i + 2..]
+                    .bytes()
+                    .take_while(u8::is_ascii_uppercase)
+                    .count();
                 (n >= 3 && t[i + 2 + n..].starts_with(']')).then_some(n + 3)
             } else if b[i] == b'\\' || (b[i] == b'^' && b.get(i + 1) == Some(&b'\\')) {
                 let s = if b[i] == b'^' { i + 2 } else { i + 1 };
@@ -254,8 +276,10 @@ pub fn markup(lines: &[Line<'_>]) -> Vec<Finding> {
                     .take_while(|c| c.is_ascii_alphabetic() || *c == b'/')
                     .count();
                 let tag = &t[i + 1..i + 1 + n];
-                (matches!(tag, "br" | "br/" | "b" | "/b" | "i" | "/i" | "p" | "/p" | "sup" | "/sup")
-                    && t[i + 1 + n..].starts_with('>'))
+                (matches!(
+                    tag,
+                    "br" | "br/" | "b" | "/b" | "i" | "/i" | "p" | "/p" | "sup" | "/sup"
+                ) && t[i + 1 + n..].starts_with('>'))
                 .then_some(n + 2)
             } else if b[i] == b'&' {
                 ["&nbsp;", "&amp;", "&lt;", "&gt;", "&quot;"]
@@ -303,9 +327,7 @@ pub fn chat(lines: &[Line<'_>]) -> Vec<Finding> {
     let mut out = Vec::new();
     for l in lines {
         let t = l.text();
-        let rest = t
-            .strip_prefix("As you ")
-            .or_else(|| t.strip_prefix("You "));
+        let rest = t.strip_prefix("As you ").or_else(|| t.strip_prefix("You "));
         let Some(rest) = rest else { continue };
         // "You astutely asked": one adverb may sit before the verb.
         let after_adverb = rest
@@ -314,12 +336,19 @@ pub fn chat(lines: &[Line<'_>]) -> Vec<Finding> {
             .map_or(rest, |(_, r)| r);
         if let Some(v) = CHAT_VERBS.iter().find(|v| after_adverb.starts_with(*v)) {
             let end = t.len() - after_adverb.len() + v.len();
-            let end = if t[end..].starts_with([':', ',']) { end + 1 } else { end };
+            let end = if t[end..].starts_with([':', ',']) {
+                end + 1
+            } else {
+                end
+            };
             out.push(
                 Finding::warning(
                     codes::CHAT_TEXT,
                     l.sub_span(0..end),
-                    format!("\"{}\" addresses the reader of a conversation, not a player", &t[..end]),
+                    format!(
+                        "\"{}\" addresses the reader of a conversation, not a player",
+                        &t[..end]
+                    ),
                     "conversation text",
                 )
                 .with_help("Delete the exchange and keep only the rule it led to."),
@@ -357,7 +386,9 @@ pub fn run_in_lists(lines: &[Line<'_>]) -> Vec<Finding> {
                     "a list is run into one paragraph: its items lost their line breaks",
                     "list starts here",
                 )
-                .with_help("Put each item on its own line so steps and modifiers can be told apart."),
+                .with_help(
+                    "Put each item on its own line so steps and modifiers can be told apart.",
+                ),
             );
         }
     }
@@ -366,12 +397,14 @@ pub fn run_in_lists(lines: &[Line<'_>]) -> Vec<Finding> {
 
 /// Sentence openers that follow a run-in heading ("Reinforce The two players ...").
 const OPENERS: &[&str] = &[
-    "The", "Any", "All", "Each", "Every", "If", "When", "A", "An", "This", "These", "Units",
-    "You", "Your", "Players", "Once",
+    "The", "Any", "All", "Each", "Every", "If", "When", "A", "An", "This", "These", "Units", "You",
+    "Your", "Players", "Once",
 ];
 
 /// Words before an upper-case word that make it emphasis, not a heading.
-const ARTICLES: &[&str] = &["the", "a", "an", "The", "A", "An", "of", "to", "for", "and", "or"];
+const ARTICLES: &[&str] = &[
+    "the", "a", "an", "The", "A", "An", "of", "to", "for", "and", "or",
+];
 
 fn caps_word(w: &str) -> bool {
     w.chars().count() >= 2 && w.chars().all(|c| c.is_ascii_uppercase())
@@ -390,7 +423,9 @@ pub fn run_in_headings(lines: &[Line<'_>], skip: &dyn Fn(usize) -> bool) -> Vec<
                 format!("heading \"{title}\" is run into its paragraph"),
                 "heading run in",
             )
-            .with_help("Put the heading on its own line so the rule it starts can be found and cited."),
+            .with_help(
+                "Put the heading on its own line so the rule it starts can be found and cited.",
+            ),
         );
     };
     for (idx, l) in lines.iter().enumerate() {
@@ -605,7 +640,13 @@ mod tests {
     #[test]
     fn flattened_table_is_found_once() {
         let mut text = String::from("Stats\n");
-        for row in [["Name", "SPD", "ACC"], ["Scout", "6", "2"], ["Tank", "2", "4"], ["Gun", "0", "5"], ["Jeep", "8", "1"]] {
+        for row in [
+            ["Name", "SPD", "ACC"],
+            ["Scout", "6", "2"],
+            ["Tank", "2", "4"],
+            ["Gun", "0", "5"],
+            ["Jeep", "8", "1"],
+        ] {
             for c in row {
                 text.push_str(c);
                 text.push('\n');

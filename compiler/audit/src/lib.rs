@@ -40,7 +40,10 @@ pub fn audit(text: &str) -> Vec<Finding> {
     out.extend(headings::repeated_headings(&lines));
     out.extend(references::check(&lines, &body, &in_toc));
     let leadins = leadins::check(&lines, &body, &in_toc);
-    let lead_in_lines: Vec<usize> = leadins.iter().map(|f| line_of(&lines, f.span.start)).collect();
+    let lead_in_lines: Vec<usize> = leadins
+        .iter()
+        .map(|f| line_of(&lines, f.span.start))
+        .collect();
     out.extend(leadins);
     out.extend(tables::check(&lines));
     out.extend(marks::editorial(&lines));
@@ -62,7 +65,9 @@ pub fn audit(text: &str) -> Vec<Finding> {
     out.extend(content::empty_headings(&lines, &body, &in_toc, &regions));
     out.extend(content::rolls_without_target(&lines, &skip));
     out.extend(content::missing_areas(text, &lines, &body, &skip));
-    out.extend(names::undefined_names(&lines, &body, &skip, &|i| lead_in_lines.contains(&i)));
+    out.extend(names::undefined_names(&lines, &body, &skip, &|i| {
+        lead_in_lines.contains(&i)
+    }));
     out.extend(names::variants(&lines, &in_toc));
     out.extend(numbers::conversions(&lines));
     out.sort_by(|a, b| (a.span.start, a.span.end, a.code).cmp(&(b.span.start, b.span.end, b.code)));

@@ -266,7 +266,8 @@ mod tests {
     fn footnote_marks_match_definitions() {
         let ok = "COH\n*\nDAM\n6/2**\n*No rating needed.\n**Splash damage.\n";
         assert!(footnotes(&lines::split(ok)).is_empty());
-        let bad = "| Gun | 4* |\nRange 12**\n*Only at night.\nA *bold* word and * bullet, a 60* arc\n";
+        let bad =
+            "| Gun | 4* |\nRange 12**\n*Only at night.\nA *bold* word and * bullet, a 60* arc\n";
         let f = footnotes(&lines::split(bad));
         assert_eq!(f.len(), 1, "{f:#?}");
         assert_eq!(f[0].code, codes::FOOTNOTE_MISSING);

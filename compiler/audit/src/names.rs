@@ -15,15 +15,50 @@ const THINGS: &[&str] = &["Table", "Chart", "Matrix", "Die", "Dice", "Manual"];
 
 /// Words before "die"/"dice" that describe a die rather than name one.
 const DIE_WORDS: &[&str] = &[
-    "different", "colour", "color", "same", "second", "first", "two", "one", "ten-sided",
-    "six-sided", "other", "your", "each", "extra", "standard", "small", "single", "the", "a",
-    "his", "her", "their", "its", "normal", "red", "white", "black", "green", "blue", "two",
-    "three", "another", "this", "that", "sided", "average",
+    "different",
+    "colour",
+    "color",
+    "same",
+    "second",
+    "first",
+    "two",
+    "one",
+    "ten-sided",
+    "six-sided",
+    "other",
+    "your",
+    "each",
+    "extra",
+    "standard",
+    "small",
+    "single",
+    "the",
+    "a",
+    "his",
+    "her",
+    "their",
+    "its",
+    "normal",
+    "red",
+    "white",
+    "black",
+    "green",
+    "blue",
+    "two",
+    "three",
+    "another",
+    "this",
+    "that",
+    "sided",
+    "average",
 ];
 
 fn is_cap_word(w: &str) -> bool {
-    w.chars().next().is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
-        && w.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '/')
+    w.chars()
+        .next()
+        .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+        && w.chars()
+            .all(|c| c.is_alphanumeric() || c == '-' || c == '/')
 }
 
 /// Name of a thing ending in one of `THINGS` at `noun` (a word range of `t`):
@@ -58,7 +93,11 @@ fn thing_name(t: &str, ws: &[Range<usize>], noun: usize) -> Option<Range<usize>>
             return None;
         }
         let w = &t[ws[noun - 1].clone()];
-        let before = if noun >= 2 { &t[ws[noun - 2].clone()] } else { "" };
+        let before = if noun >= 2 {
+            &t[ws[noun - 2].clone()]
+        } else {
+            ""
+        };
         if !w.chars().all(char::is_alphabetic)
             || DIE_WORDS.contains(&w.to_lowercase().as_str())
             || !matches!(before, "a" | "an" | "the")
@@ -109,13 +148,18 @@ fn defined(lines: &[Line<'_>], body: &Outline<'_>, name: &str) -> bool {
     }
     lines.iter().any(|l| {
         let t = l.text().to_lowercase();
-        let t = lines::bullet_body(&t).unwrap_or(&t).trim_start_matches(['|', ' ', '"', '“']);
+        let t = lines::bullet_body(&t)
+            .unwrap_or(&t)
+            .trim_start_matches(['|', ' ', '"', '“']);
         t.starts_with(&name)
             && t[name.len()..]
                 .chars()
                 .next()
                 .is_none_or(|c| !c.is_alphanumeric() || c == ' ')
-            && (t.len() <= name.len() + 3 || t[name.len()..].trim_start().starts_with([':', '|', '(', '-', '–']))
+            && (t.len() <= name.len() + 3
+                || t[name.len()..]
+                    .trim_start()
+                    .starts_with([':', '|', '(', '-', '–']))
     })
 }
 
@@ -169,32 +213,66 @@ pub fn undefined_names(
                 let name = &t[r.clone()];
                 if !defined(lines, body, name) {
                     let kind = t[ws[k].clone()].to_lowercase();
-                    let kind = if kind == "dice" { "die".to_string() } else { kind };
-                    report(&mut out, name.to_lowercase(), undefined(r.clone(), l, name, &kind));
+                    let kind = if kind == "dice" {
+                        "die".to_string()
+                    } else {
+                        kind
+                    };
+                    report(
+                        &mut out,
+                        name.to_lowercase(),
+                        undefined(r.clone(), l, name, &kind),
+                    );
                 }
             }
             let w = &t[ws[k].clone()];
             // "the Motivation phase", "the preceding enemy fire phase".
-            let numbered = ws.get(k + 1).is_some_and(|n| t[n.clone()].starts_with(|c: char| c.is_ascii_digit()));
+            let numbered = ws
+                .get(k + 1)
+                .is_some_and(|n| t[n.clone()].starts_with(|c: char| c.is_ascii_digit()));
             if w.eq_ignore_ascii_case("phase") && k > 0 && !numbered {
                 let prev = &t[ws[k - 1].clone()];
                 let lc = prev.to_lowercase();
                 let generic = [
-                    "this", "that", "each", "every", "a", "the", "one", "next", "same", "current",
-                    "preceding", "previous", "following", "own", "first", "second", "third", "last",
-                    "any", "which",
+                    "this",
+                    "that",
+                    "each",
+                    "every",
+                    "a",
+                    "the",
+                    "one",
+                    "next",
+                    "same",
+                    "current",
+                    "preceding",
+                    "previous",
+                    "following",
+                    "own",
+                    "first",
+                    "second",
+                    "third",
+                    "last",
+                    "any",
+                    "which",
                 ];
                 if prev.chars().all(char::is_alphabetic) && !generic.contains(&lc.as_str()) {
                     let name = format!("{lc} phase");
                     let listed = phase_lists.iter().any(|p| p.contains(&lc));
-                    if !listed && !defined(lines, body, &name) && !defined(lines, body, &format!("{lc} phase")) {
+                    if !listed
+                        && !defined(lines, body, &name)
+                        && !defined(lines, body, &format!("{lc} phase"))
+                    {
                         let headed = body.entries.iter().any(|e| {
                             let tl = e.title.to_lowercase();
                             tl.contains("phase") && tl.contains(&lc)
                         });
                         if !headed {
                             let r = ws[k - 1].start..ws[k].end;
-                            report(&mut out, name.clone(), undefined(r, l, &t[ws[k - 1].start..ws[k].end], "phase"));
+                            report(
+                                &mut out,
+                                name.clone(),
+                                undefined(r, l, &t[ws[k - 1].start..ws[k].end], "phase"),
+                            );
                         }
                     }
                 }
@@ -204,22 +282,40 @@ pub fn undefined_names(
                 let col = &t[ws[k - 1].clone()];
                 let in_header = lines.iter().any(|l2| {
                     let t2 = l2.text();
-                    lines::is_table_row(t2) && t2.split('|').any(|c| c.trim().eq_ignore_ascii_case(col))
+                    lines::is_table_row(t2)
+                        && t2.split('|').any(|c| c.trim().eq_ignore_ascii_case(col))
                 });
-                if col.chars().next().is_some_and(char::is_uppercase) && !in_header && !defined(lines, body, col) {
+                if col.chars().next().is_some_and(char::is_uppercase)
+                    && !in_header
+                    && !defined(lines, body, col)
+                {
                     let r = ws[k - 1].start..ws[k].end;
-                    report(&mut out, format!("{col} column"), undefined(r, l, &t[ws[k - 1].start..ws[k].end], "table column"));
+                    report(
+                        &mut out,
+                        format!("{col} column"),
+                        undefined(r, l, &t[ws[k - 1].start..ws[k].end], "table column"),
+                    );
                 }
             }
         }
         // An action named in quotes ("a \"Hold / Conceal\" action") that no list of actions has.
         for (q, _) in t.match_indices('"') {
-            let Some(len) = t[q + 1..].find('"') else { break };
+            let Some(len) = t[q + 1..].find('"') else {
+                break;
+            };
             let name = &t[q + 1..q + 1 + len];
             let after = &t[q + 2 + len..];
-            if after.starts_with(" action") && name.starts_with(char::is_uppercase) && name.len() <= 30 && !defined(lines, body, name) {
+            if after.starts_with(" action")
+                && name.starts_with(char::is_uppercase)
+                && name.len() <= 30
+                && !defined(lines, body, name)
+            {
                 let r = q + 1..q + 1 + len;
-                report(&mut out, name.to_lowercase(), undefined(r, l, name, "action"));
+                report(
+                    &mut out,
+                    name.to_lowercase(),
+                    undefined(r, l, name, "action"),
+                );
             }
         }
     }
@@ -236,13 +332,15 @@ fn distance(a: &[char], b: &[char], cap: usize) -> usize {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        d[0][j] = j;
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 v = v.min(d[i - 2][j - 2] + 1);
             }
@@ -257,19 +355,41 @@ fn inflection(a: &str, b: &str) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     let stem = short.strip_suffix('e').unwrap_or(short);
     let stem_y = short.strip_suffix('y').unwrap_or(short);
-    ["s", "es", "d", "ed", "r", "er", "ing", "ly", "n", "ies", "ied"]
-        .iter()
-        .any(|suf| long == format!("{short}{suf}") || long == format!("{stem}{suf}") || long == format!("{stem_y}{suf}"))
+    [
+        "s", "es", "d", "ed", "r", "er", "ing", "ly", "n", "ies", "ied",
+    ]
+    .iter()
+    .any(|suf| {
+        long == format!("{short}{suf}")
+            || long == format!("{stem}{suf}")
+            || long == format!("{stem_y}{suf}")
+    })
 }
 
-fn variant(span: Range<usize>, l: &Line<'_>, found: &str, usual: &str, first_line: usize, severity_warning: bool) -> Finding {
-    let message = format!(
-        "\"{found}\" is spelled \"{usual}\" elsewhere (first at line {first_line})"
-    );
+fn variant(
+    span: Range<usize>,
+    l: &Line<'_>,
+    found: &str,
+    usual: &str,
+    first_line: usize,
+    severity_warning: bool,
+) -> Finding {
+    let message =
+        format!("\"{found}\" is spelled \"{usual}\" elsewhere (first at line {first_line})");
     let f = if severity_warning {
-        Finding::warning(codes::NAME_VARIANT, l.sub_span(span), message, "spelled two ways")
+        Finding::warning(
+            codes::NAME_VARIANT,
+            l.sub_span(span),
+            message,
+            "spelled two ways",
+        )
     } else {
-        Finding::advice(codes::NAME_VARIANT, l.sub_span(span), message, "spelled two ways")
+        Finding::advice(
+            codes::NAME_VARIANT,
+            l.sub_span(span),
+            message,
+            "spelled two ways",
+        )
     };
     f.with_help(format!("Use one spelling throughout (\"{usual}\"), so a reader and a search find every rule about it."))
 }
@@ -304,9 +424,14 @@ pub fn variants(lines: &[Line<'_>], skip: &dyn Fn(usize) -> bool) -> Vec<Finding
     for l in lines {
         let t = l.text();
         for (p, _) in t.match_indices(" (") {
-            let Some(close) = t[p + 2..].find(')') else { continue };
+            let Some(close) = t[p + 2..].find(')') else {
+                continue;
+            };
             let abbr = &t[p + 2..p + 2 + close];
-            let word = t[..p].rsplit(|c: char| !c.is_alphabetic()).next().unwrap_or("");
+            let word = t[..p]
+                .rsplit(|c: char| !c.is_alphabetic())
+                .next()
+                .unwrap_or("");
             let (wu, au) = (word.to_uppercase(), abbr.to_string());
             if (2..=5).contains(&abbr.len())
                 && abbr.chars().all(|c| c.is_ascii_uppercase())
@@ -320,13 +445,15 @@ pub fn variants(lines: &[Line<'_>], skip: &dyn Fn(usize) -> bool) -> Vec<Finding
     }
     if stats.len() >= 3 {
         for (i, r, w) in &occ {
-            if w.len() < 2 || !w.chars().all(|c| c.is_ascii_uppercase()) || stats.iter().any(|(a, _)| a == w) {
+            if w.len() < 2
+                || !w.chars().all(|c| c.is_ascii_uppercase())
+                || stats.iter().any(|(a, _)| a == w)
+            {
                 continue;
             }
-            if let Some((a, word)) = stats
-                .iter()
-                .find(|(a, word)| a.len() == w.len() && a[..1] == w[..1] && subsequence(w, &word.to_uppercase()))
-            {
+            if let Some((a, word)) = stats.iter().find(|(a, word)| {
+                a.len() == w.len() && a[..1] == w[..1] && subsequence(w, &word.to_uppercase())
+            }) {
                 let l = &lines[*i];
                 out.push(
                     Finding::warning(
@@ -372,7 +499,14 @@ pub fn variants(lines: &[Line<'_>], skip: &dyn Fn(usize) -> bool) -> Vec<Finding
             }
             reported.push(x);
             let (li, r, shown) = &occ[*fa];
-            out.push(variant(r.clone(), &lines[*li], shown, &occ[*fb].2, occ[*fb].0 + 1, false));
+            out.push(variant(
+                r.clone(),
+                &lines[*li],
+                shown,
+                &occ[*fb].2,
+                occ[*fb].0 + 1,
+                false,
+            ));
         }
     }
     // Codes joined in one place and spaced in another: "AutoGL" / "Auto GL".
@@ -417,7 +551,9 @@ pub fn variants(lines: &[Line<'_>], skip: &dyn Fn(usize) -> bool) -> Vec<Finding
             let (x, y) = (&t[p[0].0..p[0].1], &t[p[1].0..p[1].1]);
             let j = format!("{x}{y}");
             if code_like(&j) && t[p[0].1..p[1].0] == *" " {
-                spaced_at.entry(j.clone()).or_insert((li, format!("{x} {y}")));
+                spaced_at
+                    .entry(j.clone())
+                    .or_insert((li, format!("{x} {y}")));
                 items.push((li, p[0].0..p[1].1, j, false));
             }
         }
@@ -426,9 +562,15 @@ pub fn variants(lines: &[Line<'_>], skip: &dyn Fn(usize) -> bool) -> Vec<Finding
         let l = &lines[li];
         let shown = &l.text()[r.clone()];
         let other = if joined {
-            spaced_at.get(&key).filter(|(at, _)| *at < li).map(|(at, s)| (*at, s.clone()))
+            spaced_at
+                .get(&key)
+                .filter(|(at, _)| *at < li)
+                .map(|(at, s)| (*at, s.clone()))
         } else {
-            joined_at.get(&key).filter(|&&at| at < li).map(|&at| (at, key.clone()))
+            joined_at
+                .get(&key)
+                .filter(|&&at| at < li)
+                .map(|&at| (at, key.clone()))
         };
         if let Some((at, usual)) = other {
             out.push(variant(r, l, shown, &usual, at + 1, false));
@@ -460,7 +602,9 @@ fn slip(a: &[char], b: &[char], wa: &str, wb: &str, occ: &[(usize, Range<usize>,
         }
     } else {
         let (short, long) = if a.len() < b.len() { (a, b) } else { (b, a) };
-        let i = (0..short.len()).find(|&i| short[i] != long[i]).unwrap_or(short.len());
+        let i = (0..short.len())
+            .find(|&i| short[i] != long[i])
+            .unwrap_or(short.len());
         (i > 0 && long[i] == long[i - 1]) || (i + 1 < long.len() && long[i] == long[i + 1])
     }
 }
@@ -489,7 +633,16 @@ mod tests {
         let text = "Components\n\n• Battle Manual: examples of play.\n\nThrow the Deviation Die for each battery. Read the Battle Manual and the Campaign Manual. Use a direction dice in jungle, two different colour dice, and the small D6 die. Roll on the 1D6 Reaction Matrix.\n\nUnits test in the Motivation phase and after the enemy fire phase. Elements with a Y in the MM column march. Units that took a \"Hold\" action hide.\n";
         assert_eq!(
             undefined_in(text),
-            vec!["Deviation Die", "Campaign Manual", "direction dice", "Reaction Matrix", "Motivation phase", "fire phase", "MM column", "Hold"]
+            vec![
+                "Deviation Die",
+                "Campaign Manual",
+                "direction dice",
+                "Reaction Matrix",
+                "Motivation phase",
+                "fire phase",
+                "MM column",
+                "Hold"
+            ]
         );
     }
 
@@ -515,6 +668,9 @@ mod tests {
     #[test]
     fn words_spelled_two_ways() {
         let text = "The Bazooka fires. A bazooka reloads. Range 10 metres, then 20 metres.\nThe Bazzoka is slow; range 30 meters. Units moved and moves; casualty and casualties.\nLMG/Auto GL fire.\nMortar/AutoGL fire.\nRecoilless rifles and Recoilless guns; a Recoiless one.\nThe marker is marked; making a marking; a breech and a breach; though through.\n";
-        assert_eq!(variants_in(text), vec!["Bazzoka", "meters", "Recoiless", "AutoGL"]);
+        assert_eq!(
+            variants_in(text),
+            vec!["Bazzoka", "meters", "Recoiless", "AutoGL"]
+        );
     }
 }

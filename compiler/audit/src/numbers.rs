@@ -34,7 +34,10 @@ fn quantity(t: &str, at: usize) -> Option<(f64, usize, Unit, usize)> {
     let s = &t[at..];
     let n = s
         .char_indices()
-        .take_while(|&(i, c)| c.is_ascii_digit() || (c == '.' && i > 0 && s[i + 1..].starts_with(|d: char| d.is_ascii_digit())))
+        .take_while(|&(i, c)| {
+            c.is_ascii_digit()
+                || (c == '.' && i > 0 && s[i + 1..].starts_with(|d: char| d.is_ascii_digit()))
+        })
         .count();
     if n == 0 {
         return None;
@@ -70,7 +73,9 @@ fn scales(lines: &[Line<'_>]) -> Vec<(Unit, f64, Unit)> {
     for l in lines {
         let t = l.text();
         for at in number_starts(t) {
-            let Some((a, _, ua, end)) = quantity(t, at) else { continue };
+            let Some((a, _, ua, end)) = quantity(t, at) else {
+                continue;
+            };
             let rest = &t[end..];
             let lc = rest.to_lowercase();
             let Some(skip) = [" = ", " equals ", " equal to ", " represents "]
@@ -102,7 +107,9 @@ pub fn conversions(lines: &[Line<'_>]) -> Vec<Finding> {
     for l in lines {
         let t = l.text();
         for at in number_starts(t) {
-            let Some((x, xd, ux, end)) = quantity(t, at) else { continue };
+            let Some((x, xd, ux, end)) = quantity(t, at) else {
+                continue;
+            };
             let rest = &t[end..];
             let open = rest.len() - rest.trim_start().len();
             if !rest[open..].starts_with('(') {
@@ -110,9 +117,14 @@ pub fn conversions(lines: &[Line<'_>]) -> Vec<Finding> {
             }
             let inner = end + open + 1;
             let inner = inner + (t[inner..].len() - t[inner..].trim_start().len());
-            let Some((y, yd, uy, yend)) = quantity(t, inner) else { continue };
+            let Some((y, yd, uy, yend)) = quantity(t, inner) else {
+                continue;
+            };
             // Either order: "125cm (640 metres)" or "5metres (1cm)".
-            let (small, sd, big, bd, ratio) = match scales.iter().find(|s| (s.0 == ux && s.2 == uy) || (s.0 == uy && s.2 == ux)) {
+            let (small, sd, big, bd, ratio) = match scales
+                .iter()
+                .find(|s| (s.0 == ux && s.2 == uy) || (s.0 == uy && s.2 == ux))
+            {
                 Some(&(from, r, _)) if from == ux => (x, xd, y, yd, r),
                 Some(&(_, r, _)) => (y, yd, x, xd, r),
                 None => continue,
@@ -183,7 +195,14 @@ mod tests {
         let text = "Scale: 2CM EQUALS 11 METRES.\nRifle 100cm (550 metres), sniper 125cm (640 metres), blast 5metres (1cm), mortar 1236cm (6000metres), M72 25cm (200metres).\n";
         let f = conversions(&lines::split(text));
         let got: Vec<&str> = f.iter().map(|f| &text[f.span.clone()]).collect();
-        assert_eq!(got, vec!["125cm (640 metres)", "1236cm (6000metres)", "25cm (200metres)"]);
+        assert_eq!(
+            got,
+            vec![
+                "125cm (640 metres)",
+                "1236cm (6000metres)",
+                "25cm (200metres)"
+            ]
+        );
         assert!(f[0].message.contains("1 cm = 5.5 m"), "{}", f[0].message);
     }
 

@@ -576,7 +576,13 @@ fn stems(s: &str) -> Vec<String> {
 /// A chapter reference that resolves, to a chapter whose title and sub-headings
 /// share no topic word with the sentence that cites it ("pending artillery ...
 /// (see Chapter 7)" where Chapter 7 is about vehicles).
-fn wrong_topic(r: &Ref, e: usize, body: &Outline<'_>, lines: &[Line<'_>], line: usize) -> Option<Finding> {
+fn wrong_topic(
+    r: &Ref,
+    e: usize,
+    body: &Outline<'_>,
+    lines: &[Line<'_>],
+    line: usize,
+) -> Option<Finding> {
     if r.kind != Kind::Chapter || !r.rest.is_empty() {
         return None;
     }
@@ -600,7 +606,10 @@ fn wrong_topic(r: &Ref, e: usize, body: &Outline<'_>, lines: &[Line<'_>], line: 
             .map(|&c| entries[c].line)
             .find(|&c| c > from)
             .unwrap_or(lines.len());
-        lines[from..to].iter().flat_map(|l| stems(l.text())).collect()
+        lines[from..to]
+            .iter()
+            .flat_map(|l| stems(l.text()))
+            .collect()
     };
     let start = t[..r.at.0].rfind(". ").map_or(0, |p| p + 2);
     let end = t[r.at.1..].find(". ").map_or(t.len(), |p| r.at.1 + p);
@@ -709,7 +718,11 @@ mod tests {
         assert_eq!(f.len(), 1, "{f:#?}");
         assert_eq!(f[0].code, codes::WRONG_TOPIC);
         assert_eq!(f[0].severity, crate::Severity::Advice);
-        assert!(f[0].message.contains("artillery, countdowns"), "{}", f[0].message);
+        assert!(
+            f[0].message.contains("artillery, countdowns"),
+            "{}",
+            f[0].message
+        );
         assert!(f[0].help.as_deref().unwrap().contains("Chapter 3"));
     }
 
