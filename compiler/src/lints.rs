@@ -572,3 +572,526 @@ mod tests {
         );
     }
 }
+
+/// Engine functions whose value is true or false whatever their arguments.
+const BOOL_HOSTS: &[&str] = &[
+    "adjacent",
+    "in_los",
+    "route_blocked",
+    "has_marker",
+    "is",
+    "in_terrain",
+];
+
+/// Assignments of parameters and engine values tried before giving up quietly.
+const MAX_JOINT_CASES: usize = 100_000;
+
+/// An engine value the leading `require`s read (`distance(firer, target)`), tried over the
+/// values that can change what they say.
+struct Atom {
+    expr: ir::Expr,
+    /// True or false.
+    boolean: bool,
+    /// Read other than compared with a constant or used as a table key: nothing is known.
+    opaque: bool,
+    /// Constants it is compared with and table keys it meets: between two neighbouring
+    /// points every comparison and key pattern answers the same, so these and their
+    /// neighbours stand for every value.
+    points: Vec<i64>,
+}
+
+/// Whether the leading `require`s of procedure `id` can all hold at once. Each may hold for
+/// some piece, yet none meets them together (only pinned teams may fire, only at adjacent
+/// targets, and no weapon of theirs has a value at that range). Every piece of each
+/// parameter's kind, every member of each enum parameter and every telling value of the
+/// engine functions they read (distances, markers) is tried; anything else is unknown and
+/// taken to allow the action, so a warning is never a guess.
+pub(crate) fn joint_requires(lw: &mut Lowerer, file: FileId, id: u32, body: &ast::Block) {
+    use ast::StmtKind as K;
+    let p = &lw.program.procs[id as usize];
+    // The leading lets and requires: after anything else a require may not be reached.
+    let lead: Vec<&ast::Stmt> = body
+        .stmts
+        .iter()
+        .filter(|s| !matches!(s.kind, K::See(_) | K::Note(_)))
+        .take_while(|s| matches!(s.kind, K::Let { .. } | K::Require(_)))
+        .collect();
+    let ir_lead: Vec<&ir::Stmt> = p
+        .body
+        .iter()
+        .take_while(|s| matches!(s, ir::Stmt::Let { .. } | ir::Stmt::Require(_)))
+        .collect();
+    if lead.len() != ir_lead.len()
+        || lead
+            .iter()
+            .zip(&ir_lead)
+            .any(|(a, b)| matches!(a.kind, K::Require(_)) != matches!(b, ir::Stmt::Require(_)))
+    {
+        return;
+    }
+    let spans: Vec<Span> = lead
+        .iter()
+        .filter_map(|s| match &s.kind {
+            K::Require(e) => Some(e.span),
+            _ => None,
+        })
+        .collect();
+    if spans.len() < 2 {
+        return;
+    }
+    let hex = lw.distance_ty == ir::Type::Int;
+    let mut j = Joint {
+        program: &lw.program,
+        hex,
+        atoms: Vec::new(),
+        atom_vals: Vec::new(),
+        slots: vec![None; (p.n_slots as usize).max(p.params.len())],
+        pieces: Vec::new(),
+    };
+    j.pieces = vec![false; j.slots.len()];
+    for (i, prm) in p.params.iter().enumerate() {
+        j.pieces[i] = matches!(prm.ty, ir::Type::Entity(_));
+    }
+    for s in &ir_lead {
+        match s {
+            ir::Stmt::Let { slot, value } => {
+                if j.is_piece(value)
+                    && let Some(x) = j.pieces.get_mut(*slot as usize)
+                {
+                    *x = true;
+                }
+                j.scan(value);
+            }
+            ir::Stmt::Require(e) => j.scan(e),
+            _ => {}
+        }
+    }
+    // The values each parameter and atom is tried with (`None`: unknown).
+    let mut domains: Vec<Vec<Option<Value>>> = Vec::new();
+    for prm in &p.params {
+        domains.push(param_values(&lw.program, prm));
+    }
+    for a in &j.atoms {
+        domains.push(if a.opaque {
+            vec![None]
+        } else if a.boolean {
+            vec![Some(Value::Bool(false)), Some(Value::Bool(true))]
+        } else {
+            let mut v: Vec<i64> = vec![0];
+            for x in &a.points {
+                v.extend([x.saturating_sub(1), *x, x.saturating_add(1)]);
+            }
+            v.sort_unstable();
+            v.dedup();
+            v.into_iter().map(|x| Some(Value::Int(x))).collect()
+        });
+    }
+    let cases = domains
+        .iter()
+        .try_fold(1usize, |n, d| n.checked_mul(d.len().max(1)));
+    if cases.is_none_or(|n| n > MAX_JOINT_CASES) || domains.iter().any(Vec::is_empty) {
+        return;
+    }
+    let n_params = p.params.len();
+    let n_req = spans.len();
+    let mut alone = vec![false; n_req];
+    let mut together = false;
+    let mut at = vec![0usize; domains.len()];
+    'cases: loop {
+        for (i, d) in domains.iter().enumerate().take(n_params) {
+            j.slots[i] = d[at[i]].clone();
+        }
+        j.atom_vals = domains[n_params..]
+            .iter()
+            .zip(&at[n_params..])
+            .map(|(d, k)| d[*k].clone())
+            .collect();
+        let mut all = true;
+        let mut r = 0;
+        for s in &ir_lead {
+            match s {
+                ir::Stmt::Let { slot, value } => {
+                    let v = j.eval(value);
+                    if let Some(x) = j.slots.get_mut(*slot as usize) {
+                        *x = v;
+                    }
+                }
+                ir::Stmt::Require(e) => {
+                    let holds = j.eval(e) != Some(Value::Bool(false));
+                    alone[r] |= holds;
+                    all &= holds;
+                    r += 1;
+                }
+                _ => {}
+            }
+        }
+        together |= all;
+        if together && alone.iter().all(|a| *a) {
+            return;
+        }
+        // The next case, as an odometer over the domains.
+        for (k, d) in at.iter_mut().zip(&domains) {
+            *k += 1;
+            if *k < d.len() {
+                continue 'cases;
+            }
+            *k = 0;
+        }
+        break;
+    }
+    // A requirement that never holds on its own is reported by `never_holds`.
+    if together || !alone.iter().all(|a| *a) {
+        return;
+    }
+    let name = p.name.clone();
+    let what = match p.kind {
+        ir::ProcKind::Action => format!("the action `{name}` can never be taken"),
+        _ => format!("`{name}` can never get past them"),
+    };
+    let mut d = Diagnostic::new(
+        Code::LintNeverHolds,
+        file,
+        spans[0],
+        format!("these requirements never hold together: {what}"),
+    )
+    .label("each holds for some piece or value, but never with the others");
+    for s in &spans[1..] {
+        d = d.related(file, *s, "and this one");
+    }
+    lw.diags.push(d.help(
+        "no piece, stat line or table value of the ruleset meets all of them at once; check them against the book (a table cell `-` where the others leave the only choice?)",
+    ));
+}
+
+/// The values a parameter is tried with: every piece of its kind, every member of its enum,
+/// both truth values, a short range; else unknown.
+fn param_values(program: &ir::Program, prm: &ir::Param) -> Vec<Option<Value>> {
+    match &prm.ty {
+        ir::Type::Entity(Some(k)) => program
+            .entities
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.kind == Some(*k))
+            .map(|(i, _)| Some(Value::Entity(i as u32)))
+            .collect(),
+        ir::Type::Enum(e) => program.enums[*e as usize]
+            .members
+            .iter()
+            .map(|m| Some(Value::Symbol(m.clone())))
+            .collect(),
+        ir::Type::Bool => vec![Some(Value::Bool(false)), Some(Value::Bool(true))],
+        ir::Type::Int => match prm.range {
+            Some((lo, hi)) if hi >= lo && hi - lo < 64 => {
+                (lo..=hi).map(|x| Some(Value::Int(x))).collect()
+            }
+            _ => vec![None],
+        },
+        _ => vec![None],
+    }
+}
+
+/// Evaluation of leading requirements for one assignment of parameters and engine values.
+struct Joint<'a> {
+    program: &'a ir::Program,
+    /// On a hex board `adjacent(a, b)` is `distance(a, b) == 1`.
+    hex: bool,
+    atoms: Vec<Atom>,
+    atom_vals: Vec<Option<Value>>,
+    slots: Vec<Option<Value>>,
+    /// Slots that hold a piece. A piece is tried as its stat line, and two pieces of one
+    /// stat line are still two pieces, so comparing pieces says nothing here.
+    pieces: Vec<bool>,
+}
+
+fn is_cmp(op: ir::BinOp) -> bool {
+    use ir::BinOp as B;
+    matches!(op, B::Eq | B::Ne | B::Lt | B::Le | B::Gt | B::Ge)
+}
+
+fn int_const(e: &ir::Expr) -> Option<i64> {
+    match e {
+        ir::Expr::Const(Value::Int(n) | Value::Length(n)) => Some(*n),
+        _ => None,
+    }
+}
+
+impl Joint<'_> {
+    fn is_piece(&self, e: &ir::Expr) -> bool {
+        matches!(e, ir::Expr::Local(s) if self.pieces.get(*s as usize).copied().unwrap_or(false))
+    }
+
+    fn atom(&mut self, e: &ir::Expr) -> &mut Atom {
+        let i = match self.atoms.iter().position(|a| a.expr == *e) {
+            Some(i) => i,
+            None => {
+                let boolean = matches!(e, ir::Expr::Host { name, .. } if BOOL_HOSTS.contains(&name.as_str()));
+                self.atoms.push(Atom {
+                    expr: e.clone(),
+                    boolean,
+                    opaque: false,
+                    points: Vec::new(),
+                });
+                self.atoms.len() - 1
+            }
+        };
+        &mut self.atoms[i]
+    }
+
+    /// `adjacent(a, b)` on a hex board as the distance it stands for.
+    fn as_distance(&self, e: &ir::Expr) -> Option<ir::Expr> {
+        match e {
+            ir::Expr::Host { name, args } if self.hex && name == "adjacent" && args.len() == 2 => {
+                Some(ir::Expr::Host {
+                    name: "distance".into(),
+                    args: args.clone(),
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// Find the engine values `e` reads and how.
+    fn scan(&mut self, e: &ir::Expr) {
+        use ir::Expr as E;
+        match e {
+            E::Binary { op, lhs, rhs } if is_cmp(*op) => {
+                for (a, b) in [(lhs, rhs), (rhs, lhs)] {
+                    if let (E::Host { args, .. }, Some(c)) = (&**a, int_const(b)) {
+                        let at = self.atom(a);
+                        if !at.boolean {
+                            at.points.push(c);
+                        }
+                        for x in args {
+                            self.scan(x);
+                        }
+                        return;
+                    }
+                }
+                self.scan(lhs);
+                self.scan(rhs);
+            }
+            E::Lookup { table, keys } => {
+                for (i, k) in keys.iter().enumerate() {
+                    let E::Host { args, .. } = k else {
+                        self.scan(k);
+                        continue;
+                    };
+                    let t = &self.program.tables[*table as usize];
+                    let points: Vec<i64> = if i == 0 {
+                        t.rows
+                            .iter()
+                            .flat_map(|r| &r.keys)
+                            .flat_map(|p| match p {
+                                KeyPattern::Range(lo, hi) => vec![*lo, *hi],
+                                _ => Vec::new(),
+                            })
+                            .flatten()
+                            .collect()
+                    } else {
+                        t.columns
+                            .iter()
+                            .filter_map(|c| match c {
+                                Value::Int(n) | Value::Length(n) => Some(*n),
+                                _ => None,
+                            })
+                            .collect()
+                    };
+                    let at = self.atom(k);
+                    at.points.extend(points);
+                    for x in args {
+                        self.scan(x);
+                    }
+                }
+            }
+            E::Host { name, args } => {
+                if let Some(d) = self.as_distance(e) {
+                    self.atom(&d).points.push(1);
+                } else {
+                    let at = self.atom(e);
+                    if !at.boolean {
+                        at.opaque = true;
+                    }
+                }
+                let _ = name;
+                for x in args {
+                    self.scan(x);
+                }
+            }
+            E::Unary { operand, .. } => self.scan(operand),
+            E::Binary { lhs, rhs, .. } => {
+                self.scan(lhs);
+                self.scan(rhs);
+            }
+            E::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                self.scan(cond);
+                self.scan(then);
+                self.scan(otherwise);
+            }
+            E::Field { base, .. } => self.scan(base),
+            E::Builtin { args, .. } | E::Call { args, .. } | E::Stack { args, .. } => {
+                for x in args {
+                    self.scan(x);
+                }
+            }
+            E::List(items) => {
+                for x in items {
+                    self.scan(x);
+                }
+            }
+            E::Quant { list, cond, .. } => {
+                self.scan(list);
+                self.scan(cond);
+            }
+            E::Dice { count, .. } => self.scan(count),
+            E::Const(_) | E::Local(_) | E::Roll(_) => {}
+        }
+    }
+
+    /// The value of `e` in the current case; `None` when it is not known.
+    fn eval(&self, e: &ir::Expr) -> Option<Value> {
+        use ir::{BinOp as B, Expr as E};
+        let norm = |v: &Value| match v {
+            Value::Length(n) => Some(Value::Int(*n)),
+            Value::Unknown(_) | Value::List(_) | Value::Range(..) | Value::LabelRange(..) => None,
+            v => Some(v.clone()),
+        };
+        let int = |v: Option<Value>| match v {
+            Some(Value::Int(n)) => Some(n),
+            _ => None,
+        };
+        match e {
+            E::Const(v) => norm(v),
+            E::Local(s) => self.slots.get(*s as usize).cloned().flatten(),
+            E::Unary { op, operand } => match (op, self.eval(operand)?) {
+                (ir::UnOp::Not, Value::Bool(b)) => Some(Value::Bool(!b)),
+                (ir::UnOp::Neg, Value::Int(n)) => n.checked_neg().map(Value::Int),
+                _ => None,
+            },
+            E::Binary { op, lhs, rhs } => {
+                let (l, r) = (self.eval(lhs), self.eval(rhs));
+                let f = Some(Value::Bool(false));
+                let t = Some(Value::Bool(true));
+                match op {
+                    B::And if l == f || r == f => f,
+                    B::And if l == t && r == t => t,
+                    B::Or if l == t || r == t => t,
+                    B::Or if l == f && r == f => f,
+                    B::And | B::Or => None,
+                    B::Eq | B::Ne => {
+                        if self.is_piece(lhs) || self.is_piece(rhs) {
+                            return None;
+                        }
+                        let (l, r) = (l?, r?);
+                        // Values of different types say nothing here.
+                        if std::mem::discriminant(&l) != std::mem::discriminant(&r) {
+                            return None;
+                        }
+                        Some(Value::Bool((l == r) == (*op == B::Eq)))
+                    }
+                    B::Lt | B::Le | B::Gt | B::Ge => {
+                        let (a, b) = (int(l)?, int(r)?);
+                        Some(Value::Bool(match op {
+                            B::Lt => a < b,
+                            B::Le => a <= b,
+                            B::Gt => a > b,
+                            _ => a >= b,
+                        }))
+                    }
+                    B::Add => int(l)?.checked_add(int(r)?).map(Value::Int),
+                    B::Sub => int(l)?.checked_sub(int(r)?).map(Value::Int),
+                    B::Mul => int(l)?.checked_mul(int(r)?).map(Value::Int),
+                    B::Div | B::Rem | B::In => None,
+                }
+            }
+            E::If {
+                cond,
+                then,
+                otherwise,
+            } => match self.eval(cond)? {
+                Value::Bool(true) => self.eval(then),
+                Value::Bool(false) => self.eval(otherwise),
+                _ => None,
+            },
+            E::Field { base, field } => match self.eval(base)? {
+                Value::Entity(i) => norm(self.program.entities.get(i as usize)?.field(field)?),
+                _ => None,
+            },
+            E::Lookup { table, keys } => {
+                let t = self.program.tables.get(*table as usize)?;
+                let ks: Vec<Value> = keys.iter().map(|k| self.eval(k)).collect::<Option<_>>()?;
+                let key_matches = |p: &KeyPattern, v: &Value| match (p, v) {
+                    (KeyPattern::Any, _) => true,
+                    (KeyPattern::Range(..), Value::Int(x)) => p.matches_int(*x),
+                    (KeyPattern::Symbol(s), Value::Symbol(x)) => s == x,
+                    (KeyPattern::Symbol(s), Value::Bool(b)) => *s == b.to_string(),
+                    _ => false,
+                };
+                // A key no row has is an error in play, not a requirement that fails.
+                let row = t
+                    .rows
+                    .iter()
+                    .find(|r| r.keys.iter().any(|p| key_matches(p, &ks[0])))?;
+                let col = match ks.get(1) {
+                    None => 0,
+                    Some(k) => t.columns.iter().position(|c| norm(c).as_ref() == Some(k))?,
+                };
+                norm(row.cells.get(col)?)
+            }
+            E::Host { .. } => {
+                if let Some(d) = self.as_distance(e) {
+                    let i = self.atoms.iter().position(|a| a.expr == d)?;
+                    return int(self.atom_vals.get(i)?.clone()).map(|n| Value::Bool(n == 1));
+                }
+                let i = self.atoms.iter().position(|a| a.expr == *e)?;
+                self.atom_vals.get(i)?.clone()
+            }
+            E::Roll(_)
+            | E::Dice { .. }
+            | E::Builtin { .. }
+            | E::Call { .. }
+            | E::Stack { .. }
+            | E::List(_)
+            | E::Quant { .. } => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod joint_tests {
+    fn together(src: &str) -> Vec<String> {
+        crate::compile_sources(&[("case.sand", src)])
+            .diagnostics
+            .iter()
+            .filter(|d| d.message.contains("never hold together"))
+            .map(|d| d.message.clone())
+            .collect()
+    }
+
+    const PIECES: &str = "side blue\nkind team { crew: int }\nunit squad: team of blue { crew: 3 }\n\
+        board field: hex {\n  columns: A..=E\n  rows: 1..=5\n}\n";
+
+    #[test]
+    fn two_pieces_of_one_stat_line_are_still_two_pieces() {
+        let src = format!(
+            "{PIECES}action help(a: team, b: team) {{\n  require a != b\n  require a.crew == b.crew\n}}\n"
+        );
+        assert!(together(&src).is_empty(), "{:?}", together(&src));
+    }
+
+    #[test]
+    fn a_distance_used_in_arithmetic_is_not_guessed_at() {
+        let src = format!(
+            "{PIECES}action shout(a: team, b: team) {{\n  require adjacent(a, b)\n  require distance(a, b) * 2 == 4\n}}\n"
+        );
+        assert!(together(&src).is_empty(), "{:?}", together(&src));
+        // Compared directly, the same pair of guards is found out.
+        let src = format!(
+            "{PIECES}action shout(a: team, b: team) {{\n  require adjacent(a, b)\n  require distance(a, b) == 2\n}}\n"
+        );
+        assert_eq!(together(&src).len(), 1);
+    }
+}

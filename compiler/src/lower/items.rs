@@ -1249,6 +1249,7 @@ impl<'a> Lowerer<'a> {
         pr.slot_types = scope.slot_types();
         self.place_proc(id, file, p.name.span);
         crate::lints::same_outcome(self, file, id, p.name.span);
+        crate::lints::joint_requires(self, file, id, &p.body);
     }
 }
 
