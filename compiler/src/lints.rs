@@ -824,7 +824,8 @@ impl Joint<'_> {
         let i = match self.atoms.iter().position(|a| a.expr == *e) {
             Some(i) => i,
             None => {
-                let boolean = matches!(e, ir::Expr::Host { name, .. } if BOOL_HOSTS.contains(&name.as_str()));
+                let boolean =
+                    matches!(e, ir::Expr::Host { name, .. } if BOOL_HOSTS.contains(&name.as_str()));
                 self.atoms.push(Atom {
                     expr: e.clone(),
                     boolean,
