@@ -118,6 +118,10 @@ fn goldens_match_cases(cases: &[PathBuf]) -> Result<(), Failed> {
     if orphans.is_empty() {
         Ok(())
     } else {
-        Err(format!("IR golden files without a case in {CASES}: {}", orphans.join(", ")).into())
+        Err(format!(
+            "IR golden files without a case in {CASES}: {}",
+            orphans.join(", ")
+        )
+        .into())
     }
 }
