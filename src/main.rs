@@ -43,6 +43,8 @@ enum Command {
     Run(cmd::game::RunArgs),
     /// Replay a game from its JSON-lines log, checking every event against the rules
     Replay(cmd::game::ReplayArgs),
+    /// Go on with a game saved by `run --stop-after N --save FILE` (or `save FILE` at a prompt)
+    Resume(cmd::game::ResumeArgs),
     /// Play many games in parallel: win rates with 95% intervals, mean turns and losses
     Sim(cmd::game::SimArgs),
 }
@@ -131,6 +133,7 @@ fn run() -> ExitCode {
         Command::Audit(a) => a.json,
         Command::Run(a) => a.json,
         Command::Replay(a) => a.json,
+        Command::Resume(a) => a.json,
         Command::Sim(a) => a.json,
     });
     // A panic on purpose, to test the panic hook; debug builds only, so never shipped.
@@ -147,6 +150,7 @@ fn run() -> ExitCode {
         Command::Audit(a) => cmd::audit::run(a),
         Command::Run(a) => cmd::game::run(a),
         Command::Replay(a) => cmd::game::replay(a),
+        Command::Resume(a) => cmd::game::resume(a),
         Command::Sim(a) => cmd::game::sim(a),
     };
     ExitCode::from(code)

@@ -794,3 +794,169 @@ fn a_choice_between_lengths_is_offered_in_the_rulesets_unit() {
     }
     let _ = std::fs::remove_file(&file);
 }
+
+/// `sandtable` run in `dir` (so a save's recorded rules path is relative to it).
+fn sandtable_in(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_sandtable"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("run sandtable");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn repo() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn a_game_saved_after_n_decisions_resumes_to_the_uninterrupted_end() {
+    let dir = repo();
+    let save = temp("resume-s.json");
+    let save = save.to_str().unwrap();
+    let run = |seed: &str, extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "rules/platoon",
+            "--scenario",
+            "protecting-the-flank",
+            "--seed",
+            seed,
+        ];
+        args.extend_from_slice(extra);
+        sandtable_in(&dir, &args)
+    };
+    // The case (seed 5, stop after 20), and stops early, mid-turn and late.
+    for (seed, n) in [("5", "20"), ("1", "3"), ("2", "37"), ("3", "44")] {
+        let (code, whole, err) = run(seed, &[]);
+        assert_eq!(code, 0, "{err}");
+        let (code, out, err) = run(seed, &["--stop-after", n, "--save", save]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            out.contains(&format!("Saved after {n} decision(s) to {save}")),
+            "{out}"
+        );
+        let (code, resumed, err) =
+            sandtable_in(&dir, &["resume", save, "--ruleset", "rules/platoon"]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(
+            resumed.lines().last(),
+            whole.lines().last(),
+            "seed {seed}: another result"
+        );
+        assert_eq!(resumed, whole, "seed {seed}: another game");
+    }
+    // With --json the stop is a JSON object.
+    let (code, out, _) = run("5", &["--stop-after", "20", "--save", save, "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["decisions"], 20);
+}
+
+#[test]
+fn a_damaged_save_or_one_from_other_rules_is_refused() {
+    let dir = temp("resume-refused");
+    let rules = dir.join("platoon");
+    std::fs::create_dir_all(rules.join("assumptions")).unwrap();
+    for entry in std::fs::read_dir(repo().join("rules/platoon")).unwrap() {
+        let p = entry.unwrap().path();
+        if p.is_file() {
+            std::fs::copy(&p, rules.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    for entry in std::fs::read_dir(repo().join("rules/platoon/assumptions")).unwrap() {
+        let p = entry.unwrap().path();
+        std::fs::copy(&p, rules.join("assumptions").join(p.file_name().unwrap())).unwrap();
+    }
+    let (code, _, err) = sandtable_in(
+        &dir,
+        &[
+            "run",
+            "platoon",
+            "--scenario",
+            "protecting-the-flank",
+            "--stop-after",
+            "10",
+            "--save",
+            "s.json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    // The rules are found beside the save and play on.
+    let (code, _, err) = sandtable_in(&dir, &["resume", "s.json"]);
+    assert_eq!(code, 0, "{err}");
+    // One changed byte of the game.
+    let text = std::fs::read_to_string(dir.join("s.json")).unwrap();
+    let damaged = text.replacen("\"turn\":0", "\"turn\":2", 1);
+    assert_ne!(damaged, text);
+    std::fs::write(dir.join("d.json"), &damaged).unwrap();
+    let (code, out, _) = sandtable_in(&dir, &["resume", "d.json", "--json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let msg = v["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("damaged"), "{msg}");
+    // Cut short, or not a save at all.
+    std::fs::write(dir.join("c.json"), &text[..text.len() / 2]).unwrap();
+    let (code, _, err) = sandtable_in(&dir, &["resume", "c.json"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("not a sandtable saved game"), "{err}");
+    // The rules changed since.
+    let core = rules.join("core.sand");
+    let mut src = std::fs::read_to_string(&core).unwrap();
+    src.push_str("\n// changed\n");
+    std::fs::write(&core, src).unwrap();
+    let (code, _, err) = sandtable_in(&dir, &["resume", "s.json"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("not the ones this game was played with"), "{err}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_human_saves_at_the_prompt_and_the_game_resumes_from_there() {
+    use std::io::Write;
+    let dir = temp("human-save");
+    std::fs::create_dir_all(&dir).unwrap();
+    let save = dir.join("h.json");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sandtable"))
+        .args([
+            "run",
+            "rules/platoon",
+            "--scenario",
+            "protecting-the-flank",
+            "--seed",
+            "4",
+            "--policy",
+            "us=human",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        let mut stdin = child.stdin.take().unwrap();
+        let _ = stdin.write_all(b"1\n1\n");
+        let _ = writeln!(stdin, "save {}", save.display());
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("saved the game to"), "{stderr}");
+    // The input ended after the save: the game stops there, the save is whole.
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let (code, out, err) = sandtable(&[
+        "resume",
+        save.to_str().unwrap(),
+        "--ruleset",
+        "rules/platoon",
+        "--policy",
+        "us=random",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("policies: nva=random, us=random"), "{out}");
+    assert!(out.lines().last().unwrap().contains(" wins after "), "{out}");
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -7,6 +7,7 @@ use std::time::Instant;
 use sandtable_compiler::ir::Program;
 use sandtable_runtime::engine::log::{self, Event, Header, LOG_FORMAT, LOG_VERSION};
 use sandtable_runtime::engine::policy::{self, Scripted};
+use sandtable_runtime::engine::save::{self, SavedPolicy};
 use sandtable_runtime::engine::sim::{self, Totals};
 use sandtable_runtime::engine::state::Winner;
 use sandtable_runtime::engine::{Game, GameResult, Rules};
@@ -54,6 +55,40 @@ pub struct RunArgs {
     /// Write the game's events as JSON lines to FILE (for `replay`)
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
+    /// Stop after N decisions and write the game to the --save file, to go on with
+    /// `sandtable resume FILE` (the resumed game writes the --log)
+    #[arg(long, value_name = "N", requires = "save")]
+    stop_after: Option<u64>,
+    /// Where --stop-after writes the game (versioned JSON with the rules' fingerprint)
+    #[arg(long, value_name = "FILE", requires = "stop_after")]
+    save: Option<PathBuf>,
+    /// Print the result as JSON instead of the narrative
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Args)]
+#[command(
+    after_help = "Example:\n  sandtable run rules/platoon --scenario protecting-the-flank --seed 5 --stop-after 20 --save s.json\n  sandtable resume s.json"
+)]
+pub struct ResumeArgs {
+    /// A game saved by `run --stop-after N --save FILE` (or `save FILE` at a human prompt)
+    save: PathBuf,
+    /// Read the rules from here instead of the path the save records
+    #[arg(long)]
+    ruleset: Option<PathBuf>,
+    /// Policy for a side from here on: SIDE=KIND (default: the policies it was saved with)
+    #[arg(long = "policy", value_name = "SIDE=KIND")]
+    policies: Vec<String>,
+    /// Write the whole game's events as JSON lines to FILE (for `replay`)
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+    /// Stop again after N more decisions and write the game to --save-to
+    #[arg(long, value_name = "N", requires = "save_to")]
+    stop_after: Option<u64>,
+    /// Where --stop-after writes the game
+    #[arg(long, value_name = "FILE", requires = "stop_after")]
+    save_to: Option<PathBuf>,
     /// Print the result as JSON instead of the narrative
     #[arg(long)]
     pub json: bool,
@@ -375,7 +410,7 @@ fn recorded_ruleset(ruleset: &Path, log: Option<&Path>) -> String {
 /// The rules a log names, if they are inside the log's folder: a header is data from
 /// anywhere, so its path is followed only there (never absolute, never through `..` or a
 /// link that leads out).
-fn ruleset_beside(log: &Path, recorded: &str) -> Result<PathBuf, String> {
+fn ruleset_beside(log: &Path, recorded: &str, what: &str) -> Result<PathBuf, String> {
     use std::path::Component;
     let rel = Path::new(recorded);
     let plain = !recorded.is_empty()
@@ -386,7 +421,7 @@ fn ruleset_beside(log: &Path, recorded: &str) -> Result<PathBuf, String> {
     let path = dir.join(rel);
     if plain && !path.exists() {
         return Err(format!(
-            "the rules the log names, `{recorded}`, are not beside the log (looked for {}); name them with --ruleset PATH",
+            "the rules the {what} names, `{recorded}`, are not beside the {what} (looked for {}); name them with --ruleset PATH",
             path.display()
         ));
     }
@@ -394,7 +429,7 @@ fn ruleset_beside(log: &Path, recorded: &str) -> Result<PathBuf, String> {
         Ok(path)
     } else {
         Err(format!(
-            "the log names its rules as `{recorded}`, which is not inside the log's folder; replay reads rules from there only: name them with --ruleset PATH"
+            "the {what} names its rules as `{recorded}`, which is not inside the {what}'s folder; rules are read from there only: name them with --ruleset PATH"
         ))
     }
 }
@@ -491,6 +526,12 @@ impl policy::Policy for Watched {
         }
         self.inner.choose(game, side, choices)
     }
+    fn stream(&self) -> Option<sandtable_runtime::rng::DiceState> {
+        self.inner.stream()
+    }
+    fn restore(&mut self, stream: &sandtable_runtime::rng::DiceState) -> Result<(), String> {
+        self.inner.restore(stream)
+    }
 }
 
 /// How long a stopped game may take to reach its next decision before the signal thread
@@ -577,14 +618,42 @@ pub fn run(args: RunArgs) -> u8 {
             return EXIT_USAGE;
         }
     };
+    let game = Game::new(&rules, args.seed, jit.as_ref());
+    let d = Drive {
+        header: &header,
+        rules: &rules,
+        ruleset: &a.ruleset,
+        kinds: &kinds,
+        json: args.json,
+        log: args.log.as_deref(),
+        stop_after: args.stop_after.zip(args.save.as_deref()),
+    };
+    drive(&d, game, policies)
+}
+
+/// What `run` and `resume` play with.
+struct Drive<'a> {
+    header: &'a Header,
+    rules: &'a Rules<'a>,
+    /// The rules' path as given (a save records it relative to its own folder).
+    ruleset: &'a Path,
+    kinds: &'a [String],
+    json: bool,
+    log: Option<&'a Path>,
+    /// Stop after this many decisions and save the game there.
+    stop_after: Option<(u64, &'a Path)>,
+}
+
+/// Play `game` on to its end (or to `--stop-after`), telling the story as it happens.
+fn drive(d: &Drive, mut game: Game, policies: Vec<Box<dyn policy::Policy>>) -> u8 {
     let played = std::sync::Arc::new(Played {
         stop: false.into(),
         signal: 0.into(),
-        events: std::sync::Mutex::new((Vec::new(), false)),
+        events: std::sync::Mutex::new((game.events.clone(), false)),
     });
-    if args.log.is_some() {
+    if d.log.is_some() || d.stop_after.is_some() {
         // Past a file-size limit the kernel sends SIGXFSZ, whose default kills the process
-        // mid-write; heard, the write fails instead and the old log is kept.
+        // mid-write; heard, the write fails instead and the old file is kept.
         let _ = signal_hook::flag::register(
             signal_hook::consts::SIGXFSZ,
             std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
@@ -592,8 +661,8 @@ pub fn run(args: RunArgs) -> u8 {
     }
     {
         let played = played.clone();
-        let header = header.clone();
-        let log = args.log.clone();
+        let header = d.header.clone();
+        let log = d.log.map(Path::to_path_buf);
         crate::interrupt::on_signal(move |signal| {
             played
                 .signal
@@ -628,27 +697,110 @@ pub fn run(args: RunArgs) -> u8 {
             }) as Box<dyn policy::Policy>
         })
         .collect();
-    let mut game = Game::new(&rules, args.seed, jit.as_ref());
-    let outcome = game.play(&mut policies);
+    // The story is told as it happens: the lines before it, what was played before a resume,
+    // then every event once the step that made it is done. Not while a person plays: the
+    // story names every piece, face down or not, so it waits for the end of the game (the
+    // player's own feed shows what that side may see).
+    let live = !d.kinds.iter().any(|k| k == "human");
+    let mut told = 0;
+    if !d.json {
+        let mut out = std::io::stdout().lock();
+        for l in preamble(d.header, d.rules) {
+            let _ = writeln!(out, "{l}");
+        }
+    }
+    let tell = |game: &Game, told: &mut usize| {
+        if d.json || !live {
+            return;
+        }
+        let mut out = std::io::stdout().lock();
+        for e in &game.events[*told..] {
+            let _ = writeln!(out, "{}", log::narrate(e));
+        }
+        let _ = out.flush();
+        *told = game.events.len();
+    };
+    let mut made = 0u64;
+    let outcome = (|| -> Result<Option<&Path>, sandtable_runtime::engine::EngineError> {
+        game.advance()?;
+        loop {
+            tell(&game, &mut told);
+            let Some(side) = game.to_move() else {
+                return Ok(None);
+            };
+            if let Some((n, path)) = d.stop_after
+                && made >= n
+            {
+                return Ok(Some(path));
+            }
+            let policy = &mut policies[side as usize];
+            match policy.choose(&game, side, game.legal()) {
+                Ok(k) => game.apply(k)?,
+                Err(sandtable_runtime::engine::EngineError::SaveAsked(path)) => {
+                    let path = PathBuf::from(path);
+                    match save_game(d, &game, &policies, &path) {
+                        Ok(()) => eprintln!(
+                            "saved the game to {0}; go on with: sandtable resume {0}",
+                            path.display()
+                        ),
+                        Err(e) => eprintln!("{e}"),
+                    }
+                    continue;
+                }
+                Err(e) => return Err(e),
+            }
+            made += 1;
+        }
+    })();
     // From here on this thread writes the log, not the signal thread.
     played.lock().1 = true;
-    let result = match outcome {
-        Ok(r) => r,
+    match outcome {
+        Ok(Some(path)) => {
+            if let Err(e) = save_game(d, &game, &policies, path) {
+                report::error(Kind::Io, e);
+                return EXIT_USAGE;
+            }
+            if d.json {
+                report::print_json(&SavedJson {
+                    saved: path.display().to_string(),
+                    decisions: made,
+                    ruleset: &d.header.ruleset,
+                    scenario: &d.header.scenario,
+                    seed: d.header.seed,
+                });
+            } else {
+                println!(
+                    "\nSaved after {made} decision(s) to {0}; go on with: sandtable resume {0}",
+                    path.display()
+                );
+            }
+            return EXIT_OK;
+        }
+        Ok(None) => {}
         Err(_) if played.stopped() => {
             let events = interrupted(std::mem::take(&mut game.events));
-            if !args.json {
-                print_story(&preamble(&header, &rules), &events, None);
+            if !d.json {
+                print_story(&[], &events[told.min(events.len())..], None);
             }
-            report_interrupt(&header, &events, args.log.as_deref());
+            report_interrupt(d.header, &events, d.log);
             return played.exit_code();
         }
         Err(e) => {
             report::error(Kind::Run, e);
             return EXIT_FINDINGS;
         }
+    }
+    let Some(result) = game.result().cloned() else {
+        report::error(Kind::Internal, "the game stopped before its end");
+        return EXIT_FINDINGS;
     };
-    if let Some(path) = &args.log
-        && let Err(e) = write_atomic(path, &log_text(&header, &game.events))
+    if let Some((n, _)) = d.stop_after {
+        eprintln!(
+            "the game ended after {made} decision(s), before --stop-after {n}: nothing was saved"
+        );
+    }
+    if let Some(path) = d.log
+        && let Err(e) = write_atomic(path, &log_text(d.header, &game.events))
     {
         report::error(
             Kind::Io,
@@ -659,10 +811,10 @@ pub fn run(args: RunArgs) -> u8 {
         );
         return EXIT_USAGE;
     }
-    if args.json {
-        report::print_json(&result_json(&header, &rules, &result));
-    } else {
-        print_story(&preamble(&header, &rules), &game.events, Some(&played.stop));
+    if d.json {
+        report::print_json(&result_json(d.header, d.rules, &result));
+    } else if !live {
+        print_story(&[], &game.events[told..], Some(&played.stop));
     }
     if played.stopped() {
         report::error(
@@ -672,6 +824,187 @@ pub fn run(args: RunArgs) -> u8 {
         return played.exit_code();
     }
     EXIT_OK
+}
+
+#[derive(Serialize)]
+struct SavedJson<'a> {
+    saved: String,
+    decisions: u64,
+    ruleset: &'a str,
+    scenario: &'a str,
+    seed: u64,
+}
+
+/// Write the game as it stands (at a decision) to `path`, whole or not at all.
+fn save_game(
+    d: &Drive,
+    game: &Game,
+    policies: &[Box<dyn policy::Policy>],
+    path: &Path,
+) -> Result<(), String> {
+    let mut header = d.header.clone();
+    header.ruleset_path = recorded_ruleset(d.ruleset, Some(path));
+    let saved: Vec<SavedPolicy> = policies
+        .iter()
+        .enumerate()
+        .map(|(s, p)| SavedPolicy {
+            side: d.rules.side_name(s as u32).to_string(),
+            kind: d.kinds[s].clone(),
+            stream: p.stream(),
+        })
+        .collect();
+    let text = save::write(&header, game.game_state()?, game.events.clone(), saved)?;
+    write_atomic(path, &text).map_err(|e| {
+        format!(
+            "cannot write {}: {e}; an earlier file there is left as it was",
+            path.display()
+        )
+    })
+}
+
+pub fn resume(args: ResumeArgs) -> u8 {
+    let text = match save::read(&args.save) {
+        Ok(t) => t,
+        Err(e) => {
+            report::error(Kind::Io, e);
+            return EXIT_USAGE;
+        }
+    };
+    let file = match save::parse(&text) {
+        Ok(f) => f,
+        Err(e) => {
+            report::error(Kind::Replay, format!("{}: {e}", args.save.display()));
+            return EXIT_FINDINGS;
+        }
+    };
+    let mut header = file.header;
+    let ruleset = match &args.ruleset {
+        Some(r) => r.clone(),
+        None => match ruleset_beside(&args.save, &header.ruleset_path, "save") {
+            Ok(p) => p,
+            Err(e) => {
+                report::error(Kind::Replay, format!("{}: {e}", args.save.display()));
+                return EXIT_USAGE;
+            }
+        },
+    };
+    let loaded = match load_recorded(&header, &ruleset, &args.save) {
+        Ok(l) => l,
+        Err(c) => return c,
+    };
+    let rules = match rules(&loaded, &header.scenario) {
+        Ok(r) => r,
+        Err(c) => return c,
+    };
+    // The policies it was saved with, unless named again; a policy saved goes on with its
+    // own stream where it stood.
+    let mut kinds: Vec<String> = (0..loaded.program.sides.len())
+        .map(|s| {
+            file.policies
+                .get(s)
+                .map_or_else(|| "random".to_string(), |p| p.kind.clone())
+        })
+        .collect();
+    match policy_kinds(&loaded.program, &args.policies) {
+        Ok(given) => {
+            for (side, _) in report::pairs(&args.policies, "--policy").unwrap_or_default() {
+                if let Some(s) = loaded.program.sides.iter().position(|x| x.name == side) {
+                    kinds[s] = given[s].clone();
+                }
+            }
+        }
+        Err(c) => return c,
+    }
+    let mut policies = match policy::for_sides(&kinds, header.seed) {
+        Ok(p) => p,
+        Err(e) => {
+            report::error(Kind::Usage, e);
+            return EXIT_USAGE;
+        }
+    };
+    for (s, p) in policies.iter_mut().enumerate() {
+        if let Some(saved) = file.policies.get(s)
+            && saved.kind == kinds[s]
+            && let Some(stream) = &saved.stream
+            && let Err(e) = p.restore(stream)
+        {
+            report::error(Kind::Replay, format!("{}: {e}", args.save.display()));
+            return EXIT_FINDINGS;
+        }
+    }
+    let backend = if header.backend == BackendKind::Interp.name() {
+        BackendKind::Interp
+    } else {
+        BackendKind::Jit
+    };
+    let jit = jit_for(&loaded, backend);
+    let mut game = match Game::from_state(&rules, file.game, jit.as_ref()) {
+        Ok(g) => g,
+        Err(e) => {
+            report::error(Kind::Replay, format!("{}: {e}", args.save.display()));
+            return EXIT_FINDINGS;
+        }
+    };
+    game.events = file.events;
+    header.ruleset_path = recorded_ruleset(&ruleset, args.log.as_deref());
+    header.policies = rules
+        .sides()
+        .iter()
+        .map(|s| (rules.side_name(*s).to_string(), kinds[*s as usize].clone()))
+        .collect();
+    let d = Drive {
+        header: &header,
+        rules: &rules,
+        ruleset: &ruleset,
+        kinds: &kinds,
+        json: args.json,
+        log: args.log.as_deref(),
+        stop_after: args.stop_after.zip(args.save_to.as_deref()),
+    };
+    drive(&d, game, policies)
+}
+
+/// The rules a log or save names, with the assumptions it carries, refused unless their
+/// fingerprint is the recorded one.
+fn load_recorded(header: &Header, ruleset: &Path, file: &Path) -> Result<Loaded, u8> {
+    if header.assumption_texts.len() != header.assumptions.len() {
+        report::error(
+            Kind::Replay,
+            format!(
+                "{}: the header names {} assumption file(s) but holds {} text(s): the file is damaged",
+                file.display(),
+                header.assumptions.len(),
+                header.assumption_texts.len()
+            ),
+        );
+        return Err(EXIT_FINDINGS);
+    }
+    let texts = header
+        .assumptions
+        .iter()
+        .cloned()
+        .zip(header.assumption_texts.iter().cloned())
+        .collect();
+    let assumes: Vec<String> = header
+        .assume
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    let loaded = load(ruleset, &header.scenario, &assumes, Assumed::Texts(texts))?;
+    if loaded.hash != header.ruleset_hash {
+        report::error(
+            Kind::Replay,
+            format!(
+                "{}: the rules or assumptions at {} are not the ones this game was played with (fingerprint {} recorded, {} now)",
+                file.display(),
+                ruleset.display(),
+                header.ruleset_hash,
+                loaded.hash
+            ),
+        );
+        return Err(EXIT_FINDINGS);
+    }
+    Ok(loaded)
 }
 
 pub fn replay(args: ReplayArgs) -> u8 {
@@ -691,7 +1024,7 @@ pub fn replay(args: ReplayArgs) -> u8 {
     };
     let ruleset = match &args.ruleset {
         Some(r) => r.clone(),
-        None => match ruleset_beside(&args.log, &header.ruleset_path) {
+        None => match ruleset_beside(&args.log, &header.ruleset_path, "log") {
             Ok(p) => p,
             Err(e) => {
                 report::error(Kind::Replay, format!("{}: {e}", args.log.display()));
@@ -699,46 +1032,10 @@ pub fn replay(args: ReplayArgs) -> u8 {
             }
         },
     };
-    if header.assumption_texts.len() != header.assumptions.len() {
-        report::error(
-            Kind::Replay,
-            format!(
-                "{}: the header names {} assumption file(s) but holds {} text(s): the log is damaged",
-                args.log.display(),
-                header.assumptions.len(),
-                header.assumption_texts.len()
-            ),
-        );
-        return EXIT_FINDINGS;
-    }
-    let texts = header
-        .assumptions
-        .iter()
-        .cloned()
-        .zip(header.assumption_texts.iter().cloned())
-        .collect();
-    let assumes: Vec<String> = header
-        .assume
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
-    let loaded = match load(&ruleset, &header.scenario, &assumes, Assumed::Texts(texts)) {
+    let loaded = match load_recorded(&header, &ruleset, &args.log) {
         Ok(l) => l,
         Err(c) => return c,
     };
-    if loaded.hash != header.ruleset_hash {
-        report::error(
-            Kind::Replay,
-            format!(
-                "{}: the rules or assumptions at {} are not the ones this game was played with (fingerprint {} in the log, {} now)",
-                args.log.display(),
-                ruleset.display(),
-                header.ruleset_hash,
-                loaded.hash
-            ),
-        );
-        return EXIT_FINDINGS;
-    }
     let rules = match rules(&loaded, &header.scenario) {
         Ok(r) => r,
         Err(c) => return c,

@@ -50,6 +50,10 @@ pub enum EngineError {
     Policy(String),
     #[error("replay: {0}")]
     Replay(String),
+    /// A side asked to save the game at this decision (the human prompt's `save FILE`): the
+    /// command that plays the game writes it and asks again.
+    #[error("saving the game to {0} is not possible here")]
+    SaveAsked(String),
 }
 
 /// Most decisions one game may take, so every game ends.

@@ -7,7 +7,7 @@ use std::io::{BufRead, Read, Write};
 use sandtable_ir::SideId;
 
 use super::{Choice, EngineError, Game, stream_seed};
-use crate::rng::Dice;
+use crate::rng::{Dice, DiceState};
 
 pub trait Policy {
     /// Pick one of `choices`: the legal choices of the decision `game` waits for. A `choose`
@@ -19,6 +19,15 @@ pub trait Policy {
         side: SideId,
         choices: &[Choice],
     ) -> Result<usize, EngineError>;
+    /// Where the policy's own random stream stands, saved with a game so that a resumed game
+    /// decides exactly as the uninterrupted one would (`None`: it has none).
+    fn stream(&self) -> Option<DiceState> {
+        None
+    }
+    /// Go on from a saved stream.
+    fn restore(&mut self, _stream: &DiceState) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// The decision is a `choose` inside an action.
@@ -51,6 +60,13 @@ impl Random {
 impl Policy for Random {
     fn choose(&mut self, _: &Game, _: SideId, choices: &[Choice]) -> Result<usize, EngineError> {
         Ok(self.dice.index(choices.len() as u32) as usize)
+    }
+    fn stream(&self) -> Option<DiceState> {
+        self.dice.portable()
+    }
+    fn restore(&mut self, stream: &DiceState) -> Result<(), String> {
+        self.dice = Dice::from_portable(stream)?;
+        Ok(())
     }
 }
 
@@ -106,6 +122,13 @@ impl Policy for Greedy {
             }
         }
         Ok(best[self.dice.index(best.len() as u32) as usize])
+    }
+    fn stream(&self) -> Option<DiceState> {
+        self.dice.portable()
+    }
+    fn restore(&mut self, stream: &DiceState) -> Result<(), String> {
+        self.dice = Dice::from_portable(stream)?;
+        Ok(())
     }
 }
 
@@ -168,10 +191,19 @@ impl<R: BufRead, W: Write> Human<R, W> {
                     "human policy: an answer longer than {MAX_ANSWER_BYTES} bytes; type the number of a choice and press Enter"
                 )));
             }
+            // The game as it stands, before this decision, to go on with `sandtable resume`.
+            if let Some(path) = line.trim().strip_prefix("save ") {
+                return Err(EngineError::SaveAsked(path.trim().to_string()));
+            }
             match line.trim().parse::<usize>() {
                 Ok(n) if (1..=labels.len()).contains(&n) => return Ok(n - 1),
                 _ => {
-                    writeln!(self.output, "type a number from 1 to {}", labels.len()).map_err(io)?
+                    writeln!(
+                        self.output,
+                        "type a number from 1 to {}, or `save FILE` to save the game",
+                        labels.len()
+                    )
+                    .map_err(io)?
                 }
             }
         }

@@ -39,6 +39,15 @@ pub struct SaveFile {
     pub checksum: String,
     pub game: GameState,
     pub events: Vec<Event>,
+    /// Each side's policy and where its own random stream stood.
+    pub policies: Vec<SavedPolicy>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedPolicy {
+    pub side: String,
+    pub kind: String,
+    pub stream: Option<DiceState>,
 }
 
 impl Game<'_, '_> {
@@ -79,22 +88,33 @@ impl<'r, 'p> Game<'r, 'p> {
     }
 }
 
-/// The checksum of a save's game and events.
-fn checksum(game: &GameState, events: &[Event]) -> Result<String, String> {
+/// The checksum of a save's game, events and policies.
+fn checksum(
+    game: &GameState,
+    events: &[Event],
+    policies: &[SavedPolicy],
+) -> Result<String, String> {
     let g = serde_json::to_string(game).map_err(|e| e.to_string())?;
     let e = serde_json::to_string(events).map_err(|e| e.to_string())?;
-    Ok(fingerprint([g.as_bytes(), e.as_bytes()]))
+    let p = serde_json::to_string(policies).map_err(|e| e.to_string())?;
+    Ok(fingerprint([g.as_bytes(), e.as_bytes(), p.as_bytes()]))
 }
 
 /// A save file's text.
-pub fn write(header: &Header, game: GameState, events: Vec<Event>) -> Result<String, String> {
+pub fn write(
+    header: &Header,
+    game: GameState,
+    events: Vec<Event>,
+    policies: Vec<SavedPolicy>,
+) -> Result<String, String> {
     let file = SaveFile {
         format: SAVE_FORMAT.into(),
         version: SAVE_VERSION,
         header: header.clone(),
-        checksum: checksum(&game, &events)?,
+        checksum: checksum(&game, &events, &policies)?,
         game,
         events,
+        policies,
     };
     serde_json::to_string(&file).map_err(|e| e.to_string())
 }
@@ -121,7 +141,7 @@ pub fn parse(text: &str) -> Result<SaveFile, String> {
     }
     let file: SaveFile =
         serde_json::from_str(text).map_err(|e| format!("the saved game is damaged: {e}"))?;
-    if checksum(&file.game, &file.events)? != file.checksum {
+    if checksum(&file.game, &file.events, &file.policies)? != file.checksum {
         return Err("the saved game is damaged: its checksum does not match its content".into());
     }
     Ok(file)
@@ -212,4 +232,12 @@ fn check(rules: &Rules, g: &GameState) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// A save file's text, refused when it is not a regular file, is too large or is not text.
+pub fn read(path: &std::path::Path) -> Result<String, String> {
+    let bytes = sandtable_ir::read::read_limited(path, super::log::MAX_LOG_BYTES)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    String::from_utf8(bytes)
+        .map_err(|_| format!("{}: not a sandtable saved game (not text)", path.display()))
 }
