@@ -911,7 +911,10 @@ fn a_damaged_save_or_one_from_other_rules_is_refused() {
     std::fs::write(&core, src).unwrap();
     let (code, _, err) = sandtable_in(&dir, &["resume", "s.json"]);
     assert_eq!(code, 1);
-    assert!(err.contains("not the ones this game was played with"), "{err}");
+    assert!(
+        err.contains("not the ones this game was played with"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -957,6 +960,9 @@ fn a_human_saves_at_the_prompt_and_the_game_resumes_from_there() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("policies: nva=random, us=random"), "{out}");
-    assert!(out.lines().last().unwrap().contains(" wins after "), "{out}");
+    assert!(
+        out.lines().last().unwrap().contains(" wins after "),
+        "{out}"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -197,14 +197,12 @@ impl<R: BufRead, W: Write> Human<R, W> {
             }
             match line.trim().parse::<usize>() {
                 Ok(n) if (1..=labels.len()).contains(&n) => return Ok(n - 1),
-                _ => {
-                    writeln!(
-                        self.output,
-                        "type a number from 1 to {}, or `save FILE` to save the game",
-                        labels.len()
-                    )
-                    .map_err(io)?
-                }
+                _ => writeln!(
+                    self.output,
+                    "type a number from 1 to {}, or `save FILE` to save the game",
+                    labels.len()
+                )
+                .map_err(io)?,
             }
         }
     }
