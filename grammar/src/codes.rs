@@ -151,6 +151,26 @@ codes! {
     ConfigBadOrder = "sand::config::bad-order", Error;
     /// A pool count or die face beyond what the runtime computes with.
     LimitTooLarge = "sand::limit::too-large", Error;
+    /// An activation or board property (or block) that the chosen scheme never reads.
+    ScenarioWrongScheme = "sand::scenario::wrong-scheme", Error;
+    /// A hex label or deployment rows or columns outside the board played.
+    ScenarioOffBoard = "sand::scenario::off-board", Error;
+    /// A force whose units do not fit in its deployment area at `max_per_hex`.
+    ScenarioAreaTooSmall = "sand::scenario::area-too-small", Error;
+    /// A `deploy:` that names no area of the table, or is not rows and columns on a hex board.
+    ScenarioUnknownArea = "sand::scenario::unknown-area", Error;
+    /// A board terrain that is neither a `terrain` entity nor (on a hex board) an enum member.
+    ScenarioUnknownTerrain = "sand::scenario::unknown-terrain", Error;
+    /// A force or chip count for a side that does not exist, or a second force of one side.
+    ScenarioUnknownSide = "sand::scenario::unknown-side", Error;
+    /// A phase's `activation:` that names no activation block.
+    ScenarioUnknownActivation = "sand::scenario::unknown-activation", Error;
+    /// A board, activation, force or scenario without a property the engine needs to set it up.
+    ScenarioMissingProperty = "sand::scenario::missing-property", Error;
+    /// A set-up value the engine cannot use: turns out of range, a size without a unit, a chip count, a neutral piece of a side.
+    ScenarioBadValue = "sand::scenario::bad-value", Error;
+    /// The turn block's `limit:` when every scenario sets its own `turns:`.
+    ScenarioIgnoredLimit = "sand::scenario::ignored-limit", Warning;
     /// A definition that nothing uses.
     LintUnused = "sand::lint::unused", Warning;
     /// An expression statement whose value is thrown away.

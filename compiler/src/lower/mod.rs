@@ -8,6 +8,7 @@
 
 mod calls;
 mod config;
+mod scenario;
 pub(crate) mod expr;
 mod items;
 mod stmt;
@@ -150,6 +151,7 @@ pub fn lower(
     lw.distance_ty = distance_type(&located);
     lw.declare(&located);
     lw.define(&located);
+    lw.check_scenarios(&located);
     lw.check_recursion();
     if partial {
         lw.refs.clear();
