@@ -8,9 +8,9 @@
 
 mod calls;
 mod config;
-mod scenario;
 pub(crate) mod expr;
 mod items;
+mod scenario;
 mod stmt;
 
 use std::collections::HashMap;

@@ -46,8 +46,14 @@ const SECTOR_ONLY: &[&str] = &["sector", "zones"];
 
 /// The shape of a board as far as set-up needs it.
 enum Shape {
-    Hex { columns: u32, rows: u32 },
-    Table { width: i64, depth: i64 },
+    Hex {
+        columns: u32,
+        rows: u32,
+    },
+    Table {
+        width: i64,
+        depth: i64,
+    },
     /// Missing or unknown sizes (already reported, or a `?`): nothing to check against.
     Unknown,
 }
@@ -206,9 +212,7 @@ impl Lowerer<'_> {
             self.check_scenario(file, s, &boards, chip_cup.as_deref());
         }
         // `limit:` holds only for a scenario without `turns:`.
-        if !scenarios.is_empty()
-            && scenarios.iter().all(|(_, s)| prop(s, "turns").is_some())
-        {
+        if !scenarios.is_empty() && scenarios.iter().all(|(_, s)| prop(s, "turns").is_some()) {
             for &(file, t) in &turns {
                 if let Some((key, _)) = prop(t, "limit") {
                     self.diags.push(
@@ -304,12 +308,13 @@ impl Lowerer<'_> {
         let scheme = c.scheme.as_ref().map(|s| s.name.as_str());
         let shape = match scheme {
             Some("hex") => {
-                let columns = prop(c, "columns")
-                    .and_then(|(_, v)| v.first())
-                    .and_then(|v| match &v.value.kind {
-                        ExprKind::Int(n) => u32::try_from(*n).ok(),
-                        _ => upper(&v.value, |e| name_of(e).and_then(column_label)),
-                    });
+                let columns =
+                    prop(c, "columns")
+                        .and_then(|(_, v)| v.first())
+                        .and_then(|v| match &v.value.kind {
+                            ExprKind::Int(n) => u32::try_from(*n).ok(),
+                            _ => upper(&v.value, |e| name_of(e).and_then(column_label)),
+                        });
                 let rows = prop(c, "rows")
                     .and_then(|(_, v)| v.first())
                     .and_then(|v| upper(&v.value, int_of))
@@ -383,7 +388,10 @@ impl Lowerer<'_> {
                         span,
                         format!("`{key}` does not belong to a `{}` board", scheme.name),
                     )
-                    .label(format!("read only on {} `{wants}` board", if wants == "open" { "an" } else { "a" }))
+                    .label(format!(
+                        "read only on {} `{wants}` board",
+                        if wants == "open" { "an" } else { "a" }
+                    ))
                     .help(format!(
                         "the engine would ignore it here: remove it, or make the board `: {wants}`"
                     )),
@@ -416,7 +424,9 @@ impl Lowerer<'_> {
                 for region in children(c).filter(|r| r.keyword.name == "region") {
                     match prop(region, "terrain") {
                         Some((_, v)) => terrain_names.extend(v.iter().map(|v| &v.value)),
-                        None => self.missing(file, region, "terrain", "a region", "`terrain: woods`"),
+                        None => {
+                            self.missing(file, region, "terrain", "a region", "`terrain: woods`")
+                        }
                     }
                     match prop(region, "hexes") {
                         Some((_, v)) => {
@@ -467,7 +477,9 @@ impl Lowerer<'_> {
                         None => {}
                     }
                 }
-                for blk in children(c).filter(|x| matches!(x.keyword.name.as_str(), "area" | "feature")) {
+                for blk in
+                    children(c).filter(|x| matches!(x.keyword.name.as_str(), "area" | "feature"))
+                {
                     if prop(blk, "rect").is_none() && prop(blk, "circle").is_none() {
                         self.missing(
                             file,
@@ -486,7 +498,9 @@ impl Lowerer<'_> {
                                     }
                                 }
                             }
-                            None => self.missing(file, blk, "terrain", "a feature", "`terrain: woods`"),
+                            None => {
+                                self.missing(file, blk, "terrain", "a feature", "`terrain: woods`")
+                            }
                         }
                     }
                 }
@@ -575,7 +589,11 @@ impl Lowerer<'_> {
             ),
             Shape::Unknown => "an unknown size".into(),
         };
-        let board = b.config.name.as_ref().map_or("the board", |n| n.name.as_str());
+        let board = b
+            .config
+            .name
+            .as_ref()
+            .map_or("the board", |n| n.name.as_str());
         self.diags.push(
             Diagnostic::new(Code::ScenarioOffBoard, file, span, message)
                 .label("outside the board")
@@ -583,7 +601,12 @@ impl Lowerer<'_> {
         );
     }
 
-    fn check_turn(&mut self, file: FileId, t: &ast::Config, activations: &[(FileId, &ast::Config)]) {
+    fn check_turn(
+        &mut self,
+        file: FileId,
+        t: &ast::Config,
+        activations: &[(FileId, &ast::Config)],
+    ) {
         for ph in children(t).filter(|p| p.keyword.name == "phase") {
             let Some((_, v)) = prop(ph, "activation") else {
                 continue;
@@ -745,9 +768,8 @@ impl Lowerer<'_> {
         }
         for n in children(s).filter(|n| n.keyword.name == "neutral") {
             let pieces = prop(n, "pieces").map_or(Some(0), |(_, v)| self.count_pieces(v));
-            let at: Vec<&ast::Expr> = prop(n, "at").map_or(Vec::new(), |(_, v)| {
-                v.iter().map(|v| &v.value).collect()
-            });
+            let at: Vec<&ast::Expr> =
+                prop(n, "at").map_or(Vec::new(), |(_, v)| v.iter().map(|v| &v.value).collect());
             if let Some(b) = board {
                 for e in &at {
                     self.check_label(file, b, e);
