@@ -768,6 +768,42 @@ impl Lowerer<'_> {
         }
         for n in children(s).filter(|n| n.keyword.name == "neutral") {
             let pieces = prop(n, "pieces").map_or(Some(0), |(_, v)| self.count_pieces(v));
+            if let Some((_, values)) = prop(n, "pieces") {
+                for e in flat(values) {
+                    let name = match &e.kind {
+                        ExprKind::Binary {
+                            op: ast::BinOp::Mul,
+                            rhs,
+                            ..
+                        } => rhs,
+                        _ => e,
+                    };
+                    let Some(Sym::Entity(id)) = name_of(name)
+                        .and_then(|n| self.globals.get(n))
+                        .map(|d| d.sym)
+                    else {
+                        continue;
+                    };
+                    let ent = &self.program.entities[id as usize];
+                    let why = match (ent.category, ent.side) {
+                        (Category::Terrain, _) => "is a terrain, not a piece".to_string(),
+                        (_, Some(side)) => {
+                            format!("belongs to side {}", self.program.sides[side as usize].name)
+                        }
+                        _ => continue,
+                    };
+                    self.diags.push(
+                        Diagnostic::error(
+                            "sand::scenario::bad-value",
+                            file,
+                            name.span,
+                            format!("`{}` {why}: a neutral piece is one of no side", ent.name),
+                        )
+                        .label("not a neutral piece")
+                        .help("declare it as a `marker`, or as a unit without `of SIDE`"),
+                    );
+                }
+            }
             let at: Vec<&ast::Expr> =
                 prop(n, "at").map_or(Vec::new(), |(_, v)| v.iter().map(|v| &v.value).collect());
             if let Some(b) = board {
