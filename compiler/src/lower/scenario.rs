@@ -793,8 +793,8 @@ impl Lowerer<'_> {
                         _ => continue,
                     };
                     self.diags.push(
-                        Diagnostic::error(
-                            "sand::scenario::bad-value",
+                        Diagnostic::new(
+                            Code::ScenarioBadValue,
                             file,
                             name.span,
                             format!("`{}` {why}: a neutral piece is one of no side", ent.name),

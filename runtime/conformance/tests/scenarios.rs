@@ -237,7 +237,7 @@ fn a_neutral_block_with_a_piece_of_a_side_or_too_few_places_is_refused_by_check(
         let found: Vec<String> = c
             .diagnostics
             .iter()
-            .filter(|d| d.code.starts_with("sand::scenario::"))
+            .filter(|d| d.code.as_str().starts_with("sand::scenario::"))
             .map(|d| d.message.clone())
             .collect();
         assert!(
