@@ -170,7 +170,7 @@ codes! {
     /// A set-up value the engine cannot use: turns out of range, a size without a unit, a chip count, a neutral piece of a side.
     ScenarioBadValue = "sand::scenario::bad-value", Error;
     /// The turn block's `limit:` when every scenario sets its own `turns:`.
-    ScenarioIgnoredLimit = "sand::scenario::ignored-limit", Warning;
+    LintIgnoredLimit = "sand::lint::ignored-limit", Warning;
     /// A definition that nothing uses.
     LintUnused = "sand::lint::unused", Warning;
     /// An expression statement whose value is thrown away.

@@ -217,7 +217,7 @@ impl Lowerer<'_> {
                 if let Some((key, _)) = prop(t, "limit") {
                     self.diags.push(
                         Diagnostic::new(
-                            Code::ScenarioIgnoredLimit,
+                            Code::LintIgnoredLimit,
                             file,
                             key.span,
                             "the turn block's `limit:` is never used: every scenario sets its own `turns:`",
