@@ -111,7 +111,13 @@ fn the_runtime_and_the_compiler_name_no_system() {
 
 #[test]
 fn unsafe_code_is_only_in_the_jit_and_each_block_says_why_it_is_sound() {
-    let dirs = ["src", "grammar/src", "compiler", "runtime/src", "runtime/reference"];
+    let dirs = [
+        "src",
+        "grammar/src",
+        "compiler",
+        "runtime/src",
+        "runtime/reference",
+    ];
     let found: Vec<String> = code_lines(&dirs)
         .into_iter()
         .filter(|(f, _, l)| {
@@ -119,7 +125,11 @@ fn unsafe_code_is_only_in_the_jit_and_each_block_says_why_it_is_sound() {
         })
         .map(|(f, n, l)| format!("{f}:{n}: {}", l.trim()))
         .collect();
-    assert!(found.is_empty(), "unsafe outside runtime/src/jit/:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "unsafe outside runtime/src/jit/:\n{}",
+        found.join("\n")
+    );
     let mut jit = Vec::new();
     rust_files(Path::new("runtime/src/jit"), &mut jit);
     for f in jit {
@@ -127,7 +137,10 @@ fn unsafe_code_is_only_in_the_jit_and_each_block_says_why_it_is_sound() {
         let lines: Vec<&str> = text.lines().collect();
         for (i, line) in lines.iter().enumerate() {
             let code = line.split("//").next().unwrap_or("");
-            if !(code.contains("unsafe {") || code.contains("unsafe extern") || code.contains("unsafe fn")) {
+            if !(code.contains("unsafe {")
+                || code.contains("unsafe extern")
+                || code.contains("unsafe fn"))
+            {
                 continue;
             }
             // The reason sits in the comment lines just above (or on the line itself).
