@@ -1,4 +1,5 @@
-//! The sections of `docs/language.md` generated from tables in the code. Each sits between
+//! The sections of `docs/language.md` generated from tables in the code (diagnostic codes,
+//! engine functions). Each sits between
 //! `<!-- BEGIN generated: NAME … -->` and `<!-- END generated: NAME -->`; the test fails when
 //! one is stale and `SANDTABLE_BLESS=1` rewrites it.
 
@@ -8,7 +9,10 @@ use crate::diagnostic::Code;
 
 /// The generated sections: marker name and content.
 fn sections() -> Vec<(&'static str, String)> {
-    vec![("diagnostic codes", Code::markdown_list())]
+    vec![
+        ("diagnostic codes", Code::markdown_list()),
+        ("engine functions", crate::ir::functions::markdown_table()),
+    ]
 }
 
 /// `doc` with the body of section `name` replaced by `body`, or why it cannot be.

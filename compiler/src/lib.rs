@@ -21,7 +21,6 @@ use std::path::{Path, PathBuf};
 use sandtable_grammar::ast;
 
 pub use diagnostic::{Code, Diagnostic, DiagnosticCode, Severity};
-pub use lower::expr::HOST_FUNCTIONS;
 pub use source::{FileId, LoadError, ReadError, SourceDb, SourceFile};
 
 /// The standard library, embedded so a ruleset needs no files beside it.

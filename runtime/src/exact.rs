@@ -709,7 +709,7 @@ impl<'p, W: Weight> Exact<'p, W> {
                 mixture(branches, &c.total)?
             }
             Expr::Builtin { func, args } => self.builtin(*func, args, env)?,
-            Expr::Host { name, .. } => return Err(RunError::NeedsGame(name.clone())),
+            Expr::Host { func, .. } => return Err(RunError::NeedsGame(func.name().to_string())),
             Expr::Call { proc, args } => {
                 let tuples = self.tuples(args, env)?;
                 let mut branches = Vec::new();

@@ -3,7 +3,9 @@
 
 use std::collections::HashMap;
 
-use sandtable_ir::{self as ir, BinOp, Builtin, Expr, KeyPattern, Program, Stmt, UnOp, Value};
+use sandtable_ir::{
+    self as ir, BinOp, Builtin, EngineFn, Expr, KeyPattern, Program, Stmt, UnOp, Value,
+};
 
 use crate::error::RunError;
 use crate::rng::Dice;
@@ -71,7 +73,7 @@ pub enum Event {
 
 /// Services of the game engine that rules may call. Outside a game there are none.
 pub trait Host {
-    fn call(&mut self, name: &str, args: &[Val]) -> Result<Val, RunError>;
+    fn call(&mut self, func: EngineFn, args: &[Val]) -> Result<Val, RunError>;
     fn effect(&mut self, _e: &EffectRec) -> Result<(), RunError> {
         Ok(())
     }
@@ -102,8 +104,8 @@ pub trait Host {
 pub struct NoGame;
 
 impl Host for NoGame {
-    fn call(&mut self, name: &str, _args: &[Val]) -> Result<Val, RunError> {
-        Err(RunError::NeedsGame(name.to_string()))
+    fn call(&mut self, func: EngineFn, _args: &[Val]) -> Result<Val, RunError> {
+        Err(RunError::NeedsGame(func.name().to_string()))
     }
 }
 
@@ -576,7 +578,7 @@ impl<'p> Interp<'p> {
                 }
             }
             Expr::Builtin { func, args } => self.builtin(*func, args, f, ctx)?,
-            Expr::Host { name, args } => {
+            Expr::Host { func, args } => {
                 // Engine functions take at most four arguments: no allocation per call (they
                 // sit in the guards the engine tests thousands of times per decision).
                 if args.len() <= 4 {
@@ -584,13 +586,13 @@ impl<'p> Interp<'p> {
                     for (slot, a) in vals.iter_mut().zip(args) {
                         *slot = self.expr(a, f, ctx)?;
                     }
-                    ctx.host.call(name, &vals[..args.len()])?
+                    ctx.host.call(*func, &vals[..args.len()])?
                 } else {
                     let mut vals = Vec::with_capacity(args.len());
                     for a in args {
                         vals.push(self.expr(a, f, ctx)?);
                     }
-                    ctx.host.call(name, &vals)?
+                    ctx.host.call(*func, &vals)?
                 }
             }
             Expr::Call { proc, args } => {

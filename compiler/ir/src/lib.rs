@@ -4,7 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod functions;
 pub mod read;
+
+pub use functions::EngineFn;
 
 pub type SideId = u32;
 pub type EnumId = u32;
@@ -19,7 +22,7 @@ pub type SectionId = u32;
 pub type Slot = u32;
 
 /// Bumped whenever the IR changes shape, so stale JSON is refused rather than misread.
-pub const IR_VERSION: u32 = 1;
+pub const IR_VERSION: u32 = 2;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Program {
@@ -505,7 +508,7 @@ pub enum Expr {
     },
     /// A function of the game engine (`eliminated`, `distance`, …): needs a game state.
     Host {
-        name: String,
+        func: EngineFn,
         args: Vec<Expr>,
     },
     Call {

@@ -2,10 +2,11 @@
 
 use sandtable_grammar::ast::{self, ExprKind, Span};
 
-use super::expr::{HOST_FUNCTIONS, MAX_POOL, Scope, Typed, numeric};
+use super::expr::{MAX_POOL, Scope, Typed, numeric};
 use super::{Lowerer, Sym};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::ir::{self, Builtin, Expr, Type, Value};
+use crate::ir::functions::{Param, ParamTy, Values};
+use crate::ir::{self, Builtin, EngineFn, Expr, Type, Value};
 use crate::reach::{Reach, floor_div};
 use crate::source::FileId;
 
@@ -60,99 +61,8 @@ impl<'a> Lowerer<'a> {
         if let Some(t) = self.lower_builtin(file, scope, callee, args, span, path) {
             return t;
         }
-        if let Some((_, min, max)) = HOST_FUNCTIONS.iter().find(|(n, _, _)| *n == name) {
-            if args.len() < *min || args.len() > *max {
-                self.diags.push(
-                    Diagnostic::new(
-                        Code::TypeArity,
-                        file,
-                        span,
-                        format!(
-                            "`{name}` takes {min} to {max} arguments; {} given",
-                            args.len()
-                        ),
-                    )
-                    .label("wrong number of arguments")
-                    .help("see the list of engine functions in docs/language.md"),
-                );
-            }
-            let typed: Vec<Typed> = args
-                .iter()
-                .map(|a| self.lower_expr(file, scope, &a.value, path))
-                .collect();
-            // A radius is a distance: hexes on a grid, a length on a table.
-            if matches!(name, "units_within" | "hexes_within")
-                && let Some(radius) = typed.get(1)
-                && numeric(&radius.ty)
-                && radius.ty != Type::Any
-                && self.distance_ty != Type::Any
-                && (radius.ty == Type::Length) != (self.distance_ty == Type::Length)
-                && !matches!(radius.expr, Expr::Const(Value::Int(0)))
-            {
-                let d = if self.distance_ty == Type::Length {
-                    let help = self.length_help(&radius.expr);
-                    Diagnostic::new(
-                        Code::TypeMismatch,
-                        file,
-                        args[1].value.span,
-                        format!("`{name}` on a table takes a length as its radius"),
-                    )
-                    .label("a plain number")
-                    .help(help)
-                } else {
-                    Diagnostic::new(
-                        Code::TypeMismatch,
-                        file,
-                        args[1].value.span,
-                        format!("`{name}` on a hex board takes a number of hexes as its radius"),
-                    )
-                    .label("a length")
-                    .help("count hexes: drop the unit")
-                };
-                self.diags.push(d);
-            }
-            let lowered: Vec<Expr> = typed.into_iter().map(|t| t.expr).collect();
-            let ty = match name {
-                "adjacent" | "in_los" | "route_blocked" | "has_marker" | "is" | "in_terrain"
-                | "sector_adjacent" | "can_exit" | "option" | "force_has" => Type::Bool,
-                "owner" | "enemy" => Type::Side,
-                "units" | "units_in" | "units_within" | "hexes_within" => {
-                    Type::List(Box::new(Type::Entity(None)))
-                }
-                // Hexes on a hex board, a length on an open table.
-                "distance" | "nearest_distance" => self.distance_ty.clone(),
-                "counter" | "scenario_value" => Type::Any,
-                "free_action" | "insert_cards" | "reveal" | "terrain_of" | "position" | "home"
-                | "exit_board" | "move_toward" | "move_away" | "add_counter" | "set_counter" => {
-                    Type::Any
-                }
-                _ => Type::Int,
-            };
-            let mut t = Typed::new(
-                Expr::Host {
-                    name: name.to_string(),
-                    args: lowered,
-                },
-                ty,
-            );
-            if matches!(
-                name,
-                "eliminated"
-                    | "exited"
-                    | "alive"
-                    | "count_units"
-                    | "count_without"
-                    | "sector_of"
-                    | "zone_of"
-                    | "distance"
-                    | "turn_number"
-                    | "move_cost"
-                    | "terrain_between"
-                    | "counter"
-            ) {
-                t.reach = Reach::Interval(Some(0), None);
-            }
-            return t;
+        if let Some(func) = EngineFn::named(name) {
+            return self.lower_engine_call(file, scope, func, args, span, path);
         }
         let visible = scope.visible();
         let help = match self.suggest(name, &visible) {
@@ -176,6 +86,124 @@ impl<'a> Lowerer<'a> {
             self.lower_expr(file, scope, &a.value, path);
         }
         Typed::error()
+    }
+
+    /// A call of an engine function, typed from its row of the table.
+    fn lower_engine_call(
+        &mut self,
+        file: FileId,
+        scope: &mut Scope,
+        func: EngineFn,
+        args: &[ast::Arg],
+        span: Span,
+        path: &str,
+    ) -> Typed {
+        let name = func.name();
+        let (min, max) = (func.min_args(), func.max_args());
+        if args.len() < min || args.len() > max {
+            self.diags.push(
+                Diagnostic::new(
+                    Code::TypeArity,
+                    file,
+                    span,
+                    format!(
+                        "`{name}` takes {}; {} given",
+                        if min == max {
+                            format!("{min} argument{}", if min == 1 { "" } else { "s" })
+                        } else {
+                            format!("{min} to {max} arguments")
+                        },
+                        args.len()
+                    ),
+                )
+                .label("wrong number of arguments")
+                .help(format!(
+                    "call it as `{}` (see the list of engine functions in docs/language.md)",
+                    func.signature()
+                )),
+            );
+        }
+        let typed: Vec<Typed> = args
+            .iter()
+            .map(|a| self.lower_expr(file, scope, &a.value, path))
+            .collect();
+        for ((param, arg), t) in func.params().iter().zip(args).zip(&typed) {
+            if let Some(d) = self.engine_arg_mismatch(file, func, param, arg, t) {
+                self.diags.push(d);
+            }
+        }
+        let lowered: Vec<Expr> = typed.into_iter().map(|t| t.expr).collect();
+        let mut t = Typed::new(
+            Expr::Host {
+                func,
+                args: lowered,
+            },
+            func.ret().ty(&self.distance_ty),
+        );
+        if func.values() == Values::NonNegative {
+            t.reach = Reach::Interval(Some(0), None);
+        }
+        t
+    }
+
+    /// An argument whose static type cannot be what the parameter takes.
+    fn engine_arg_mismatch(
+        &self,
+        file: FileId,
+        func: EngineFn,
+        param: &Param,
+        arg: &ast::Arg,
+        t: &Typed,
+    ) -> Option<Diagnostic> {
+        let name = func.name();
+        let role = param.ty.doc_name();
+        match param.ty {
+            // A radius or a move is a distance: hexes on a grid, a length on a table.
+            ParamTy::Distance | ParamTy::Radius
+                if numeric(&t.ty)
+                    && t.ty != Type::Any
+                    && self.distance_ty != Type::Any
+                    && (t.ty == Type::Length) != (self.distance_ty == Type::Length)
+                    && !matches!(t.expr, Expr::Const(Value::Int(0))) =>
+            {
+                Some(if self.distance_ty == Type::Length {
+                    Diagnostic::new(
+                        Code::TypeMismatch,
+                        file,
+                        arg.value.span,
+                        format!("`{name}` on a table takes a length as its {role}"),
+                    )
+                    .label("a plain number")
+                    .help(self.length_help(&t.expr))
+                } else {
+                    Diagnostic::new(
+                        Code::TypeMismatch,
+                        file,
+                        arg.value.span,
+                        format!("`{name}` on a hex board takes a number of hexes as its {role}"),
+                    )
+                    .label("a length")
+                    .help("count hexes: drop the unit")
+                })
+            }
+            _ => {
+                let want = param.ty.expects()?;
+                let fits = t.ty == Type::Any
+                    || t.ty == want
+                    || (numeric(&want) && numeric(&t.ty));
+                (!fits).then(|| {
+                    let (wn, tn) = (self.type_name(&want), self.type_name(&t.ty));
+                    Diagnostic::new(
+                        Code::TypeMismatch,
+                        file,
+                        arg.value.span,
+                        format!("`{name}` takes {wn} as its `{}`, found {tn}", param.name),
+                    )
+                    .label(format!("expected {wn}"))
+                    .help(format!("call it as `{}`", func.signature()))
+                })
+            }
+        }
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -14,54 +14,6 @@ pub(crate) const MAX_POOL: i64 = 1000;
 /// Largest bound of a `repeat`.
 pub(crate) const MAX_REPEAT: i64 = 10_000;
 
-/// Functions of the game engine. Their values need a game state; the checker only counts
-/// their arguments.
-pub const HOST_FUNCTIONS: &[(&str, usize, usize)] = &[
-    ("eliminated", 0, 3),
-    ("exited", 0, 3),
-    ("alive", 0, 3),
-    ("units", 0, 3),
-    ("count_units", 0, 3),
-    ("count_without", 2, 4),
-    ("distance", 2, 2),
-    ("adjacent", 2, 2),
-    ("in_los", 2, 2),
-    ("route_blocked", 2, 2),
-    ("terrain_between", 3, 3),
-    ("units_in", 1, 3),
-    ("units_within", 2, 4),
-    ("has_marker", 2, 2),
-    ("owner", 1, 1),
-    ("enemy", 1, 1),
-    ("is", 2, 2),
-    ("in_terrain", 2, 2),
-    ("sector_of", 1, 1),
-    ("zone_of", 1, 1),
-    ("sector_adjacent", 2, 2),
-    ("position", 1, 1),
-    ("home", 1, 1),
-    ("move_cost", 2, 2),
-    ("can_exit", 1, 1),
-    ("exit_board", 1, 1),
-    ("move_toward", 3, 3),
-    ("move_away", 3, 3),
-    ("terrain_on_line", 4, 4),
-    ("nearest_distance", 2, 2),
-    ("counter", 2, 2),
-    ("add_counter", 3, 3),
-    ("set_counter", 3, 3),
-    ("option", 1, 1),
-    ("scenario_value", 1, 1),
-    ("force_has", 2, 2),
-    ("free_action", 1, 1),
-    ("insert_cards", 1, 1),
-    ("terrain_of", 1, 1),
-    ("hexes_within", 2, 2),
-    ("score_of", 1, 1),
-    ("turn_number", 0, 0),
-    ("reveal", 1, 1),
-];
-
 #[derive(Debug, Clone)]
 struct SlotInfo {
     name: String,

@@ -1,7 +1,7 @@
 //! The engine functions and effects of the language, answered from a game state: the bridge
 //! the interpreter crosses when a rule asks `distance(firer, target)` or says `eliminate u`.
 
-use sandtable_ir::{EntityId, ProcKind, SideId};
+use sandtable_ir::{EngineFn, EntityId, ProcKind, SideId};
 
 use super::setup::{BoardSpec, Ground, Rules};
 use super::state::{Pos, State, Status};
@@ -524,17 +524,18 @@ fn point_segment_dist2(c: Point, a: Point, b: Point) -> i128 {
 }
 
 impl Host for GameHost<'_, '_> {
-    fn call(&mut self, name: &str, a: &[Val]) -> Result<Val, RunError> {
+    fn call(&mut self, func: EngineFn, a: &[Val]) -> Result<Val, RunError> {
+        let name = func.name();
         let arg = |i: usize| {
             a.get(i)
                 .ok_or_else(|| err(format!("`{name}` needs argument {}", i + 1)))
         };
-        Ok(match name {
-            "eliminated" => Val::Int(self.count(Status::Eliminated, a)?.len() as i64),
-            "exited" => Val::Int(self.count(Status::Exited, a)?.len() as i64),
-            "alive" => Val::Int(self.count(Status::OnBoard, a)?.len() as i64),
-            "units" => Self::pieces_list(self.count(Status::OnBoard, a)?),
-            "units_in" | "count_units" => {
+        Ok(match func {
+            EngineFn::Eliminated => Val::Int(self.count(Status::Eliminated, a)?.len() as i64),
+            EngineFn::Exited => Val::Int(self.count(Status::Exited, a)?.len() as i64),
+            EngineFn::Alive => Val::Int(self.count(Status::OnBoard, a)?.len() as i64),
+            EngineFn::Units => Self::pieces_list(self.count(Status::OnBoard, a)?),
+            EngineFn::UnitsIn | EngineFn::CountUnits => {
                 let (at, rest) = match a.first() {
                     Some(first) if self.is_place(first) => (Some(self.place(first)?), &a[1..]),
                     _ => (None, a),
@@ -544,13 +545,13 @@ impl Host for GameHost<'_, '_> {
                     let p = &self.state.pieces[i];
                     p.on_board() && at.is_none_or(|at| p.pos == Some(at)) && self.matches(i, &f)
                 };
-                if name == "units_in" {
+                if func == EngineFn::UnitsIn {
                     Self::pieces_list((0..self.state.pieces.len()).filter(|&i| here(i)).collect())
                 } else {
                     Val::Int((0..self.state.pieces.len()).filter(|&i| here(i)).count() as i64)
                 }
             }
-            "count_without" => {
+            EngineFn::CountWithout => {
                 let at = self.place(arg(0)?)?;
                 let Val::Entity(m) = arg(1)? else {
                     return Err(err("`count_without` takes a place and a marker"));
@@ -566,7 +567,7 @@ impl Host for GameHost<'_, '_> {
                         .count() as i64,
                 )
             }
-            "units_within" => {
+            EngineFn::UnitsWithin => {
                 let centre = self.place(arg(0)?)?;
                 let r = arg(1)?.as_int().ok_or_else(|| err("a distance"))?;
                 let me = a.first().and_then(|v| self.piece(v).ok());
@@ -579,8 +580,8 @@ impl Host for GameHost<'_, '_> {
                 });
                 Self::pieces_list(v)
             }
-            "distance" => Val::Int(self.distance(self.place(arg(0)?)?, self.place(arg(1)?)?)?),
-            "adjacent" => {
+            EngineFn::Distance => Val::Int(self.distance(self.place(arg(0)?)?, self.place(arg(1)?)?)?),
+            EngineFn::Adjacent => {
                 let (x, y) = (self.place(arg(0)?)?, self.place(arg(1)?)?);
                 Val::Bool(match (&self.rules.board, x, y) {
                     (BoardSpec::Hex { grid, .. }, Pos::Hex(p), Pos::Hex(q)) => grid.adjacent(p, q),
@@ -590,7 +591,7 @@ impl Host for GameHost<'_, '_> {
                     _ => false,
                 })
             }
-            "route_blocked" | "in_los" => {
+            EngineFn::RouteBlocked | EngineFn::InLos => {
                 let (x, y) = (self.place(arg(0)?)?, self.place(arg(1)?)?);
                 let blocked = match (&self.rules.board, x, y) {
                     (BoardSpec::Hex { grid, .. }, Pos::Hex(p), Pos::Hex(q)) => {
@@ -622,9 +623,9 @@ impl Host for GameHost<'_, '_> {
                     }
                     _ => return Err(err("places of different boards")),
                 };
-                Val::Bool(if name == "in_los" { !blocked } else { blocked })
+                Val::Bool(if func == EngineFn::InLos { !blocked } else { blocked })
             }
-            "terrain_between" => {
+            EngineFn::TerrainBetween => {
                 let (x, y) = (self.place(arg(0)?)?, self.place(arg(1)?)?);
                 let t = arg(2)?;
                 if !matches!(t, Val::Entity(_) | Val::Sym(_)) {
@@ -647,7 +648,7 @@ impl Host for GameHost<'_, '_> {
                         .count() as i64,
                 )
             }
-            "terrain_on_line" => {
+            EngineFn::TerrainOnLine => {
                 let (x, y) = (self.place(arg(0)?)?, self.place(arg(1)?)?);
                 let field = self.text(arg(2)?)?;
                 let want = arg(3)?.clone();
@@ -671,7 +672,7 @@ impl Host for GameHost<'_, '_> {
                 }
                 Val::Int(n)
             }
-            "has_marker" => {
+            EngineFn::HasMarker => {
                 let Val::Entity(m) = arg(1)? else {
                     return Err(err("`has_marker` takes a marker"));
                 };
@@ -686,8 +687,8 @@ impl Host for GameHost<'_, '_> {
                     }
                 }
             }
-            "owner" => Val::Side(self.side_of(arg(0)?)?),
-            "enemy" => {
+            EngineFn::Owner => Val::Side(self.side_of(arg(0)?)?),
+            EngineFn::Enemy => {
                 let s = self.side_of(arg(0)?)?;
                 let others: Vec<SideId> =
                     self.rules.sides().into_iter().filter(|x| *x != s).collect();
@@ -696,7 +697,7 @@ impl Host for GameHost<'_, '_> {
                     _ => return Err(err("`enemy` needs a game of exactly two sides")),
                 }
             }
-            "is" => {
+            EngineFn::Is => {
                 let i = self.piece(arg(0)?)?;
                 match arg(1)? {
                     Val::Entity(e) => Val::Bool(self.state.pieces[i].entity == *e),
@@ -707,7 +708,7 @@ impl Host for GameHost<'_, '_> {
                     _ => return Err(err("`is` compares with a unit or a kind")),
                 }
             }
-            "in_terrain" => {
+            EngineFn::InTerrain => {
                 let at = self.place(arg(0)?)?;
                 let t = arg(1)?;
                 if !matches!(t, Val::Entity(_) | Val::Sym(_)) {
@@ -718,7 +719,7 @@ impl Host for GameHost<'_, '_> {
                         .any(|g| self.rules.board.ground_is(g, t)),
                 )
             }
-            "sector_of" | "zone_of" => {
+            EngineFn::SectorOf | EngineFn::ZoneOf => {
                 let (
                     BoardSpec::Table {
                         sectors: Some(grid),
@@ -730,12 +731,12 @@ impl Host for GameHost<'_, '_> {
                     return Err(err(format!("`{name}` is for sectors boards")));
                 };
                 Val::Int(match grid.zone_of(p) {
-                    Some(z) if name == "sector_of" => i64::from(z.sector),
+                    Some(z) if func == EngineFn::SectorOf => i64::from(z.sector),
                     Some(z) => i64::from(z.zone),
                     None => 0,
                 })
             }
-            "sector_adjacent" => {
+            EngineFn::SectorAdjacent => {
                 let BoardSpec::Table {
                     sectors: Some(grid),
                     ..
@@ -755,8 +756,8 @@ impl Host for GameHost<'_, '_> {
                 let (x, y) = (sector(arg(0)?)?, sector(arg(1)?)?);
                 Val::Bool(grid.adjacent(x, y, crate::board::Adjacency::Sides))
             }
-            "position" => Self::pos_val(self.place(arg(0)?)?),
-            "home" => {
+            EngineFn::Position => Self::pos_val(self.place(arg(0)?)?),
+            EngineFn::Home => {
                 let s = self.side_of(arg(0)?)?;
                 let f = self
                     .rules
@@ -764,7 +765,7 @@ impl Host for GameHost<'_, '_> {
                     .ok_or_else(|| err("that side has no force"))?;
                 Self::pos_val(f.home)
             }
-            "move_cost" => {
+            EngineFn::MoveCost => {
                 let i = self.piece(arg(0)?)?;
                 let Pos::Hex(to) = self.place(arg(1)?)? else {
                     return Err(err("move costs are counted on hex boards"));
@@ -778,7 +779,7 @@ impl Host for GameHost<'_, '_> {
                     _ => UNREACHABLE,
                 })
             }
-            "can_exit" => {
+            EngineFn::CanExit => {
                 let i = self.piece(arg(0)?)?;
                 let p = &self.state.pieces[i];
                 let ok = match (p.pos, p.side.and_then(|s| self.rules.force(s))) {
@@ -787,7 +788,7 @@ impl Host for GameHost<'_, '_> {
                 };
                 Val::Bool(ok)
             }
-            "exit_board" => {
+            EngineFn::ExitBoard => {
                 let i = self.piece(arg(0)?)?;
                 let p = &mut self.state.pieces[i];
                 if p.on_board() {
@@ -804,7 +805,7 @@ impl Host for GameHost<'_, '_> {
                 }
                 Val::Unit
             }
-            "move_toward" | "move_away" => {
+            EngineFn::MoveToward | EngineFn::MoveAway => {
                 let i = self.piece(arg(0)?)?;
                 let Pos::Point(target) = self.place(arg(1)?)? else {
                     return Err(err("straight moves are made on open tables"));
@@ -813,7 +814,7 @@ impl Host for GameHost<'_, '_> {
                 let Some(Pos::Point(from)) = self.state.pieces[i].pos else {
                     return Err(err("the piece is not on the table"));
                 };
-                let aim = if name == "move_toward" {
+                let aim = if func == EngineFn::MoveToward {
                     target
                 } else {
                     let (dx, dy) = (from.x() - target.x(), from.y() - target.y());
@@ -832,7 +833,7 @@ impl Host for GameHost<'_, '_> {
                 }
                 Val::Unit
             }
-            "nearest_distance" => {
+            EngineFn::NearestDistance => {
                 let i = self.piece(arg(0)?)?;
                 let Some(at) = self.state.pieces[i].pos else {
                     return Ok(Val::Int(FAR));
@@ -853,18 +854,18 @@ impl Host for GameHost<'_, '_> {
                 }
                 Val::Int(best)
             }
-            "counter" => {
+            EngineFn::Counter => {
                 let i = self.piece(arg(0)?)?;
                 Val::Int(self.state.pieces[i].counter(&self.text(arg(1)?)?))
             }
-            "add_counter" | "set_counter" => {
+            EngineFn::AddCounter | EngineFn::SetCounter => {
                 let i = self.piece(arg(0)?)?;
                 let n = self.text(arg(1)?)?;
                 let v = arg(2)?
                     .as_int()
                     .ok_or_else(|| err("a counter holds a number"))?;
                 let p = &mut self.state.pieces[i];
-                let new = if name == "add_counter" {
+                let new = if func == EngineFn::AddCounter {
                     p.counter(&n).saturating_add(v)
                 } else {
                     v
@@ -873,8 +874,8 @@ impl Host for GameHost<'_, '_> {
                 self.scratch.version += 1;
                 Val::Unit
             }
-            "option" => Val::Bool(self.rules.options.contains(&self.text(arg(0)?)?)),
-            "scenario_value" => {
+            EngineFn::Option => Val::Bool(self.rules.options.contains(&self.text(arg(0)?)?)),
+            EngineFn::ScenarioValue => {
                 let key = self.text(arg(0)?)?;
                 match self.rules.scenario_values.iter().find(|(k, _)| *k == key) {
                     Some((_, Some(v))) => v.clone(),
@@ -887,7 +888,7 @@ impl Host for GameHost<'_, '_> {
                     None => return Err(err(format!("the scenario sets no `{key}`"))),
                 }
             }
-            "force_has" => {
+            EngineFn::ForceHas => {
                 let s = self.side_of(arg(0)?)?;
                 let key = self.text(arg(1)?)?;
                 Val::Bool(
@@ -896,21 +897,21 @@ impl Host for GameHost<'_, '_> {
                         .is_some_and(|f| f.flags.iter().any(|(k, v)| *k == key && *v)),
                 )
             }
-            "insert_cards" => {
+            EngineFn::InsertCards => {
                 let name = self.text(arg(0)?)?;
                 self.state.pending_inserts.push(name);
                 Val::Unit
             }
-            "free_action" => {
+            EngineFn::FreeAction => {
                 let s = self.side_of(arg(0)?)?;
                 self.state.pending_free.push(s);
                 Val::Unit
             }
-            "terrain_of" => match self.terrain_at(self.place(arg(0)?)?) {
+            EngineFn::TerrainOf => match self.terrain_at(self.place(arg(0)?)?) {
                 Some(g) => self.rules.board.ground_val(g),
                 None => return Err(err("no terrain is given for that place")),
             },
-            "hexes_within" => {
+            EngineFn::HexesWithin => {
                 let Pos::Hex(c) = self.place(arg(0)?)? else {
                     return Err(err("`hexes_within` is for hex boards"));
                 };
@@ -925,17 +926,16 @@ impl Host for GameHost<'_, '_> {
                         .collect(),
                 )
             }
-            "score_of" => {
+            EngineFn::ScoreOf => {
                 let s = self.side_of(arg(0)?)?;
                 Val::Int(self.state.scores[s as usize])
             }
-            "turn_number" => Val::Int(i64::from(self.state.turn)),
-            "reveal" => {
+            EngineFn::TurnNumber => Val::Int(i64::from(self.state.turn)),
+            EngineFn::Reveal => {
                 let i = self.piece(arg(0)?)?;
                 self.state.pieces[i].hidden = false;
                 Val::Unit
             }
-            other => return Err(err(format!("the engine has no function `{other}` yet"))),
         })
     }
 

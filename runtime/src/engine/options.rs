@@ -8,6 +8,7 @@
 
 use std::collections::BTreeSet;
 
+use sandtable_ir::functions::{By, Narrowing};
 use sandtable_ir::{BinOp, Expr, ProcId, SideId, Stmt, Type};
 
 use super::host::GameHost;
@@ -87,12 +88,6 @@ pub(crate) enum Narrow<'e> {
     Not(&'e Expr),
 }
 
-#[derive(Clone, Copy, PartialEq)]
-pub(crate) enum By {
-    Distance,
-    MoveCost,
-    Adjacent,
-}
 
 fn uses_slot_at_or_after(e: &Expr, slot: u32) -> bool {
     let mut found = false;
@@ -113,30 +108,33 @@ pub(crate) fn narrowings(body: &[Stmt], slot: u32) -> Vec<(usize, Narrow<'_>)> {
     let mut out = Vec::new();
     for (guard, s) in body.iter().enumerate() {
         let Stmt::Require(c) = s else { break };
+        // What each engine function's guard says of `p` is its row of the table.
         let found = match c {
             Expr::Binary { op, lhs, rhs } if matches!(op, BinOp::Le | BinOp::Lt) => match &**lhs {
-                Expr::Host { name, args }
-                    if (name == "distance" || name == "move_cost")
-                        && args.len() == 2
-                        && args[1] == me
-                        && earlier(&args[0])
-                        && earlier(rhs) =>
-                {
-                    Some(Narrow::Within {
-                        by: if name == "distance" {
-                            By::Distance
-                        } else {
-                            By::MoveCost
-                        },
-                        centre: &args[0],
-                        radius: rhs,
-                        strict: *op == BinOp::Lt,
-                    })
-                }
+                Expr::Host { func, args } => match func.narrowing() {
+                    Some(Narrowing::Within(by))
+                        if by != By::Adjacent
+                            && args.len() == 2
+                            && args[1] == me
+                            && earlier(&args[0])
+                            && earlier(rhs) =>
+                    {
+                        Some(Narrow::Within {
+                            by,
+                            centre: &args[0],
+                            radius: rhs,
+                            strict: *op == BinOp::Lt,
+                        })
+                    }
+                    _ => None,
+                },
                 _ => None,
             },
-            Expr::Host { name, args }
-                if name == "adjacent" && args.len() == 2 && args[1] == me && earlier(&args[0]) =>
+            Expr::Host { func, args }
+                if func.narrowing() == Some(Narrowing::Within(By::Adjacent))
+                    && args.len() == 2
+                    && args[1] == me
+                    && earlier(&args[0]) =>
             {
                 Some(Narrow::Within {
                     by: By::Adjacent,
@@ -150,8 +148,8 @@ pub(crate) fn narrowings(body: &[Stmt], slot: u32) -> Vec<(usize, Narrow<'_>)> {
                     && matches!(&**rhs, Expr::Const(sandtable_ir::Value::Int(0))) =>
             {
                 match &**lhs {
-                    Expr::Host { name, args }
-                        if name == "count_units"
+                    Expr::Host { func, args }
+                        if func.narrowing() == Some(Narrowing::Occupied)
                             && args.first() == Some(&me)
                             && args[1..].iter().all(earlier) =>
                     {

@@ -654,7 +654,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                     .stack_load(I64, I64, slot, (8 * params.len()) as i32);
                 (v, kind)
             }
-            Expr::Host { name, .. } => return unsupported(format!("engine function `{name}`")),
+            Expr::Host { func, .. } => return unsupported(format!("engine function `{func}`")),
             Expr::List(_) => return unsupported("lists"),
             Expr::Quant {
                 quant,

@@ -1,0 +1,466 @@
+//! The table of engine functions: the functions a rule may call that need a game state
+//! (`distance(firer, target)`, `count_units(hex, nva)`). One row per function gives its name,
+//! parameters and their types, result type, what the checker may assume of its values, what a
+//! leading guard over it tells the options enumerator, and a one-line doc.
+//!
+//! The compiler types calls from this table, the IR names a function by its [`EngineFn`]
+//! variant, the runtime dispatches on the variant, the options enumerator reads
+//! [`EngineFn::narrowing`], and the list in `docs/language.md` is generated from it
+//! ([`markdown_table`]).
+
+use serde::{Deserialize, Serialize};
+
+use crate::Type;
+
+/// What an engine function accepts in one parameter. The runtime converts and checks values;
+/// the checker tests what it can see statically ([`ParamTy::expects`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamTy {
+    /// A piece in play.
+    Piece,
+    /// A piece (where it stands), a hex label or, on an open table, a point `[x, y]`.
+    Place,
+    /// A place on a hex board.
+    Hex,
+    /// A side, or a piece (its side).
+    Side,
+    /// A filter on pieces: a side, a kind name or a unit name (`exited` also takes hexes).
+    Filter,
+    /// A marker.
+    Marker,
+    /// A terrain.
+    Terrain,
+    /// A unit or a kind name.
+    UnitOrKind,
+    /// A sector number or a place.
+    Sector,
+    /// Hexes on a hex board, a length on an open table.
+    Distance,
+    /// A distance around a centre.
+    Radius,
+    /// A number (a length counts as its number).
+    Number,
+    /// A name: a string or a bare word.
+    Name,
+    /// Any value.
+    Value,
+}
+
+impl ParamTy {
+    /// How the parameter is written in the generated list.
+    pub fn doc_name(self) -> &'static str {
+        match self {
+            ParamTy::Piece => "piece",
+            ParamTy::Place => "place",
+            ParamTy::Hex => "hex",
+            ParamTy::Side => "side",
+            ParamTy::Filter => "filter",
+            ParamTy::Marker => "marker",
+            ParamTy::Terrain => "terrain",
+            ParamTy::UnitOrKind => "unit or kind",
+            ParamTy::Sector => "sector or place",
+            ParamTy::Distance => "distance",
+            ParamTy::Radius => "radius",
+            ParamTy::Number => "number",
+            ParamTy::Name => "name",
+            ParamTy::Value => "value",
+        }
+    }
+
+    /// The static type an argument must have, when the parameter fixes one. Distances depend
+    /// on the board and are checked by the compiler against the ruleset's boards.
+    pub fn expects(self) -> Option<Type> {
+        match self {
+            ParamTy::Number => Some(Type::Int),
+            _ => None,
+        }
+    }
+}
+
+/// One parameter: its name in the docs, its type, and whether a call may leave it out
+/// (optional parameters come last).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Param {
+    pub name: &'static str,
+    pub ty: ParamTy,
+    pub optional: bool,
+}
+
+const fn req(name: &'static str, ty: ParamTy) -> Param {
+    Param {
+        name,
+        ty,
+        optional: false,
+    }
+}
+
+const fn opt(name: &'static str, ty: ParamTy) -> Param {
+    Param {
+        name,
+        ty,
+        optional: true,
+    }
+}
+
+/// What an engine function gives back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ret {
+    Int,
+    Bool,
+    Side,
+    /// A list of pieces.
+    Pieces,
+    /// A list of hex labels.
+    Hexes,
+    /// Hexes on a hex board, a length on an open table (the ruleset's boards decide).
+    Distance,
+    /// A value the checker cannot type: it depends on the board or the scenario.
+    Value,
+    /// Nothing: the call changes the game (an effect).
+    Effect,
+}
+
+impl Ret {
+    /// The static type of a call's value; `distance` is the type of a distance in the ruleset.
+    pub fn ty(self, distance: &Type) -> Type {
+        match self {
+            Ret::Int => Type::Int,
+            Ret::Bool => Type::Bool,
+            Ret::Side => Type::Side,
+            // The checker has no type for hexes: both lists are typed as lists of pieces,
+            // whose items it does not inspect further.
+            Ret::Pieces | Ret::Hexes => Type::List(Box::new(Type::Entity(None))),
+            Ret::Distance => distance.clone(),
+            Ret::Value | Ret::Effect => Type::Any,
+        }
+    }
+
+    pub fn doc_name(self) -> &'static str {
+        match self {
+            Ret::Int => "int",
+            Ret::Bool => "bool",
+            Ret::Side => "side",
+            Ret::Pieces => "list of pieces",
+            Ret::Hexes => "list of hexes",
+            Ret::Distance => "distance",
+            Ret::Value => "value",
+            Ret::Effect => "effect",
+        }
+    }
+}
+
+/// What the checker may assume of a function's values (for band and target lints).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Values {
+    /// Nothing is known.
+    Any,
+    /// Never below 0.
+    NonNegative,
+}
+
+/// How far apart two places are, for [`Narrowing::Within`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum By {
+    Distance,
+    MoveCost,
+    Adjacent,
+}
+
+/// What a leading `require` over the function tells the options enumerator about a place
+/// parameter `p`, so it lists the places that pass instead of testing every hex.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Narrowing {
+    /// `f(centre, p) <= radius` (or `<`): `p` lies within the radius of the centre, measured
+    /// by `By`. For a `Bool` function (`adjacent`), the bare guard `f(centre, p)`.
+    Within(By),
+    /// `f(p, filters…) > 0` (or `== 0`): `p` holds (or lacks) pieces matching the filters.
+    Occupied,
+}
+
+/// Declares [`EngineFn`] and its accessors from one row per function.
+macro_rules! engine_functions {
+    ($(
+        #[doc = $doc:literal]
+        $variant:ident = $name:literal ($($param:expr),* $(,)?) -> $ret:ident,
+            $values:ident, $narrowing:expr;
+    )+) => {
+        /// A function of the game engine.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum EngineFn {
+            $( #[doc = $doc] $variant, )+
+        }
+
+        impl EngineFn {
+            /// Every function, in table order.
+            pub const ALL: &'static [EngineFn] = &[$(EngineFn::$variant),+];
+
+            /// The name rules call it by.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(EngineFn::$variant => $name,)+
+                }
+            }
+
+            pub const fn params(self) -> &'static [Param] {
+                match self {
+                    $(EngineFn::$variant => {
+                        const PARAMS: &[Param] = &[$($param),*];
+                        PARAMS
+                    })+
+                }
+            }
+
+            pub const fn ret(self) -> Ret {
+                match self {
+                    $(EngineFn::$variant => Ret::$ret,)+
+                }
+            }
+
+            pub const fn values(self) -> Values {
+                match self {
+                    $(EngineFn::$variant => Values::$values,)+
+                }
+            }
+
+            pub const fn narrowing(self) -> Option<Narrowing> {
+                match self {
+                    $(EngineFn::$variant => $narrowing,)+
+                }
+            }
+
+            /// What it answers or does, in one line.
+            pub const fn doc(self) -> &'static str {
+                match self {
+                    $(EngineFn::$variant => $doc.trim_ascii(),)+
+                }
+            }
+        }
+    };
+}
+
+use ParamTy::*;
+
+const NO: Option<Narrowing> = None;
+
+engine_functions! {
+    /// Pieces eliminated so far that match the filters.
+    Eliminated = "eliminated"(opt("F", Filter), opt("F", Filter), opt("F", Filter)) -> Int, NonNegative, NO;
+    /// Pieces gone off the board that match the filters; a hex, a hex list `[S11, T10]` or a column range `U..=U` counts only pieces that left from a matching hex.
+    Exited = "exited"(opt("F", Filter), opt("F", Filter), opt("F", Filter)) -> Int, NonNegative, NO;
+    /// Pieces on the board that match the filters.
+    Alive = "alive"(opt("F", Filter), opt("F", Filter), opt("F", Filter)) -> Int, NonNegative, NO;
+    /// The pieces on the board that match the filters.
+    Units = "units"(opt("F", Filter), opt("F", Filter), opt("F", Filter)) -> Pieces, Any, NO;
+    /// Pieces on the board that match the filters, standing at the place when a place comes first.
+    CountUnits = "count_units"(opt("P", Place), opt("F", Filter), opt("F", Filter)) -> Int, NonNegative, Some(Narrowing::Occupied);
+    /// Pieces at the place that match the filters and do not carry the marker.
+    CountWithout = "count_without"(req("P", Place), req("marker", Marker), opt("F", Filter), opt("F", Filter)) -> Int, NonNegative, NO;
+    /// Hexes on a hex board, a length centre to centre on an open table.
+    Distance = "distance"(req("a", Place), req("b", Place)) -> Distance, NonNegative, Some(Narrowing::Within(By::Distance));
+    /// Neighbouring hexes; on an open table, at most one base apart.
+    Adjacent = "adjacent"(req("a", Place), req("b", Place)) -> Bool, Any, Some(Narrowing::Within(By::Adjacent));
+    /// Not `route_blocked(a, b)`.
+    InLos = "in_los"(req("a", Place), req("b", Place)) -> Bool, Any, NO;
+    /// Hex board: a unit stands on a hex strictly between the two on the straight hex route. Table: a sight-blocking feature that contains neither end touches the line, or another unit stands within half a base of it.
+    RouteBlocked = "route_blocked"(req("a", Place), req("b", Place)) -> Bool, Any, NO;
+    /// Hex boards: hexes strictly between the two on the straight hex route whose terrain is the one given.
+    TerrainBetween = "terrain_between"(req("a", Place), req("b", Place), req("terrain", Terrain)) -> Int, NonNegative, NO;
+    /// The pieces on the board that match the filters, standing at the place when a place comes first.
+    UnitsIn = "units_in"(req("P", Place), opt("F", Filter), opt("F", Filter)) -> Pieces, Any, NO;
+    /// The pieces within the distance of the place that match the filters, except the place itself when it is a piece.
+    UnitsWithin = "units_within"(req("P", Place), req("r", Radius), opt("F", Filter), opt("F", Filter)) -> Pieces, Any, NO;
+    /// The piece carries the marker, or (for a place) the marker lies there.
+    HasMarker = "has_marker"(req("x", Place), req("marker", Marker)) -> Bool, Any, NO;
+    /// The side of a piece (or the side itself).
+    Owner = "owner"(req("x", Side)) -> Side, Any, NO;
+    /// The other side of a game of exactly two sides.
+    Enemy = "enemy"(req("x", Side)) -> Side, Any, NO;
+    /// The piece is that unit, or of that kind.
+    Is = "is"(req("piece", Piece), req("x", UnitOrKind)) -> Bool, Any, NO;
+    /// The hex's terrain is the one given; on an open table, the point lies in a feature of it.
+    InTerrain = "in_terrain"(req("P", Place), req("terrain", Terrain)) -> Bool, Any, NO;
+    /// Sectors boards: the sector of the place (from 1, rows from the top left); 0 off the board.
+    SectorOf = "sector_of"(req("P", Place)) -> Int, NonNegative, NO;
+    /// Sectors boards: the zone of the place inside its sector (from 1); 0 off the board.
+    ZoneOf = "zone_of"(req("P", Place)) -> Int, NonNegative, NO;
+    /// Sectors boards: the two sectors (numbers, or those of two places) share a side.
+    SectorAdjacent = "sector_adjacent"(req("a", Sector), req("b", Sector)) -> Bool, Any, NO;
+    /// Where the place is: a hex label or a point.
+    Position = "position"(req("P", Place)) -> Value, Any, NO;
+    /// The middle of the side's set-up area: a hex label or a point.
+    Home = "home"(req("side", Side)) -> Value, Any, NO;
+    /// Hex boards: the cheapest cost for the piece to reach the hex (1 per hex plus its terrain's `extra_entry_cost`; no entering a hex whose marker `blocks_movement`; a hex with enemy units is entered but not passed through); 1,000,000 when it cannot.
+    MoveCost = "move_cost"(req("piece", Piece), req("hex", Hex)) -> Int, NonNegative, Some(Narrowing::Within(By::MoveCost));
+    /// The piece is on the board, on one of its force's `exit` hexes.
+    CanExit = "can_exit"(req("piece", Piece)) -> Bool, Any, NO;
+    /// Effect: the piece leaves the board (counted by `exited`, from its hex).
+    ExitBoard = "exit_board"(req("piece", Piece)) -> Effect, Any, NO;
+    /// Effect, open tables: a straight move of at most `len` toward the place, stopping at least one base from every other piece (moves under 1 mm are not made).
+    MoveToward = "move_toward"(req("piece", Piece), req("P", Place), req("len", Distance)) -> Effect, Any, NO;
+    /// Effect, open tables: as `move_toward`, directly away from the place.
+    MoveAway = "move_away"(req("piece", Piece), req("P", Place), req("len", Distance)) -> Effect, Any, NO;
+    /// Open tables: features the line touches whose terrain has `field == value`.
+    TerrainOnLine = "terrain_on_line"(req("a", Place), req("b", Place), req("field", Name), req("value", Value)) -> Int, Any, NO;
+    /// The distance to the nearest other piece of the same side that matches the filter; 2^40 when there is none.
+    NearestDistance = "nearest_distance"(req("piece", Piece), req("F", Filter)) -> Distance, Any, NO;
+    /// The number kept on the piece under the name, 0 until set; the engine keeps `moved` (distance moved this turn, reset at the end of each turn).
+    Counter = "counter"(req("piece", Piece), req("name", Name)) -> Value, NonNegative, NO;
+    /// Effect: add `n` to the piece's counter.
+    AddCounter = "add_counter"(req("piece", Piece), req("name", Name), req("n", Number)) -> Effect, Any, NO;
+    /// Effect: set the piece's counter to `n`.
+    SetCounter = "set_counter"(req("piece", Piece), req("name", Name), req("n", Number)) -> Effect, Any, NO;
+    /// The scenario's `options` include the name.
+    Option = "option"(req("name", Name)) -> Bool, Any, NO;
+    /// The scenario's property of that name (assumptions applied); an error naming the `--assume` to give when the book leaves it `?`.
+    ScenarioValue = "scenario_value"(req("key", Name)) -> Value, Any, NO;
+    /// The side's force has the boolean property `key: true`.
+    ForceHas = "force_has"(req("side", Side), req("key", Name)) -> Bool, Any, NO;
+    /// Effect: the side takes one free action after the current hook, chip, card or activation.
+    FreeAction = "free_action"(req("side", Side)) -> Effect, Any, NO;
+    /// Effect: the deck's `insert: name, …` cards go into the deck at its next reshuffle.
+    InsertCards = "insert_cards"(req("name", Name)) -> Effect, Any, NO;
+    /// The terrain entity at the place (an error where the board gives none).
+    TerrainOf = "terrain_of"(req("P", Place)) -> Value, Any, NO;
+    /// The hex labels within `n` hexes of the hex, the hex included.
+    HexesWithin = "hexes_within"(req("hex", Hex), req("n", Radius)) -> Hexes, Any, NO;
+    /// The side's score.
+    ScoreOf = "score_of"(req("side", Side)) -> Int, Any, NO;
+    /// The turn number: 0 during deployment and `on start`.
+    TurnNumber = "turn_number"() -> Int, NonNegative, NO;
+    /// Effect: a hidden piece is turned face up for good.
+    Reveal = "reveal"(req("piece", Piece)) -> Effect, Any, NO;
+}
+
+impl EngineFn {
+    /// The function rules call `name`.
+    pub fn named(name: &str) -> Option<EngineFn> {
+        EngineFn::ALL.iter().copied().find(|f| f.name() == name)
+    }
+
+    /// Fewest arguments a call may give.
+    pub fn min_args(self) -> usize {
+        self.params().iter().filter(|p| !p.optional).count()
+    }
+
+    /// Most arguments a call may give.
+    pub fn max_args(self) -> usize {
+        self.params().len()
+    }
+
+    /// `name(a, b, [F], [F])`, as the generated list shows a call.
+    pub fn signature(self) -> String {
+        let params: Vec<String> = self
+            .params()
+            .iter()
+            .map(|p| {
+                if p.optional {
+                    format!("[{}]", p.name)
+                } else {
+                    p.name.to_string()
+                }
+            })
+            .collect();
+        format!("{}({})", self.name(), params.join(", "))
+    }
+}
+
+impl std::fmt::Display for EngineFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+// In the IR (and its JSON) a function is its name; an unknown name is refused on reading.
+impl Serialize for EngineFn {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for EngineFn {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        EngineFn::named(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("no engine function `{name}`")))
+    }
+}
+
+/// The generated list of engine functions for `docs/language.md`: a Markdown table, one row
+/// per function, in table order.
+pub fn markdown_table() -> String {
+    let mut out = String::from("| call | parameters | result | what it answers or does |\n|---|---|---|---|\n");
+    for f in EngineFn::ALL {
+        let params: Vec<String> = f
+            .params()
+            .iter()
+            .map(|p| format!("`{}`: {}", p.name, p.ty.doc_name()))
+            .collect();
+        // Repeated optional filters read as one `F…` entry.
+        let mut shown: Vec<String> = Vec::new();
+        for p in params {
+            if shown.last() != Some(&p) {
+                shown.push(p);
+            }
+        }
+        let ret = match (f.ret(), f.values()) {
+            (r, Values::NonNegative) => format!("{} (≥ 0)", r.doc_name()),
+            (r, Values::Any) => r.doc_name().to_string(),
+        };
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            f.signature(),
+            if shown.is_empty() {
+                "none".to_string()
+            } else {
+                shown.join(", ")
+            },
+            ret,
+            f.doc().replace('|', "\\|")
+        ));
+    }
+    out.pop();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_optional_parameters_come_last() {
+        let mut seen = std::collections::BTreeSet::new();
+        for f in EngineFn::ALL {
+            assert!(seen.insert(f.name()), "{} is in the table twice", f.name());
+            assert_eq!(EngineFn::named(f.name()), Some(*f));
+            let ps = f.params();
+            let first_optional = ps.iter().position(|p| p.optional).unwrap_or(ps.len());
+            assert!(
+                ps[first_optional..].iter().all(|p| p.optional),
+                "{}: a required parameter after an optional one",
+                f.name()
+            );
+            assert!(!f.doc().is_empty() && !f.doc().contains('\n'), "{}", f.name());
+        }
+        assert_eq!(EngineFn::named("teleport"), None);
+    }
+
+    #[test]
+    fn a_narrowing_guard_has_a_place_to_narrow() {
+        for f in EngineFn::ALL {
+            match f.narrowing() {
+                // `f(centre, p)`: two places (a hex for move costs), compared with a radius
+                // unless the function is itself the test.
+                Some(Narrowing::Within(by)) => {
+                    assert_eq!(f.min_args(), 2, "{f}");
+                    assert_eq!(by == By::Adjacent, f.ret() == Ret::Bool, "{f}");
+                }
+                // `f(p, filters…)` counts.
+                Some(Narrowing::Occupied) => {
+                    assert_eq!(f.params()[0].ty, ParamTy::Place, "{f}");
+                    assert_eq!(f.ret(), Ret::Int, "{f}");
+                }
+                None => {}
+            }
+        }
+    }
+}
