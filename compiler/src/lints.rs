@@ -573,16 +573,6 @@ mod tests {
     }
 }
 
-/// Engine functions whose value is true or false whatever their arguments.
-const BOOL_HOSTS: &[&str] = &[
-    "adjacent",
-    "in_los",
-    "route_blocked",
-    "has_marker",
-    "is",
-    "in_terrain",
-];
-
 /// Assignments of parameters and engine values tried before giving up quietly.
 const MAX_JOINT_CASES: usize = 100_000;
 
@@ -824,8 +814,8 @@ impl Joint<'_> {
         let i = match self.atoms.iter().position(|a| a.expr == *e) {
             Some(i) => i,
             None => {
-                let boolean =
-                    matches!(e, ir::Expr::Host { name, .. } if BOOL_HOSTS.contains(&name.as_str()));
+                // An engine function's truth value is one of two whatever its arguments.
+                let boolean = matches!(e, ir::Expr::Host { func, .. } if func.ret() == ir::functions::Ret::Bool);
                 self.atoms.push(Atom {
                     expr: e.clone(),
                     boolean,
@@ -841,9 +831,11 @@ impl Joint<'_> {
     /// `adjacent(a, b)` on a hex board as the distance it stands for.
     fn as_distance(&self, e: &ir::Expr) -> Option<ir::Expr> {
         match e {
-            ir::Expr::Host { name, args } if self.hex && name == "adjacent" && args.len() == 2 => {
+            ir::Expr::Host { func, args }
+                if self.hex && *func == ir::EngineFn::Adjacent && args.len() == 2 =>
+            {
                 Some(ir::Expr::Host {
-                    name: "distance".into(),
+                    func: ir::EngineFn::Distance,
                     args: args.clone(),
                 })
             }
@@ -904,7 +896,7 @@ impl Joint<'_> {
                     }
                 }
             }
-            E::Host { name, args } => {
+            E::Host { args, .. } => {
                 if let Some(d) = self.as_distance(e) {
                     self.atom(&d).points.push(1);
                 } else {
@@ -913,7 +905,6 @@ impl Joint<'_> {
                         at.opaque = true;
                     }
                 }
-                let _ = name;
                 for x in args {
                     self.scan(x);
                 }

@@ -388,7 +388,9 @@ impl<'de> Deserialize<'de> for EngineFn {
 /// The generated list of engine functions for `docs/language.md`: a Markdown table, one row
 /// per function, in table order.
 pub fn markdown_table() -> String {
-    let mut out = String::from("| call | parameters | result | what it answers or does |\n|---|---|---|---|\n");
+    let mut out = String::from(
+        "| call | parameters | result | what it answers or does |\n|---|---|---|---|\n",
+    );
     for f in EngineFn::ALL {
         let params: Vec<String> = f
             .params()
@@ -439,7 +441,11 @@ mod tests {
                 "{}: a required parameter after an optional one",
                 f.name()
             );
-            assert!(!f.doc().is_empty() && !f.doc().contains('\n'), "{}", f.name());
+            assert!(
+                !f.doc().is_empty() && !f.doc().contains('\n'),
+                "{}",
+                f.name()
+            );
         }
         assert_eq!(EngineFn::named("teleport"), None);
     }

@@ -188,9 +188,7 @@ impl<'a> Lowerer<'a> {
             }
             _ => {
                 let want = param.ty.expects()?;
-                let fits = t.ty == Type::Any
-                    || t.ty == want
-                    || (numeric(&want) && numeric(&t.ty));
+                let fits = t.ty == Type::Any || t.ty == want || (numeric(&want) && numeric(&t.ty));
                 (!fits).then(|| {
                     let (wn, tn) = (self.type_name(&want), self.type_name(&t.ty));
                     Diagnostic::new(

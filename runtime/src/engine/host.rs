@@ -580,7 +580,9 @@ impl Host for GameHost<'_, '_> {
                 });
                 Self::pieces_list(v)
             }
-            EngineFn::Distance => Val::Int(self.distance(self.place(arg(0)?)?, self.place(arg(1)?)?)?),
+            EngineFn::Distance => {
+                Val::Int(self.distance(self.place(arg(0)?)?, self.place(arg(1)?)?)?)
+            }
             EngineFn::Adjacent => {
                 let (x, y) = (self.place(arg(0)?)?, self.place(arg(1)?)?);
                 Val::Bool(match (&self.rules.board, x, y) {
@@ -623,7 +625,11 @@ impl Host for GameHost<'_, '_> {
                     }
                     _ => return Err(err("places of different boards")),
                 };
-                Val::Bool(if func == EngineFn::InLos { !blocked } else { blocked })
+                Val::Bool(if func == EngineFn::InLos {
+                    !blocked
+                } else {
+                    blocked
+                })
             }
             EngineFn::TerrainBetween => {
                 let (x, y) = (self.place(arg(0)?)?, self.place(arg(1)?)?);

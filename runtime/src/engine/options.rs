@@ -88,7 +88,6 @@ pub(crate) enum Narrow<'e> {
     Not(&'e Expr),
 }
 
-
 fn uses_slot_at_or_after(e: &Expr, slot: u32) -> bool {
     let mut found = false;
     e.walk(&mut |x| {
