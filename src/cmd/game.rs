@@ -26,7 +26,7 @@ pub struct GameArgs {
     /// Scenario to play (as named in the rules; `-` and `_` are the same)
     #[arg(long)]
     scenario: String,
-    /// Policy for a side: SIDE=random|greedy|human|script:FILE (repeatable; default random)
+    /// Policy for a side: SIDE=random|greedy|human|script:FILE|mcts:ITERATIONS[:MILLIS] (repeatable; default random)
     #[arg(long = "policy", value_name = "SIDE=KIND")]
     policies: Vec<String>,
     /// Supply a value for one of the book's unknowns: NAME=VALUE (repeatable)

@@ -137,3 +137,46 @@ fn a_copy_played_on_never_touches_the_original() {
     assert_eq!(g.events, events);
     assert!(!g.is_over());
 }
+
+/// The search draws only from its own stream: the same seed picks the same choice, and the
+/// game it searched is left as it was.
+#[test]
+fn mcts_is_deterministic_for_a_seed_and_leaves_the_game_alone() {
+    use sandtable_runtime::engine::mcts::Mcts;
+    let (program, a) = load(
+        "rules/platoon",
+        Some("rules/platoon/assumptions/protecting-the-flank.assume"),
+    );
+    let rules = Rules::new(&program, &a, "protecting-the-flank").unwrap();
+    let mut g = Game::new(&rules, 2, None);
+    let mut ps = policies(2, 2);
+    g.advance().unwrap();
+    // Past the deployment, to the first chips.
+    for _ in 0..24 {
+        let side = g.to_move().unwrap();
+        let k = ps[side as usize].choose(&g, side, g.legal()).unwrap();
+        g.apply(k).unwrap();
+    }
+    let side = g.to_move().unwrap();
+    let before = serde_json::to_string(&g.game_state().unwrap()).unwrap();
+    let pick = |seed| {
+        Mcts::new(seed, side, 12, None)
+            .choose(&g, side, g.legal())
+            .unwrap()
+    };
+    let first = pick(9);
+    assert_eq!(pick(9), first);
+    assert!(first < g.legal().len());
+    assert_eq!(
+        serde_json::to_string(&g.game_state().unwrap()).unwrap(),
+        before
+    );
+    assert_eq!(Mcts::parse("200"), Ok((200, None)));
+    assert_eq!(
+        Mcts::parse("200:50"),
+        Ok((200, Some(std::time::Duration::from_millis(50))))
+    );
+    for bad in ["", "0", "x", "200:", "200:0", "2000000"] {
+        assert!(Mcts::parse(bad).is_err(), "{bad}");
+    }
+}

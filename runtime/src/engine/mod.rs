@@ -19,6 +19,7 @@
 pub mod flow;
 pub mod host;
 pub mod log;
+pub mod mcts;
 pub mod options;
 pub mod policy;
 pub mod save;
@@ -384,6 +385,36 @@ impl<'r, 'p> Game<'r, 'p> {
             Game::with_state(self.rules, state, dice, Dice::new(seed ^ 1), flow, self.jit);
         copy.logging = false;
         copy
+    }
+
+    /// One world `side` cannot tell from this one, for search: a copy at this decision with
+    /// the pieces it cannot see shuffled among themselves, fresh dice from `seed`, no log.
+    pub fn possible_world(&self, side: SideId, seed: u64) -> Game<'r, 'p> {
+        let mut dice = Dice::new(seed);
+        let mut state = self.state.clone();
+        let hidden: Vec<usize> = (0..state.pieces.len())
+            .filter(|&i| {
+                let p = &state.pieces[i];
+                p.hidden && p.side != Some(side) && p.on_board()
+            })
+            .collect();
+        for k in (1..hidden.len()).rev() {
+            let j = dice.index(k as u32 + 1) as usize;
+            let (a, b) = (hidden[k], hidden[j]);
+            let ea = state.pieces[a].entity;
+            state.pieces[a].entity = state.pieces[b].entity;
+            state.pieces[b].entity = ea;
+        }
+        let mut world = Game::with_state(
+            self.rules,
+            state,
+            dice,
+            Dice::new(seed ^ 1),
+            self.flow.clone(),
+            self.jit,
+        );
+        world.logging = false;
+        world
     }
 
     /// Carry out `side`'s choice `c` on a look-ahead copy and nothing after it: the

@@ -33,7 +33,7 @@ const MAX_DEPLOY_POINTS: i64 = 1_000_000;
 /// with an error naming the action rather than exhausting memory.
 pub const MAX_CHOICES: usize = crate::board::HexGrid::MAX_HEXES as usize;
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Act {
     Deploy,
     Action(ProcId),
@@ -45,7 +45,7 @@ pub enum Act {
 
 /// One thing a side may do. Its words (`fire_at(taylor, P7)`) come from [`Game::label`],
 /// only when someone reads them: most choices are never shown.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Choice {
     pub act: Act,
     pub args: Vec<Val>,

@@ -36,12 +36,21 @@ fn is_pick(choices: &[Choice]) -> bool {
 }
 
 /// The policy kinds a user can name on the command line (`script:FILE` takes a file).
-pub const KINDS: &[&str] = &["random", "greedy", "human", "script:FILE"];
+pub const KINDS: &[&str] = &[
+    "random",
+    "greedy",
+    "human",
+    "script:FILE",
+    "mcts:ITERATIONS[:MILLIS]",
+];
 
 /// Whether `kind` names a policy (`script:` with any file name).
 pub fn is_kind(kind: &str) -> bool {
     matches!(kind, "random" | "greedy" | "human")
         || kind.strip_prefix("script:").is_some_and(|f| !f.is_empty())
+        || kind
+            .strip_prefix("mcts:")
+            .is_some_and(|spec| super::mcts::Mcts::parse(spec).is_ok())
 }
 
 #[derive(Clone)]
@@ -367,6 +376,10 @@ pub fn by_name(kind: &str, seed: u64, side: SideId) -> Result<Box<dyn Policy>, S
             std::io::BufReader::new(std::io::stdin()),
             std::io::stderr(),
         ))),
+        other if other.starts_with("mcts:") => {
+            let (n, budget) = super::mcts::Mcts::parse(&other["mcts:".len()..])?;
+            Ok(Box::new(super::mcts::Mcts::new(seed, side, n, budget)))
+        }
         other => match other.strip_prefix("script:") {
             Some(path) if !path.is_empty() => Ok(Box::new(ScriptFile::open(path)?)),
             _ => Err(format!(
