@@ -148,12 +148,54 @@ pub const MAX_ANSWER_BYTES: u64 = 1024;
 pub struct Human<R: BufRead, W: Write> {
     input: R,
     output: W,
+    /// Events of the game already shown.
+    seen: usize,
 }
 
 impl<R: BufRead, W: Write> Human<R, W> {
     pub fn new(input: R, output: W) -> Self {
-        Human { input, output }
+        Human {
+            input,
+            output,
+            seen: 0,
+        }
     }
+}
+
+/// An event's line as `side` may read it: the pieces it cannot see are not named.
+fn as_seen_by(game: &Game, side: SideId, e: &super::Event) -> String {
+    let mut line = super::log::narrate(e);
+    let mut hidden: Vec<&str> = game
+        .state
+        .pieces
+        .iter()
+        .filter(|p| p.hidden && p.side != Some(side))
+        .map(|p| &*p.label)
+        .collect();
+    // Longer names first, so `x #2` is not read as `x` and a stray `#2`.
+    hidden.sort_by_key(|l| std::cmp::Reverse(l.len()));
+    for l in hidden {
+        line = line.replace(l, "a face-down piece");
+    }
+    line
+}
+
+/// What a choice is known to lead to, from what the side can see: a place where enemy pieces
+/// stand.
+fn consequence(game: &Game, side: SideId, c: &Choice) -> &'static str {
+    if !matches!(c.act, super::Act::Action(_)) {
+        return "";
+    }
+    let enemy_at = |h: &crate::board::HexCoord| {
+        game.state
+            .pieces_at(super::state::Pos::Hex(*h))
+            .any(|(_, p)| p.is_unit && p.side.is_some_and(|s| s != side))
+    };
+    let hits = c.args.iter().skip(1).any(|v| match v {
+        crate::value::Val::Hex(h) => enemy_at(h),
+        _ => false,
+    });
+    if hits { "  (enemy pieces there)" } else { "" }
 }
 
 impl<R: BufRead, W: Write> Policy for Human<R, W> {
@@ -164,13 +206,54 @@ impl<R: BufRead, W: Write> Policy for Human<R, W> {
         choices: &[Choice],
     ) -> Result<usize, EngineError> {
         let io = |e: std::io::Error| EngineError::Policy(format!("human policy: {e}"));
+        // What happened since this side last decided, as it may see it.
+        let new = game.events.get(self.seen..).unwrap_or(&[]);
+        if !new.is_empty() {
+            writeln!(self.output, "\n--- since your last decision ---").map_err(io)?;
+            for e in new {
+                writeln!(
+                    self.output,
+                    "{}",
+                    as_seen_by(game, side, e).trim_start_matches('\n')
+                )
+                .map_err(io)?;
+            }
+        }
+        self.seen = game.events.len();
+        let labels: Vec<String> = choices.iter().map(|c| game.label(side, c)).collect();
         if is_pick(choices) {
             writeln!(self.output, "\nA choice inside the action:").map_err(io)?;
-        } else {
-            writeln!(self.output, "\n{}", game.view(side)).map_err(io)?;
+            return self.ask(game.rules.side_name(side), &labels);
         }
-        let labels: Vec<String> = choices.iter().map(|c| game.label(side, c)).collect();
-        self.ask(game.rules.side_name(side), &labels)
+        writeln!(self.output, "\n{}", game.view(side)).map_err(io)?;
+        // Choices grouped by the piece that acts, in the order first offered.
+        let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+        for (k, c) in choices.iter().enumerate() {
+            let who = match c.args.first() {
+                Some(crate::value::Val::Piece(i)) => game.piece_label(*i as usize, side),
+                _ => "the side".to_string(),
+            };
+            match groups.iter_mut().find(|(w, _)| *w == who) {
+                Some((_, ks)) => ks.push(k),
+                None => groups.push((who, vec![k])),
+            }
+        }
+        for (who, ks) in &groups {
+            if groups.len() > 1 {
+                writeln!(self.output, "  {who}:").map_err(io)?;
+            }
+            for &k in ks {
+                writeln!(
+                    self.output,
+                    "  {:>3}. {}{}",
+                    k + 1,
+                    labels[k],
+                    consequence(game, side, &choices[k])
+                )
+                .map_err(io)?;
+            }
+        }
+        self.prompt(game.rules.side_name(side), labels.len())
     }
 }
 
@@ -180,8 +263,14 @@ impl<R: BufRead, W: Write> Human<R, W> {
         for (k, l) in labels.iter().enumerate() {
             writeln!(self.output, "  {:>3}. {l}", k + 1).map_err(io)?;
         }
+        self.prompt(who, labels.len())
+    }
+
+    /// Ask for the number of one of `n` choices listed.
+    fn prompt(&mut self, who: &str, n: usize) -> Result<usize, EngineError> {
+        let io = |e: std::io::Error| EngineError::Policy(format!("human policy: {e}"));
         loop {
-            write!(self.output, "{who} chooses (1-{}): ", labels.len()).map_err(io)?;
+            write!(self.output, "{who} chooses (1-{n}): ").map_err(io)?;
             self.output.flush().map_err(io)?;
             let mut line = String::new();
             // Bounded: input with no line end (`< /dev/zero`) would otherwise grow one line
@@ -205,11 +294,10 @@ impl<R: BufRead, W: Write> Human<R, W> {
                 return Err(EngineError::SaveAsked(path.trim().to_string()));
             }
             match line.trim().parse::<usize>() {
-                Ok(n) if (1..=labels.len()).contains(&n) => return Ok(n - 1),
+                Ok(k) if (1..=n).contains(&k) => return Ok(k - 1),
                 _ => writeln!(
                     self.output,
-                    "type a number from 1 to {}, or `save FILE` to save the game",
-                    labels.len()
+                    "type a number from 1 to {n}, or `save FILE` to save the game"
                 )
                 .map_err(io)?,
             }
