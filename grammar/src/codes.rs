@@ -77,7 +77,7 @@ codes! {
     ParseTooDeep = "sand::parse::too-deep", Error;
     /// One expression has more operands and operators than the limit.
     ParseTooLong = "sand::parse::too-long", Error;
-    /// A closing `}` that closes nothing.
+    /// A closing `}` that closes nothing, or a `{` left open when the next item begins.
     ParseUnmatchedBrace = "sand::parse::unmatched-brace", Error;
     /// A `/*` comment that is never closed.
     ParseUnterminatedComment = "sand::parse::unterminated-comment", Error;

@@ -270,6 +270,23 @@ impl Recovery<'_> {
                     if let Some(next) = self.section(pos, end, items) {
                         return next;
                     }
+                    if let Some((open, next)) =
+                        unclosed_before_sibling(src, pos, failed_at, self.last_comment_close)
+                    {
+                        let line = src[..next].matches('\n').count() + 1;
+                        self.errors.push(ParseError {
+                            code: Code::ParseUnmatchedBrace,
+                            message: "this `{` is never closed".into(),
+                            span: Span::new(open, open + 1),
+                            help: Some(format!(
+                                "add the `}}` that ends it before line {line}, where the next item begins; the items from there on are still read"
+                            )),
+                        });
+                        if let Some(name) = defined_name(src, pos) {
+                            self.broken.push(name);
+                        }
+                        return next;
+                    }
                     self.errors
                         .push(convert_error(&e, src, pos, self.last_comment_close));
                     if let Some(name) = defined_name(src, pos) {
@@ -376,6 +393,113 @@ fn window_end(src: &str, pos: usize, min_len: usize) -> usize {
             return i;
         }
     }
+}
+
+/// Indentation (spaces and tabs) of the line `pos` is on, when only indentation precedes it.
+fn indent_at(src: &str, pos: usize) -> Option<usize> {
+    let line_start = src[..pos].rfind('\n').map_or(0, |n| n + 1);
+    let lead = &src[line_start..pos];
+    lead.bytes()
+        .all(|c| c == b' ' || c == b'\t')
+        .then_some(lead.len())
+}
+
+/// An item that failed at `failed_at` because a `}` of it is missing: a line before the
+/// failure begins an item no deeper than this one while one of its `{` is still open, in a
+/// text that indents bodies. Returns the `{` to blame and where the line's item starts, so the
+/// sibling is read rather than lost inside the broken item. The `{` blamed is the first one
+/// that a `}` at a shallower indentation passed over (`bands … {` whose arms end at the
+/// resolution's own `}`), else the innermost still open.
+fn unclosed_before_sibling(
+    src: &str,
+    pos: usize,
+    failed_at: usize,
+    last_comment_close: Option<usize>,
+) -> Option<(usize, usize)> {
+    let own = indent_at(src, pos)?;
+    // The body must be indented deeper than the item, or indentation says nothing.
+    let first_nl = pos + src[pos..].find('\n')?;
+    let body_line = src[first_nl + 1..]
+        .split_inclusive('\n')
+        .scan(first_nl + 1, |at, l| {
+            let start = *at;
+            *at += l.len();
+            Some((start, l))
+        })
+        .find(|(_, l)| !l.trim().is_empty())?;
+    let body_indent = body_line.1.len() - body_line.1.trim_start_matches([' ', '\t']).len();
+    if body_indent <= own || body_line.0 >= failed_at {
+        return None;
+    }
+    let bytes = src.as_bytes();
+    let mut open: Vec<usize> = Vec::new();
+    // Open `{` with the indentation of their lines, and the first passed over.
+    let mut indented: Vec<(usize, usize)> = Vec::new();
+    let mut blamed: Option<usize> = None;
+    let mut i = pos;
+    let mut line_start = false;
+    while i < failed_at.min(bytes.len()) {
+        let c = bytes[i];
+        if line_start && c != b' ' && c != b'\t' && c != b'\n' && c != b'\r' {
+            line_start = false;
+            let indent = i - src[..i].rfind('\n').map_or(0, |n| n + 1);
+            if let Some(&brace) = open.last()
+                && indent <= own
+                && starts_item(&src[i..])
+            {
+                return Some((blamed.unwrap_or(brace), i));
+            }
+        }
+        match c {
+            b'\n' => line_start = true,
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                if i < bytes.len() && bytes[i] == b'\n' {
+                    continue;
+                }
+            }
+            b'/' if src[i..].starts_with("//") => {
+                i = src[i..].find('\n').map_or(src.len(), |n| i + n);
+                continue;
+            }
+            b'/' if src[i..].starts_with("/*")
+                && last_comment_close.is_some_and(|c| c >= i + 2) =>
+            {
+                i = src[i + 2..].find("*/").map_or(src.len(), |n| i + 2 + n + 2);
+                continue;
+            }
+            b'{' => {
+                open.push(i);
+                indented.push((i, indent_of_line(src, i)));
+            }
+            b'}' => {
+                open.pop();
+                let here = indent_at(src, i);
+                while let Some(&(b, ind)) = indented.last() {
+                    match here {
+                        Some(h) if ind > h => {
+                            blamed.get_or_insert(b);
+                            indented.pop();
+                        }
+                        _ => break,
+                    }
+                }
+                indented.pop();
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Indentation of the line `pos` is on.
+fn indent_of_line(src: &str, pos: usize) -> usize {
+    let line_start = src[..pos].rfind('\n').map_or(0, |n| n + 1);
+    src[line_start..pos].len() - src[line_start..pos].trim_start_matches([' ', '\t']).len()
 }
 
 /// Skips whitespace and comments; also returns where an unclosed `/*` starts, if one does.
@@ -862,6 +986,26 @@ mod tests {
                 .collect::<Vec<_>>(),
             ["fire"]
         );
+    }
+
+    #[test]
+    fn a_missing_brace_inside_a_section_keeps_the_next_sibling() {
+        let src = "section 4 \"Actions\" {\n  action move(s: soldier) {\n    require s.moves > 0\n  action fire(s: soldier) {\n    require s.moves > 1\n  }\n  action rally(s: soldier) {\n    require true\n  }\n}\nside us\n";
+        let p = parse(src);
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        assert_eq!(p.errors[0].code, Code::ParseUnmatchedBrace);
+        assert_eq!(p.errors[0].message, "this `{` is never closed");
+        // The `{` of `move`, on line 2.
+        assert_eq!(p.errors[0].span.start, src.find("soldier) {").unwrap() + 9);
+        assert!(p.errors[0].help.as_ref().unwrap().contains("before line 4"));
+        assert_eq!(side_names(&p.file), ["fire", "rally", "us"]);
+        let broken: Vec<&str> = p.file.broken.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(broken, ["move"]);
+        // Without indentation there is nothing to tell a sibling from a nested item by.
+        let flat: String = src.lines().map(|l| format!("{}\n", l.trim_start())).collect();
+        let p = parse(&flat);
+        assert!(!p.errors.is_empty());
+        assert!(p.errors.iter().all(|e| e.code != Code::ParseUnmatchedBrace), "{:?}", p.errors);
     }
 
     #[test]
