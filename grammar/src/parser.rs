@@ -1002,10 +1002,17 @@ mod tests {
         let broken: Vec<&str> = p.file.broken.iter().map(|b| b.name.as_str()).collect();
         assert_eq!(broken, ["move"]);
         // Without indentation there is nothing to tell a sibling from a nested item by.
-        let flat: String = src.lines().map(|l| format!("{}\n", l.trim_start())).collect();
+        let flat: String = src
+            .lines()
+            .map(|l| format!("{}\n", l.trim_start()))
+            .collect();
         let p = parse(&flat);
         assert!(!p.errors.is_empty());
-        assert!(p.errors.iter().all(|e| e.code != Code::ParseUnmatchedBrace), "{:?}", p.errors);
+        assert!(
+            p.errors.iter().all(|e| e.code != Code::ParseUnmatchedBrace),
+            "{:?}",
+            p.errors
+        );
     }
 
     #[test]
