@@ -782,3 +782,128 @@ fn with_json_every_error_is_a_json_object_on_stdout() {
     assert_eq!(v["error"]["kind"], "io");
     assert!(!v["error"]["diagnostics"].as_array().unwrap().is_empty());
 }
+
+// Limits of the checker (docs/limits.md, "Language and engine"): each at the limit and one past.
+
+/// The errors `check --json` reports for `src`, as "code: message".
+fn check_errors(dir: &Path, src: &str) -> Vec<String> {
+    let f = dir.join("limit.sand");
+    std::fs::write(&f, src).unwrap();
+    let (_, out, err) = sandtable(&["check", s(&f), "--json"]);
+    json(&out)
+        .as_array()
+        .unwrap_or_else(|| panic!("{out}\n{err}"))
+        .iter()
+        .filter(|d| d["severity"] == "error")
+        .map(|d| {
+            format!(
+                "{}: {}",
+                d["code"].as_str().unwrap_or(""),
+                d["message"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn checker_limits_hold_at_the_limit_and_refuse_one_past_with_the_figure() {
+    let dir = temp_dir("checker-limits");
+    let faces = |n: usize| {
+        (1..=n)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    // Faces of one die: 1,000.
+    assert_eq!(
+        check_errors(&dir, &format!("die big = [{}]\n", faces(1000))),
+        Vec::<String>::new()
+    );
+    let e = check_errors(&dir, &format!("die big = [{}]\n", faces(1001)));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(e[0].contains("a die needs 1 to 1000 faces"), "{e:?}");
+    // Size of one face: 10^9.
+    assert_eq!(
+        check_errors(&dir, "die huge = [1, 1000000000]\n"),
+        Vec::<String>::new()
+    );
+    let e = check_errors(&dir, "die huge = [1, 1000000001]\n");
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].contains("at most 1000000000 in size; this one is 1000000001"),
+        "{e:?}"
+    );
+    // Dice in a pool the checker can size: 1,000.
+    assert_eq!(
+        check_errors(&dir, "resolve r() { result sum(1000d6) }\n"),
+        Vec::<String>::new()
+    );
+    let e = check_errors(&dir, "resolve r() { result sum(1001d6) }\n");
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].contains("a pool holds at most 1000 dice; this one has 1001"),
+        "{e:?}"
+    );
+    // Runs of one `repeat`: 10,000.
+    let rep = |n: u32| {
+        format!("resolve r() {{\n  let x = 0\n  repeat {n} {{ let y = d6 }}\n  result x\n}}\n")
+    };
+    assert_eq!(check_errors(&dir, &rep(10_000)), Vec::<String>::new());
+    let e = check_errors(&dir, &rep(10_001));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].contains("`repeat` may run 10001 times; the limit is 10000"),
+        "{e:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn run_time_limits_hold_at_the_limit_and_refuse_one_past_alike_in_every_evaluator() {
+    let dir = temp_dir("run-limits");
+    let f = dir.join("loops.sand");
+    let walk = |name: &str, n: u32| {
+        format!(
+            "resolve {name}() {{\n  let last = 0\n  for i in 1..={n} {{\n    let last = i\n  }}\n  result 1\n}}\n"
+        )
+    };
+    std::fs::write(
+        &f,
+        format!(
+            "{}{}resolve dice(n: int) {{\n  result sum(pool(n, d6)) > 0\n}}\n",
+            walk("at_limit", 100_000),
+            walk("past_limit", 100_001)
+        ),
+    )
+    .unwrap();
+    let evaluators: [&[&str]; 3] = [
+        &[],
+        &["--samples", "1", "--backend", "interp"],
+        &["--samples", "1", "--backend", "jit"],
+    ];
+    // Loop steps at run time: 100,000 (exact evaluation let one more through).
+    for how in evaluators {
+        let (code, _, err) = sandtable(&[&["prob", s(&f), "at_limit"], how].concat());
+        assert_eq!(code, 0, "{how:?}: {err}");
+        let (code, _, err) = sandtable(&[&["prob", s(&f), "past_limit"], how].concat());
+        assert_ne!(code, 0, "{how:?}");
+        assert!(
+            err.contains("`for` iterations is 100001; the limit is 100000"),
+            "{how:?}: {err}"
+        );
+    }
+    // Dice in a pool at run time: 100,000.
+    for how in &evaluators[1..] {
+        let (code, _, err) =
+            sandtable(&[&["prob", s(&f), "dice", "--set", "n=100000"], *how].concat());
+        assert_eq!(code, 0, "{how:?}: {err}");
+        let (code, _, err) =
+            sandtable(&[&["prob", s(&f), "dice", "--set", "n=100001"], *how].concat());
+        assert_ne!(code, 0, "{how:?}");
+        assert!(
+            err.contains("pool size is 100001; the limit is 100000"),
+            "{how:?}: {err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -880,6 +880,57 @@ mod tests {
     }
 
     #[test]
+    fn a_source_of_exactly_the_byte_limit_parses_and_one_byte_more_is_refused() {
+        let line = format!("// {}\n", "x".repeat(1021));
+        let mut src = line.repeat(MAX_SOURCE_BYTES / line.len());
+        src.push_str(&" ".repeat(MAX_SOURCE_BYTES - src.len()));
+        assert_eq!(src.len(), MAX_SOURCE_BYTES);
+        assert!(parse(&src).errors.is_empty());
+        src.push(' ');
+        let p = parse(&src);
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        assert_eq!(p.errors[0].code, Code::ParseTooLarge);
+        assert!(p.errors[0].message.contains("the limit is 8388608 bytes"));
+    }
+
+    #[test]
+    fn an_expression_of_exactly_the_token_limit_parses_and_one_token_more_is_refused() {
+        // `-1 + 1 + …` with 1,000 operands: the sign, 1,000 operands and 999 operators.
+        let at = format!("resolve r() {{ result -{} }}", vec!["1"; 1000].join(" + "));
+        assert!(parse(&at).errors.is_empty(), "{:?}", parse(&at).errors);
+        // One operand and one operator more, no sign: 2,001.
+        let past = format!("resolve r() {{ result {} }}", vec!["1"; 1001].join(" + "));
+        let p = parse(&past);
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        assert_eq!(p.errors[0].code, Code::ParseTooLong);
+        assert!(
+            p.errors[0]
+                .message
+                .contains("has 2001 operands and operators; the limit is 2000"),
+            "{:?}",
+            p.errors
+        );
+    }
+
+    #[test]
+    fn brackets_nested_exactly_to_the_limit_parse_and_one_deeper_are_refused() {
+        // The resolution's `{` is the first level.
+        let nested = |n: usize| {
+            format!(
+                "resolve r() {{ result {}1{} }}",
+                "(".repeat(n),
+                ")".repeat(n)
+            )
+        };
+        let at = nested(MAX_NESTING - 1);
+        assert!(parse(&at).errors.is_empty(), "{:?}", parse(&at).errors);
+        let p = parse(&nested(MAX_NESTING));
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        assert_eq!(p.errors[0].code, Code::ParseTooDeep);
+        assert_eq!(p.errors[0].message, "brackets nested more than 256 deep");
+    }
+
+    #[test]
     fn odd_inputs_never_panic() {
         for s in [
             "",

@@ -274,6 +274,13 @@ impl<'p, W: Weight> Exact<'p, W> {
                 Stmt::For { slot, iter, body } => {
                     let d = self.eval(iter, &env)?;
                     let items = self.point_items(&d, "iterate over a random set")?;
+                    if items.len() as i64 > crate::interp::MAX_LOOP {
+                        return Err(RunError::Limit {
+                            what: "`for` iterations".into(),
+                            size: items.len() as u64,
+                            limit: crate::interp::MAX_LOOP as u64,
+                        });
+                    }
                     for it in items.into_iter().rev() {
                         stack.push(Cont::Stmts(body));
                         stack.push(Cont::Set(*slot, it));
@@ -629,9 +636,15 @@ impl<'p, W: Weight> Exact<'p, W> {
         };
         match list {
             Val::List(v) => Ok(v.clone()),
-            Val::Range(Some(a), Some(b)) if b.saturating_sub(*a) <= crate::interp::MAX_LOOP => {
-                Ok((*a..=*b).map(Val::Int).collect())
+            // As the interpreter refuses it, with the same figure.
+            Val::Range(Some(a), Some(b)) if b.saturating_sub(*a) > crate::interp::MAX_LOOP => {
+                Err(RunError::Limit {
+                    what: "range length".into(),
+                    size: b.saturating_sub(*a) as u64,
+                    limit: crate::interp::MAX_LOOP as u64,
+                })
             }
+            Val::Range(Some(a), Some(b)) => Ok((*a..=*b).map(Val::Int).collect()),
             other => Err(RunError::Type(format!(
                 "expected a list, found {}",
                 other.show(self.program)
