@@ -233,7 +233,7 @@ impl<'a> Lowerer<'a> {
                     "die" => Type::Die,
                     "side" => Type::Side,
                     "any" => Type::Any,
-                    "unit" | "weapon" | "terrain" | "marker" | "entity" | "hex" | "piece" => {
+                    "unit" | "weapon" | "terrain" | "marker" | "entity" | "hex" | "piece" | "place" => {
                         Type::Entity(None)
                     }
                     other => match self.lookup(other) {

@@ -449,6 +449,13 @@ impl Lowerer<'_> {
                 }
             }
             "open" | "sectors" => {
+                if let Some((_, v)) = prop(c, "default") {
+                    for e in flat(v) {
+                        if let Some(n) = name_of(e) {
+                            self.check_terrain_name(file, n, e.span, true);
+                        }
+                    }
+                }
                 let mut keys = vec!["width", "depth"];
                 if scheme.name == "sectors" {
                     keys.push("sector");
@@ -494,7 +501,7 @@ impl Lowerer<'_> {
                             Some((_, v)) => {
                                 for e in flat(v) {
                                     if let Some(n) = name_of(e) {
-                                        self.check_terrain_name(file, n, e.span, false);
+                                        self.check_terrain_name(file, n, e.span, true);
                                     }
                                 }
                             }
@@ -523,7 +530,7 @@ impl Lowerer<'_> {
         );
     }
 
-    /// A terrain on a hex board is a `terrain` entity or an enum member; on a table, an entity.
+    /// A board's ground is a `terrain` entity or (with `members`) a member of one of the enums.
     fn check_terrain_name(&mut self, file: FileId, name: &str, span: Span, members: bool) {
         let entity = matches!(self.globals.get(name).map(|d| d.sym), Some(Sym::Entity(e))
             if self.program.entities[e as usize].category == Category::Terrain);

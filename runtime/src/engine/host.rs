@@ -254,19 +254,22 @@ impl GameHost<'_, '_> {
                 BoardSpec::Table {
                     shapes,
                     shape_terrain,
+                    default,
                     ..
                 },
                 Pos::Point(p),
-            ) => (None, Some((shapes, shape_terrain, p))),
+            ) => (None, Some((shapes, shape_terrain, p, *default))),
             _ => (None, None),
         };
         hex.into_iter()
-            .chain(table.into_iter().flat_map(|(shapes, terrain, p)| {
+            .chain(table.into_iter().flat_map(|(shapes, terrain, p, default)| {
+                // The features under the point, then the table's own ground.
                 shapes
                     .iter()
                     .zip(terrain)
                     .filter(move |(s, _)| s.contains(p))
-                    .map(|(_, t)| Ground::Entity(*t))
+                    .map(|(_, t)| *t)
+                    .chain(default)
             }))
     }
 
@@ -672,7 +675,9 @@ impl Host for GameHost<'_, '_> {
                 };
                 let mut n = 0;
                 for (s, t) in shapes.iter().zip(shape_terrain) {
-                    if s.geometry.meets_segment(p, q) && self.entity_field(*t, &field)? == want {
+                    // An enum member as ground has no fields to compare.
+                    let Ground::Entity(t) = *t else { continue };
+                    if s.geometry.meets_segment(p, q) && self.entity_field(t, &field)? == want {
                         n += 1;
                     }
                 }

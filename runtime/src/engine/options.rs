@@ -182,6 +182,26 @@ pub(crate) fn narrowings(body: &[Stmt], slot: u32) -> Vec<(usize, Narrow<'_>)> {
     out
 }
 
+/// How many steps of its allowance a bounded length parameter is offered at.
+const LENGTH_STEPS: i64 = 4;
+
+/// The first leading `require p <= E` or `p < E` on parameter `slot`, with `E` reading only
+/// earlier parameters: the bound and whether it is strict.
+pub(crate) fn length_bound(body: &[Stmt], slot: u32) -> Option<(&Expr, bool)> {
+    let me = Expr::Local(slot);
+    for s in body {
+        let Stmt::Require(c) = s else { break };
+        if let Expr::Binary { op, lhs, rhs } = c
+            && matches!(op, BinOp::Le | BinOp::Lt)
+            && **lhs == me
+            && !uses_slot_at_or_after(rhs, slot)
+        {
+            return Some((rhs, *op == BinOp::Lt));
+        }
+    }
+    None
+}
+
 /// The leading `require`s of a body, each with the number of parameters it needs bound.
 pub fn leading_guards(body: &[Stmt]) -> Vec<(&Expr, usize)> {
     let mut out = Vec::new();
@@ -376,17 +396,164 @@ impl Game<'_, '_> {
                     implied = exact;
                     values
                 }
-                BoardSpec::Table { .. } => (0..self.state.pieces.len())
-                    .filter(|&i| {
-                        self.state.pieces[i].on_board() && !args.contains(&Val::Piece(i as u32))
-                    })
-                    .map(|i| Val::Piece(i as u32))
-                    .collect(),
+                BoardSpec::Table { .. } => match self.table_points(a, args)? {
+                    Some(points) => points,
+                    None => (0..self.state.pieces.len())
+                        .filter(|&i| {
+                            self.state.pieces[i].on_board()
+                                && !args.contains(&Val::Piece(i as u32))
+                        })
+                        .map(|i| Val::Piece(i as u32))
+                        .collect(),
+                },
             },
+            Type::Length => self.length_steps(a, args)?,
             // Lengths, free text and lists cannot be listed: such an action is not offered.
             _ => Vec::new(),
         };
         Ok((values, implied))
+    }
+
+    /// A length parameter bounded by a leading `require p <= E` (or `< E`, `E` reading only
+    /// earlier parameters): the allowance `E` and its steps `3E/4`, `E/2`, `E/4`, longest
+    /// first (those below the bound when it is strict, and above zero). Without such a bound a
+    /// length cannot be listed and the action is not offered.
+    fn length_steps(&mut self, a: ProcId, args: &mut Vec<Val>) -> Result<Vec<Val>, EngineError> {
+        let rules = self.rules;
+        let Some((bound, strict)) =
+            length_bound(&rules.program.procs[a as usize].body, args.len() as u32)
+        else {
+            return Ok(Vec::new());
+        };
+        let Some(e) = self
+            .with_host(|i, c| i.eval_in(a, args, bound, c))?
+            .as_int()
+        else {
+            return Ok(Vec::new());
+        };
+        let mut out: Vec<Val> = Vec::new();
+        for k in (1..=LENGTH_STEPS).rev() {
+            let v = e * k / LENGTH_STEPS;
+            if v > 0 && !(strict && v >= e) && !out.contains(&Val::Int(v)) {
+                out.push(Val::Int(v));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The points a place parameter `p` may take on an open table when a leading
+    /// `require distance(x, p) <= r` measures it from a piece `x` on the table (`None`
+    /// otherwise: the pieces on the table are listed, as before). From `x`'s position:
+    /// toward every other piece on the table, stopping a base short of it, at the full `r` and
+    /// at half of it; `r` straight away from every piece of another side; and into every
+    /// terrain feature (the point `r` toward its centre, or the centre when nearer, if that
+    /// point lies inside it). Points off the table, at `x`'s own position or within a base of
+    /// another piece are dropped; the guard is still tested on each.
+    fn table_points(
+        &mut self,
+        a: ProcId,
+        args: &mut Vec<Val>,
+    ) -> Result<Option<Vec<Val>>, EngineError> {
+        use crate::board::table::{distance, distance_squared, move_toward};
+        let rules = self.rules;
+        let BoardSpec::Table {
+            width,
+            depth,
+            base,
+            shapes,
+            ..
+        } = &rules.board
+        else {
+            return Ok(None);
+        };
+        let none = Vec::new();
+        let found = rules
+            .narrowings
+            .get(a as usize)
+            .and_then(|per| per.get(args.len()))
+            .unwrap_or(&none);
+        let Some((centre, radius, strict)) = found.iter().find_map(|(_, n)| match n {
+            Narrow::Within {
+                by: By::Distance,
+                centre,
+                radius,
+                strict,
+            } => Some((*centre, *radius, *strict)),
+            _ => None,
+        }) else {
+            return Ok(None);
+        };
+        let (c, r) = self.with_host(|i, ctx| {
+            Ok((
+                i.eval_in(a, args, centre, ctx)?,
+                i.eval_in(a, args, radius, ctx)?,
+            ))
+        })?;
+        let (Val::Piece(me), Some(r)) = (c, r.as_int()) else {
+            return Ok(None);
+        };
+        let me = me as usize;
+        let Some(Pos::Point(from)) = self.state.pieces[me].pos else {
+            return Ok(None);
+        };
+        let r = r - i64::from(strict);
+        if r <= 0 {
+            return Ok(Some(Vec::new()));
+        }
+        let mine = self.state.pieces[me].side;
+        let mut aims: Vec<Point> = Vec::new();
+        for (j, q) in self.state.pieces.iter().enumerate() {
+            let Some(Pos::Point(to)) = q.pos else { continue };
+            if j == me || !q.on_board() {
+                continue;
+            }
+            let reach = r.min(distance(from, to) - base);
+            if reach > 0 {
+                aims.push(move_toward(from, to, reach));
+                aims.push(move_toward(from, to, reach / 2));
+            }
+            if q.side.is_some() && q.side != mine {
+                // The mirror of `to` through `from`, far enough out that the line is exact.
+                let (dx, dy) = (from.x() - to.x(), from.y() - to.y());
+                if let Ok(away) = Point::new(
+                    (from.x() + dx * 64).clamp(-9_000_000, 9_000_000),
+                    (from.y() + dy * 64).clamp(-9_000_000, 9_000_000),
+                ) {
+                    aims.push(move_toward(from, away, r));
+                }
+            }
+        }
+        for s in shapes {
+            let mid = match (s.geometry.as_rect(), s.geometry.as_circle()) {
+                (Some((p, q)), _) => Point::new((p.x() + q.x()) / 2, (p.y() + q.y()) / 2).ok(),
+                (_, Some((c, _))) => Some(c),
+                _ => None,
+            };
+            let Some(mid) = mid else { continue };
+            let stop = move_toward(from, mid, r);
+            if s.contains(stop) {
+                aims.push(stop);
+            }
+        }
+        let clear = |p: Point| {
+            self.state.pieces.iter().enumerate().all(|(j, q)| {
+                j == me
+                    || !q.on_board()
+                    || !matches!(q.pos, Some(Pos::Point(c)) if distance_squared(c, p) < base * base)
+            })
+        };
+        let mut out: Vec<Val> = Vec::new();
+        for p in aims {
+            let inside = (0..=*width).contains(&p.x()) && (0..=*depth).contains(&p.y());
+            if p == from || !inside || !clear(p) {
+                continue;
+            }
+            let v = GameHost::pos_val(Pos::Point(p));
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+        Ok(Some(out))
     }
 
     /// The hexes where `count_units(hex, filters…)` is above zero, in board order.
@@ -570,11 +737,21 @@ impl Game<'_, '_> {
                     .and_then(|(inside, k)| inside.options.get(usize::try_from(k).ok()?));
                 super::policy::choose_label(option.map_or("?", String::as_str))
             }
-            super::Act::Action(a) => format!(
-                "{}({})",
-                self.rules.program.procs[*a as usize].name,
-                c.args.iter().map(show).collect::<Vec<_>>().join(", ")
-            ),
+            super::Act::Action(a) => {
+                let p = &self.rules.program.procs[*a as usize];
+                let words: Vec<String> = c
+                    .args
+                    .iter()
+                    .zip(&p.params)
+                    .map(|(v, param)| match (v, &param.ty) {
+                        // Lengths in the ruleset's unit, as written (`4in`), not in tenths of
+                        // a millimetre.
+                        (Val::Int(n), Type::Length) => self.rules.program.show_length(*n),
+                        _ => show(v),
+                    })
+                    .collect();
+                format!("{}({})", p.name, words.join(", "))
+            }
         }
     }
 

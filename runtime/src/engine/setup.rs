@@ -39,8 +39,12 @@ pub enum BoardSpec {
         width: i64,
         depth: i64,
         shapes: Vec<Shape>,
-        /// The terrain entity of each shape (the shape's `terrain` field is its index here).
-        shape_terrain: Vec<EntityId>,
+        /// The ground of each shape (the shape's `terrain` field is its index here).
+        shape_terrain: Vec<Ground>,
+        /// The enum members used as ground, by [`Ground::Member`] index.
+        members: Vec<String>,
+        /// The ground where no feature lies (`default:`), if given.
+        default: Option<Ground>,
         /// Named areas (deployment zones).
         areas: Vec<(String, Geometry)>,
         /// Diameter of a figure's base: pieces keep this far apart and block fire within it.
@@ -59,10 +63,9 @@ impl BoardSpec {
     pub fn ground_val(&self, g: Ground) -> Val {
         match (g, self) {
             (Ground::Entity(e), _) => Val::Entity(e),
-            (Ground::Member(i), BoardSpec::Hex { members, .. }) => {
+            (Ground::Member(i), BoardSpec::Hex { members, .. } | BoardSpec::Table { members, .. }) => {
                 Val::Sym(members.get(i as usize).cloned().unwrap_or_default())
             }
-            (Ground::Member(_), BoardSpec::Table { .. }) => Val::Unit,
         }
     }
 
@@ -808,15 +811,6 @@ fn read_board(
     interp: &Interp,
     b: &ConfigBlock,
 ) -> Result<BoardSpec, EngineError> {
-    let entity = |v: &Val| -> Result<EntityId, EngineError> {
-        match v {
-            Val::Entity(e) => Ok(*e),
-            other => Err(EngineError::Setup(format!(
-                "expected a terrain, found {}",
-                other.show(program)
-            ))),
-        }
-    };
     // On a hex board the ground may also be a member of one of the rules' enums.
     let mut members: Vec<String> = Vec::new();
     let mut ground = |v: &Val| -> Result<Ground, EngineError> {
@@ -972,9 +966,11 @@ fn read_board(
             for f in b.blocks.iter().filter(|x| x.keyword == "feature") {
                 let t = prop(f, "terrain")
                     .ok_or_else(|| EngineError::Setup("a feature needs `terrain`".into()))?;
-                let t = entity(&const_value(interp, &t.values[0].1)?)?;
-                let blocks_sight = match &sight_field {
-                    Some(field) => {
+                let t = ground(&const_value(interp, &t.values[0].1)?)?;
+                let blocks_sight = match (&sight_field, t) {
+                    // An enum member has no fields: it never blocks sight.
+                    (_, Ground::Member(_)) | (None, _) => false,
+                    (Some(field), Ground::Entity(t)) => {
                         let v = program.entities[t as usize].field(field).ok_or_else(|| {
                             EngineError::Setup(format!(
                                 "terrain `{}` has no field `{field}`",
@@ -983,7 +979,6 @@ fn read_board(
                         })?;
                         interp.constant(v).map_err(setup_err)?.as_bool() == Some(true)
                     }
-                    None => false,
                 };
                 shapes.push(Shape {
                     geometry: outline(f)?,
@@ -996,11 +991,17 @@ fn read_board(
             for a in b.blocks.iter().filter(|x| x.keyword == "area") {
                 areas.push((a.name.clone().unwrap_or_default(), outline(a)?));
             }
+            let default = match prop(b, "default") {
+                Some(p) => Some(ground(&const_value(interp, &p.values[0].1)?)?),
+                None => None,
+            };
             Ok(BoardSpec::Table {
                 width,
                 depth,
                 shapes,
                 shape_terrain,
+                members,
+                default,
                 areas,
                 base,
                 sectors,

@@ -456,17 +456,16 @@ impl<'p> JitProgram<'p> {
         }
     }
 
-    /// Run a compiled procedure. `None` when it was not compiled.
+    /// Run a compiled procedure. `None` when it was not compiled, or when an argument is one
+    /// the compiled code cannot hold (a piece on the board, whose stat line the game looks up,
+    /// passed for an entity parameter): the interpreter runs it instead, with the same result.
     pub fn run(
         &self,
         proc: u32,
         args: &[Val],
         dice: &mut Dice,
     ) -> Option<Result<Outcome, RunError>> {
-        let raw = match self.encode_args(proc, args)? {
-            Ok(r) => r,
-            Err(e) => return Some(Err(e)),
-        };
+        let raw = self.encode_args(proc, args)?.ok()?;
         Some(self.run_raw(proc, &raw, dice).map(|r| Outcome {
             key: self.decode_outcome(proc, r),
             effects: Vec::new(),
