@@ -44,7 +44,12 @@ fn every_scenario_in_examples_runs_to_a_result_with_both_sides_acting() {
     let mut played = Vec::new();
     for path in examples() {
         let compiled = sandtable_compiler::compile_path(&path).expect("the example loads");
-        assert!(!compiled.has_errors(), "{}: {:?}", path.display(), compiled.diagnostics);
+        assert!(
+            !compiled.has_errors(),
+            "{}: {:?}",
+            path.display(),
+            compiled.diagnostics
+        );
         let program = &compiled.program;
         for sc in program.configs.iter().filter(|c| c.keyword == "scenario") {
             if !sc.blocks.iter().any(|b| b.keyword == "force") {
@@ -99,7 +104,9 @@ fn every_scenario_in_examples_runs_to_a_result_with_both_sides_acting() {
         }
     }
     assert!(
-        played.iter().any(|p| p.contains("paddy_patrol:into_the_paddies")),
+        played
+            .iter()
+            .any(|p| p.contains("paddy_patrol:into_the_paddies")),
         "the tutorial's scenario was not found: {played:?}"
     );
 }

@@ -233,9 +233,8 @@ impl<'a> Lowerer<'a> {
                     "die" => Type::Die,
                     "side" => Type::Side,
                     "any" => Type::Any,
-                    "unit" | "weapon" | "terrain" | "marker" | "entity" | "hex" | "piece" | "place" => {
-                        Type::Entity(None)
-                    }
+                    "unit" | "weapon" | "terrain" | "marker" | "entity" | "hex" | "piece"
+                    | "place" => Type::Entity(None),
                     other => match self.lookup(other) {
                         Some(Sym::Enum(e)) => Type::Enum(e),
                         Some(Sym::Kind(k)) => Type::Entity(Some(k)),

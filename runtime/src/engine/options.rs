@@ -400,8 +400,7 @@ impl Game<'_, '_> {
                     Some(points) => points,
                     None => (0..self.state.pieces.len())
                         .filter(|&i| {
-                            self.state.pieces[i].on_board()
-                                && !args.contains(&Val::Piece(i as u32))
+                            self.state.pieces[i].on_board() && !args.contains(&Val::Piece(i as u32))
                         })
                         .map(|i| Val::Piece(i as u32))
                         .collect(),
@@ -503,7 +502,9 @@ impl Game<'_, '_> {
         let mine = self.state.pieces[me].side;
         let mut aims: Vec<Point> = Vec::new();
         for (j, q) in self.state.pieces.iter().enumerate() {
-            let Some(Pos::Point(to)) = q.pos else { continue };
+            let Some(Pos::Point(to)) = q.pos else {
+                continue;
+            };
             if j == me || !q.on_board() {
                 continue;
             }

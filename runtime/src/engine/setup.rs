@@ -63,9 +63,10 @@ impl BoardSpec {
     pub fn ground_val(&self, g: Ground) -> Val {
         match (g, self) {
             (Ground::Entity(e), _) => Val::Entity(e),
-            (Ground::Member(i), BoardSpec::Hex { members, .. } | BoardSpec::Table { members, .. }) => {
-                Val::Sym(members.get(i as usize).cloned().unwrap_or_default())
-            }
+            (
+                Ground::Member(i),
+                BoardSpec::Hex { members, .. } | BoardSpec::Table { members, .. },
+            ) => Val::Sym(members.get(i as usize).cloned().unwrap_or_default()),
         }
     }
 
