@@ -37,8 +37,10 @@ enum Command {
     Ir(cmd::ir::Args),
     /// Resolutions per second: interpreter, JIT and a hand-written reference
     Bench(cmd::bench::Args),
-    /// Audit plain-text rulebooks: numbering, references, empty tables, illegible marks
+    /// Audit plain-text rulebooks: numbering, references, missing content, names, conversion damage
     Audit(cmd::audit::Args),
+    /// Exact outcome chances of every pairing of unit kinds in the actions that pit one piece's stats against another's
+    Matchups(cmd::matchups::Args),
     /// Play one scenario headless (or against you): a turn-by-turn narrative and the winner
     Run(cmd::game::RunArgs),
     /// Replay a game from its JSON-lines log, checking every event against the rules
@@ -131,6 +133,7 @@ fn run() -> ExitCode {
         Command::Ir(_) => false,
         Command::Bench(a) => a.json,
         Command::Audit(a) => a.json,
+        Command::Matchups(a) => a.json,
         Command::Run(a) => a.json,
         Command::Replay(a) => a.json,
         Command::Resume(a) => a.json,
@@ -148,6 +151,7 @@ fn run() -> ExitCode {
         Command::Ir(a) => cmd::ir::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Audit(a) => cmd::audit::run(a),
+        Command::Matchups(a) => cmd::matchups::run(a),
         Command::Run(a) => cmd::game::run(a),
         Command::Replay(a) => cmd::game::replay(a),
         Command::Resume(a) => cmd::game::resume(a),

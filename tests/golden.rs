@@ -120,6 +120,11 @@ fn snapshots_match_cases(cases: &[PathBuf]) -> Result<(), Failed> {
 /// Codes no case file can produce, each with the reason and the test that covers it instead.
 const NO_CASE: &[(Code, &str)] = &[
     (
+        Code::LintImpossibleMatchup,
+        "`sandtable check` raises it from the runtime's exact evaluator after compiling, which the \
+         compiler alone does not run; tests/cli.rs `check_reports_impossible_matchups` covers it",
+    ),
+    (
         Code::ParseTooLarge,
         "the loader refuses a file over 8 MiB before the parser sees it; \
          sandtable-compiler's `a_source_over_the_parser_limit_is_too_large` covers the in-memory path",

@@ -215,6 +215,8 @@ codes! {
     LintSameOutcome = "sand::lint::same-outcome", Warning;
     /// A table with `-` cells that the procedure using it never tests for.
     LintUncheckedNotApplicable = "sand::lint::unchecked-not-applicable", Warning;
+    /// An action pits one unit kind against another in a resolution where an outcome can never happen (`sandtable matchups`).
+    LintImpossibleMatchup = "sand::lint::impossible-matchup", Warning;
 }
 
 impl Code {

@@ -157,7 +157,11 @@ pub fn run(args: Args) -> u8 {
                 continue;
             }
         };
-        let diagnostics = levels.apply(&compiled.diagnostics);
+        let mut diagnostics = compiled.diagnostics.clone();
+        if !compiled.has_errors() {
+            diagnostics.extend(crate::cmd::matchups::lints(&compiled));
+        }
+        let diagnostics = levels.apply(&diagnostics);
         let (e, w) = report::counts(&diagnostics);
         errors += e;
         warnings += w;

@@ -6,4 +6,5 @@ pub mod check;
 pub mod explain;
 pub mod game;
 pub mod ir;
+pub mod matchups;
 pub mod prob;

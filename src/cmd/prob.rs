@@ -286,7 +286,7 @@ fn csv_field(s: &str) -> String {
 }
 
 /// Named outcomes in the order the resolution lists them; numbers ascending.
-fn order(program: &Program, proc: u32, mut keys: Vec<OutcomeKey>) -> Vec<OutcomeKey> {
+pub(crate) fn order(program: &Program, proc: u32, mut keys: Vec<OutcomeKey>) -> Vec<OutcomeKey> {
     let mut names = Vec::new();
     collect_outcomes(program, &program.procs[proc as usize].body, &mut names, 0);
     keys.sort_by_key(|k| match k {
@@ -303,7 +303,12 @@ fn order(program: &Program, proc: u32, mut keys: Vec<OutcomeKey>) -> Vec<Outcome
 
 /// Outcome names in the order the resolution (and a resolution it hands its result to) lists
 /// them.
-fn collect_outcomes(program: &Program, body: &[ir::Stmt], out: &mut Vec<String>, depth: usize) {
+pub(crate) fn collect_outcomes(
+    program: &Program,
+    body: &[ir::Stmt],
+    out: &mut Vec<String>,
+    depth: usize,
+) {
     for s in body {
         match s {
             ir::Stmt::Result(ir::Expr::Call { proc, .. }) if depth < 8 => {
