@@ -70,11 +70,34 @@ fn sandtable(args: &[&str]) -> (i32, String, String) {
     within(120, args)
 }
 
-fn temp_dir(name: &str) -> PathBuf {
+/// A scratch folder removed when the test ends, pass or fail: some tests write files of
+/// megabytes, and each run has its own process id, so leftovers would pile up in `/tmp`.
+struct TempDir(PathBuf);
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn temp_dir(name: &str) -> TempDir {
     let d = std::env::temp_dir().join(format!("sandtable-rel-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    d
+    TempDir(d)
 }
 
 fn s(p: &Path) -> &str {
