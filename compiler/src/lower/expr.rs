@@ -280,10 +280,30 @@ impl<'a> Lowerer<'a> {
                 }
                 Typed::new(Expr::List(lowered), Type::List(Box::new(elem)))
             }
-            ExprKind::Range { .. } => Typed::new(
-                Expr::Const(self.const_value(file, e, path, None)),
-                Type::Range,
-            ),
+            ExprKind::Range { lo, hi, .. } => {
+                // A bound naming a local value would otherwise read as a hex-label range
+                // (`M..=U`) and fail only at run time.
+                for b in [lo, hi].into_iter().flatten() {
+                    if let ExprKind::Name(n) = &b.kind
+                        && scope.find(n).is_some()
+                    {
+                        self.diags.push(
+                            Diagnostic::new(
+                                Code::TypeNotConstant,
+                                file,
+                                b.span,
+                                format!("a range's bounds are constants, but `{n}` is a value computed here"),
+                            )
+                            .label("computed value")
+                            .help("write the bounds as numbers (`1..=3`), or count with a list or a loop whose length is known when the rules are checked"),
+                        );
+                    }
+                }
+                Typed::new(
+                    Expr::Const(self.const_value(file, e, path, None)),
+                    Type::Range,
+                )
+            }
             ExprKind::Unary { op, operand } => {
                 let t = self.lower_expr(file, scope, operand, path);
                 match op {
