@@ -7,10 +7,13 @@
 //! loop, typed scenarios) is proven not to change a single game. A change of behaviour that is
 //! meant re-records them: `SANDTABLE_BLESS=1 cargo test --test games`, then review the diff.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use libtest_mimic::{Arguments, Failed, Trial};
+
+mod support;
+use support::{compare, stem};
 
 const CASES: &str = "tests/games";
 
@@ -19,61 +22,11 @@ const VOLATILE: &[&str] = &["\"seconds\":", "\"playouts_per_second\":"];
 
 fn main() {
     let args = Arguments::from_args();
-    let trials = case_files()
+    let trials = support::case_files(CASES, "args")
         .into_iter()
         .map(|case| Trial::test(stem(&case), move || check_case(&case)))
         .collect();
     libtest_mimic::run(&args, trials).exit();
-}
-
-fn case_files() -> Vec<PathBuf> {
-    let mut cases: Vec<PathBuf> = std::fs::read_dir(CASES)
-        .expect("tests/games exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "args"))
-        .collect();
-    cases.sort();
-    cases
-}
-
-fn stem(path: &Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
-}
-
-fn bless() -> bool {
-    std::env::var_os("SANDTABLE_BLESS").is_some_and(|v| v == "1")
-}
-
-/// Compares `actual` with the file `expected`, or writes it when blessing.
-fn compare(expected: &Path, actual: &str, what: &str) -> Result<(), Failed> {
-    if bless() {
-        std::fs::write(expected, actual).map_err(|e| format!("{}: {e}", expected.display()))?;
-        return Ok(());
-    }
-    let want = std::fs::read_to_string(expected).map_err(|e| {
-        format!(
-            "{}: {e} (record it with SANDTABLE_BLESS=1)",
-            expected.display()
-        )
-    })?;
-    if want == actual {
-        return Ok(());
-    }
-    let line = want
-        .lines()
-        .zip(actual.lines())
-        .position(|(a, b)| a != b)
-        .unwrap_or_else(|| want.lines().count().min(actual.lines().count()));
-    Err(format!(
-        "{what} differs from {} first at line {}:\n  expected: {}\n  actual:   {}",
-        expected.display(),
-        line + 1,
-        want.lines().nth(line).unwrap_or("<end>"),
-        actual.lines().nth(line).unwrap_or("<end>"),
-    )
-    .into())
 }
 
 fn check_case(case: &Path) -> Result<(), Failed> {

@@ -10,15 +10,18 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Failed, Trial};
+
+mod support;
 use sandtable_compiler::Code;
 use sandtable_compiler::diagnostic::render;
+use support::stem;
 
 const CASES: &str = "tests/diagnostics";
 const SNAPSHOTS: &str = "tests/snapshots";
 
 fn main() {
     let args = Arguments::from_args();
-    let cases = case_files();
+    let cases = support::case_files(CASES, "sand");
     let mut trials: Vec<Trial> = cases
         .iter()
         .map(|case| {
@@ -34,22 +37,6 @@ fn main() {
         cases_cover_the_codes(&cases)
     }));
     libtest_mimic::run(&args, trials).exit();
-}
-
-fn case_files() -> Vec<PathBuf> {
-    let mut cases: Vec<PathBuf> = std::fs::read_dir(CASES)
-        .expect("tests/diagnostics exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "sand"))
-        .collect();
-    cases.sort();
-    cases
-}
-
-fn stem(path: &Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
 }
 
 fn render_case(compiled: &sandtable_compiler::Compiled) -> String {

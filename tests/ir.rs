@@ -13,12 +13,15 @@ use std::process::Command;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
+mod support;
+use support::{compare, stem};
+
 const CASES: &str = "tests/ir";
 const GOLDEN: &str = ".ir.json";
 
 fn main() {
     let args = Arguments::from_args();
-    let cases = case_files();
+    let cases = support::case_files(CASES, "sand");
     let mut trials: Vec<Trial> = cases
         .iter()
         .map(|case| {
@@ -32,28 +35,8 @@ fn main() {
     libtest_mimic::run(&args, trials).exit();
 }
 
-fn case_files() -> Vec<PathBuf> {
-    let mut cases: Vec<PathBuf> = std::fs::read_dir(CASES)
-        .expect("tests/ir exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "sand"))
-        .collect();
-    cases.sort();
-    cases
-}
-
-fn stem(path: &Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
-}
-
 fn golden(case: &Path) -> PathBuf {
     Path::new(CASES).join(format!("{}{GOLDEN}", stem(case)))
-}
-
-fn bless() -> bool {
-    std::env::var_os("SANDTABLE_BLESS").is_some_and(|v| v == "1")
 }
 
 fn check_case(case: &Path) -> Result<(), Failed> {
@@ -71,34 +54,11 @@ fn check_case(case: &Path) -> Result<(), Failed> {
         )
         .into());
     }
-    let actual = String::from_utf8_lossy(&out.stdout).into_owned();
-    let expected = golden(case);
-    if bless() {
-        std::fs::write(&expected, &actual).map_err(|e| format!("{}: {e}", expected.display()))?;
-        return Ok(());
-    }
-    let want = std::fs::read_to_string(&expected).map_err(|e| {
-        format!(
-            "{}: {e} (record it with SANDTABLE_BLESS=1)",
-            expected.display()
-        )
-    })?;
-    if want == actual {
-        return Ok(());
-    }
-    let line = want
-        .lines()
-        .zip(actual.lines())
-        .position(|(a, b)| a != b)
-        .unwrap_or_else(|| want.lines().count().min(actual.lines().count()));
-    Err(format!(
-        "the IR differs from {} first at line {} (SANDTABLE_BLESS=1 re-records it; review the diff):\n  expected: {}\n  actual:   {}",
-        expected.display(),
-        line + 1,
-        want.lines().nth(line).unwrap_or("<end>"),
-        actual.lines().nth(line).unwrap_or("<end>"),
+    compare(
+        &golden(case),
+        &String::from_utf8_lossy(&out.stdout),
+        "the IR",
     )
-    .into())
 }
 
 /// A golden file whose case was renamed or deleted would otherwise linger unchecked.
