@@ -450,27 +450,12 @@ fn unclosed_before_sibling(
                 return Some((blamed.unwrap_or(brace), i));
             }
         }
+        if let Some(next) = skip_literal(src, i, last_comment_close) {
+            i = next;
+            continue;
+        }
         match c {
             b'\n' => line_start = true,
-            b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-                if i < bytes.len() && bytes[i] == b'\n' {
-                    continue;
-                }
-            }
-            b'/' if src[i..].starts_with("//") => {
-                i = src[i..].find('\n').map_or(src.len(), |n| i + n);
-                continue;
-            }
-            b'/' if src[i..].starts_with("/*")
-                && last_comment_close.is_some_and(|c| c >= i + 2) =>
-            {
-                i = src[i + 2..].find("*/").map_or(src.len(), |n| i + 2 + n + 2);
-                continue;
-            }
             b'{' => {
                 open.push(i);
                 indented.push((i, indent_of_line(src, i)));
@@ -582,29 +567,12 @@ fn resync(
                 return (i, depth);
             }
         }
+        if let Some(next) = skip_literal(src, i, last_comment_close) {
+            i = next;
+            continue;
+        }
         match c {
             b'\n' => line_start = true,
-            // A string ends at its line here: one stray quote must not hide the rest of the
-            // file from recovery.
-            b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-                if i < bytes.len() && bytes[i] == b'\n' {
-                    continue;
-                }
-            }
-            b'/' if src[i..].starts_with("//") => {
-                i = src[i..].find('\n').map_or(src.len(), |n| i + n);
-                continue;
-            }
-            b'/' if src[i..].starts_with("/*")
-                && last_comment_close.is_some_and(|c| c >= i + 2) =>
-            {
-                i = src[i + 2..].find("*/").map_or(src.len(), |n| i + 2 + n + 2);
-                continue;
-            }
             b'{' => depth += 1,
             // At the top level such a `}` belongs to the broken item (its `{` is what is
             // missing); inside a section it may be the section's own end.
@@ -616,6 +584,34 @@ fn resync(
         i += 1;
     }
     (src.len(), 0)
+}
+
+/// Where the recovery scanners go on when `i` starts a string or a comment: past it, or at
+/// the newline that ends an unterminated string (a string ends at its line here, so one stray
+/// quote cannot hide the rest of the file from recovery). `None` when `i` starts neither.
+/// A `/*` counts only when a `*/` follows somewhere (`last_comment_close`).
+fn skip_literal(src: &str, i: usize, last_comment_close: Option<usize>) -> Option<usize> {
+    let bytes = src.as_bytes();
+    match bytes[i] {
+        b'"' => {
+            let mut j = i + 1;
+            while j < bytes.len() && bytes[j] != b'"' && bytes[j] != b'\n' {
+                j += if bytes[j] == b'\\' { 2 } else { 1 };
+            }
+            Some(if j < bytes.len() && bytes[j] == b'\n' {
+                j
+            } else {
+                j + 1
+            })
+        }
+        b'/' if src[i..].starts_with("//") => {
+            Some(src[i..].find('\n').map_or(src.len(), |n| i + n))
+        }
+        b'/' if src[i..].starts_with("/*") && last_comment_close.is_some_and(|c| c >= i + 2) => {
+            Some(src[i + 2..].find("*/").map_or(src.len(), |n| i + 2 + n + 2))
+        }
+        _ => None,
+    }
 }
 
 fn starts_item(rest: &str) -> bool {

@@ -355,9 +355,10 @@ impl<'r, 'p> Game<'r, 'p> {
         value
     }
 
-    /// A copy of this game for look-ahead by `side`: its own dice, no log, and the pieces the
-    /// side cannot see shuffled among themselves so the look-ahead learns nothing hidden.
-    pub fn lookahead_copy(&self, side: SideId, seed: u64) -> Game<'r, 'p> {
+    /// This game's state with the pieces `side` cannot see shuffled among themselves
+    /// (Fisher–Yates on dice from `seed`), and those dice to play on with: what `side` may
+    /// imagine, learning nothing hidden.
+    fn shuffled_for(&self, side: SideId, seed: u64) -> (State, Dice) {
         let mut dice = Dice::new(seed);
         let mut state = self.state.clone();
         let hidden: Vec<usize> = (0..state.pieces.len())
@@ -373,6 +374,13 @@ impl<'r, 'p> Game<'r, 'p> {
             state.pieces[a].entity = state.pieces[b].entity;
             state.pieces[b].entity = ea;
         }
+        (state, dice)
+    }
+
+    /// A copy of this game for look-ahead by `side`: its own dice, no log, and the pieces the
+    /// side cannot see shuffled among themselves so the look-ahead learns nothing hidden.
+    pub fn lookahead_copy(&self, side: SideId, seed: u64) -> Game<'r, 'p> {
+        let (state, dice) = self.shuffled_for(side, seed);
         // The copy stands at this decision without its list of choices: the look-ahead
         // carries out one of them itself ([`Game::try_choice`]).
         let mut flow = flow::Flow::new(0);
@@ -390,21 +398,7 @@ impl<'r, 'p> Game<'r, 'p> {
     /// One world `side` cannot tell from this one, for search: a copy at this decision with
     /// the pieces it cannot see shuffled among themselves, fresh dice from `seed`, no log.
     pub fn possible_world(&self, side: SideId, seed: u64) -> Game<'r, 'p> {
-        let mut dice = Dice::new(seed);
-        let mut state = self.state.clone();
-        let hidden: Vec<usize> = (0..state.pieces.len())
-            .filter(|&i| {
-                let p = &state.pieces[i];
-                p.hidden && p.side != Some(side) && p.on_board()
-            })
-            .collect();
-        for k in (1..hidden.len()).rev() {
-            let j = dice.index(k as u32 + 1) as usize;
-            let (a, b) = (hidden[k], hidden[j]);
-            let ea = state.pieces[a].entity;
-            state.pieces[a].entity = state.pieces[b].entity;
-            state.pieces[b].entity = ea;
-        }
+        let (state, dice) = self.shuffled_for(side, seed);
         let mut world = Game::with_state(
             self.rules,
             state,
