@@ -595,10 +595,9 @@ fn game_commands_refuse_bad_input_plainly() {
     assert!(err.contains("is unknown (`?`)"), "{err}");
 }
 
-#[test]
-fn a_human_policy_is_asked_on_the_terminal_and_sees_only_its_side() {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sandtable"))
+/// Protecting the Flank, seed 4, with the US played at the terminal through pipes.
+fn human_us_in_platoon() -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_sandtable"))
         .args([
             "run",
             "rules/platoon",
@@ -613,7 +612,13 @@ fn a_human_policy_is_asked_on_the_terminal_and_sees_only_its_side() {
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn a_human_policy_is_asked_on_the_terminal_and_sees_only_its_side() {
+    use std::io::Write;
+    let mut child = human_us_in_platoon();
     {
         let mut stdin = child.stdin.take().unwrap();
         // A wrong answer first, then always the first choice.
@@ -924,22 +929,7 @@ fn a_human_saves_at_the_prompt_and_the_game_resumes_from_there() {
     let dir = temp("human-save");
     std::fs::create_dir_all(&dir).unwrap();
     let save = dir.join("h.json");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sandtable"))
-        .args([
-            "run",
-            "rules/platoon",
-            "--scenario",
-            "protecting-the-flank",
-            "--seed",
-            "4",
-            "--policy",
-            "us=human",
-        ])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = human_us_in_platoon();
     {
         let mut stdin = child.stdin.take().unwrap();
         let _ = stdin.write_all(b"1\n1\n");
