@@ -311,6 +311,81 @@ fn plastic_battle_total_destruction_keeps_its_invariants() {
     assert!(decided > 0, "no game of six was decided");
 }
 
+/// Records the turn and the words of every choice a random policy makes.
+struct Recording {
+    inner: Random,
+    chosen: std::rc::Rc<std::cell::RefCell<Vec<(u32, String)>>>,
+}
+
+impl Policy for Recording {
+    fn choose(&mut self, g: &Game, s: SideId, c: &[Choice]) -> Result<usize, EngineError> {
+        let k = self.inner.choose(g, s, c)?;
+        self.chosen.borrow_mut().push((g.state.turn, g.label(s, &c[k])));
+        Ok(k)
+    }
+}
+
+#[test]
+fn plastic_battle_reloading_units_wait_their_rld_turns() {
+    // Section 4: after firing, a unit waits RLD whole turns (no move, no attack) before it
+    // fires again: the Sharpshooter (RLD 1) fires at most every second turn, the Bazooka
+    // (RLD 2) every third.
+    let (program, a) = load("plastic_battle", "total-destruction");
+    let rules = Rules::new(&program, &a, "total-destruction").unwrap();
+    let mut attacks_checked = 0;
+    for seed in 0..6 {
+        let chosen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let mut ps: Vec<Box<dyn Policy>> = (0..2)
+            .map(|s| {
+                Box::new(Recording {
+                    inner: Random::new(seed, s),
+                    chosen: chosen.clone(),
+                }) as _
+            })
+            .collect();
+        let mut game = Game::new(&rules, seed, None);
+        game.play(&mut ps).unwrap();
+        // The turns each reloading figure fired in, and the turns it moved in.
+        let mut fired: HashMap<String, Vec<u32>> = HashMap::new();
+        let mut moved: HashMap<String, Vec<u32>> = HashMap::new();
+        for (turn, label) in chosen.borrow().iter() {
+            for (verb, into) in [("attack(", &mut fired), ("advance(", &mut moved)] {
+                if let Some(rest) = label.strip_prefix(verb) {
+                    let who = rest.split(',').next().unwrap().to_string();
+                    into.entry(who).or_default().push(*turn);
+                }
+            }
+        }
+        for (who, turns) in &fired {
+            let rld = if who.ends_with("sharpshooter") {
+                1
+            } else if who.ends_with("bazooka") {
+                2
+            } else {
+                continue;
+            };
+            for w in turns.windows(2) {
+                attacks_checked += 1;
+                assert!(
+                    w[1] > w[0] + rld,
+                    "seed {seed}: {who} (RLD {rld}) fired in turns {} and {}",
+                    w[0],
+                    w[1]
+                );
+            }
+            for t in turns {
+                for m in moved.get(who).into_iter().flatten() {
+                    assert!(
+                        !(*t < *m && *m <= t + rld),
+                        "seed {seed}: {who} (RLD {rld}) fired in turn {t} and moved in turn {m}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(attacks_checked > 0, "no unit with RLD fired twice");
+}
+
 #[test]
 fn a_game_replays_exactly_from_its_log_and_a_changed_log_is_refused() {
     let (program, a) = load("platoon", "protecting-the-flank");
