@@ -320,7 +320,9 @@ struct Recording {
 impl Policy for Recording {
     fn choose(&mut self, g: &Game, s: SideId, c: &[Choice]) -> Result<usize, EngineError> {
         let k = self.inner.choose(g, s, c)?;
-        self.chosen.borrow_mut().push((g.state.turn, g.label(s, &c[k])));
+        self.chosen
+            .borrow_mut()
+            .push((g.state.turn, g.label(s, &c[k])));
         Ok(k)
     }
 }
