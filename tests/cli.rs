@@ -956,3 +956,45 @@ fn a_human_saves_at_the_prompt_and_the_game_resumes_from_there() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn check_against_a_book_reports_what_the_encoding_lacks_adds_and_mistypes() {
+    let dir = temp("against");
+    std::fs::create_dir_all(&dir).unwrap();
+    let book = dir.join("book.txt");
+    std::fs::write(
+        &book,
+        "(1) Units\n\na) Stats. Each unit has a line.\n\nb) Orders. Units obey.\n\nRunner\n3\n5\n",
+    )
+    .unwrap();
+    let rules = dir.join("r.sand");
+    std::fs::write(
+        &rules,
+        "section 1 \"Units\" {\n  rule a \"Statistics\"\n  rule c \"Morale\"\n  kind man {\n    speed: int\n    acc: int\n  }\n  unit runner: man \"Runner\" { speed: 3, acc: 6 }\n}\n",
+    )
+    .unwrap();
+    let (r, b) = (rules.to_str().unwrap(), book.to_str().unwrap());
+    let (code, out, err) = sandtable(&["check", r, "--against", b, "--json"]);
+    assert_eq!(code, 0, "warnings only: {err}");
+    let v: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    let found: Vec<(&str, &str)> = v
+        .iter()
+        .filter(|d| d["code"].as_str().unwrap().starts_with("against::"))
+        .map(|d| (d["code"].as_str().unwrap(), d["message"].as_str().unwrap()))
+        .collect();
+    let has = |code: &str, words: &str| found.iter().any(|(c, m)| *c == code && m.contains(words));
+    assert!(has("against::not-encoded", "1.b (Orders)"), "{found:?}");
+    assert!(has("against::not-in-book", "section 1.c"), "{found:?}");
+    assert!(
+        has("against::title-differs", "\"Stats\" in the book"),
+        "{found:?}"
+    );
+    assert!(has("against::value-differs", "acc = 6"), "{found:?}");
+    assert_eq!(found.len(), 4, "{found:?}");
+    // One ruleset per book; an unreadable book is an I/O error (exit 2), not "no findings".
+    assert_eq!(sandtable(&["check", r, r, "--against", b]).0, 2);
+    let (code, out, _) = sandtable(&["check", r, "--against", "no-such-book.txt", "--json"]);
+    assert_eq!(code, 2);
+    assert!(out.contains("\"kind\": \"io\""), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

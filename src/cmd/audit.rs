@@ -93,7 +93,7 @@ pub fn run(args: Args) -> u8 {
     }
 }
 
-fn read(path: &Path) -> Result<String, String> {
+pub(crate) fn read(path: &Path) -> Result<String, String> {
     if path.is_dir() {
         return Err("it is a folder; give the rulebook's text file".into());
     }

@@ -12,7 +12,8 @@ use crate::report::{self, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
     after_help = "Exit status: 0 no errors (warnings allowed), 1 errors (or warnings with --deny warnings), 2 usage or I/O error.\n\
 The codes are listed in docs/language.md (\"Diagnostic codes\").\n\n\
 Examples:\n  sandtable check rules/platoon\n  sandtable check rules/* --json\n  sandtable check examples/tutorial --deny warnings\n  \
-sandtable check rules/platoon --allow sand::lint::unknown-value --deny sand::lint::unused"
+sandtable check rules/platoon --allow sand::lint::unknown-value --deny sand::lint::unused\n  \
+sandtable check rules/platoon --against ../shared/rulebooks/platoon.txt"
 )]
 pub struct Args {
     /// Ruleset folders or .sand files; each is checked as its own ruleset
@@ -27,6 +28,11 @@ pub struct Args {
     /// Silence the warning CODE (repeatable); errors cannot be allowed
     #[arg(long, value_name = "CODE")]
     allow: Vec<String>,
+    /// Hold the encoding against the rulebook's plain text: numbered sections and items the
+    /// encoding lacks or adds, titles spelled differently, stat lines and table rows whose
+    /// numbers the book's row does not print (one ruleset only)
+    #[arg(long, value_name = "BOOK.txt")]
+    against: Option<PathBuf>,
     /// Print only the summary lines, not each diagnostic
     #[arg(long, short)]
     quiet: bool,
@@ -142,12 +148,19 @@ pub fn run(args: Args) -> u8 {
             return EXIT_USAGE;
         }
     };
+    if args.against.is_some() && args.paths.len() > 1 {
+        report::error(
+            report::Kind::Usage,
+            "--against compares one ruleset with its book: give one ruleset path".to_string(),
+        );
+        return EXIT_USAGE;
+    }
     let mut all_json = Vec::new();
     let mut io_errors: Vec<String> = Vec::new();
     let mut errors = 0;
     let mut warnings = 0;
     for path in &args.paths {
-        let compiled = match compile_path_with(path, report::load_options()) {
+        let mut compiled = match compile_path_with(path, report::load_options()) {
             Ok(c) => c,
             Err(e) => {
                 if !args.json {
@@ -160,6 +173,18 @@ pub fn run(args: Args) -> u8 {
         let mut diagnostics = compiled.diagnostics.clone();
         if !compiled.has_errors() {
             diagnostics.extend(crate::cmd::matchups::lints(&compiled));
+        }
+        let files = compiled.db.len();
+        if let Some(book) = &args.against {
+            match crate::cmd::against::diagnostics(&mut compiled, book) {
+                Ok(found) => diagnostics.extend(found),
+                Err(e) => {
+                    if !args.json {
+                        eprintln!("error: {e}");
+                    }
+                    io_errors.push(e);
+                }
+            }
         }
         let diagnostics = levels.apply(&diagnostics);
         let (e, w) = report::counts(&diagnostics);
@@ -186,7 +211,7 @@ pub fn run(args: Args) -> u8 {
             }
             line.push_str(&format!(
                 " ({} files, {} sections, {} resolutions)",
-                compiled.db.len(),
+                files,
                 compiled.program.sections.len(),
                 compiled
                     .program

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod against;
 pub mod audit;
 pub mod bench;
 pub mod check;

@@ -94,4 +94,9 @@ pub mod codes {
     pub const NAME_VARIANT: &str = "audit::name-variant";
     pub const CONVERSION_MISMATCH: &str = "audit::conversion-mismatch";
     pub const WRONG_TOPIC: &str = "audit::wrong-topic-reference";
+    /// `check --against`: the encoding held against its book.
+    pub const AGAINST_MISSING: &str = "against::not-encoded";
+    pub const AGAINST_EXTRA: &str = "against::not-in-book";
+    pub const AGAINST_TITLE: &str = "against::title-differs";
+    pub const AGAINST_VALUE: &str = "against::value-differs";
 }

@@ -8,6 +8,7 @@
 //! or spelled two ways, figures that contradict a stated scale, rule areas the
 //! text relies on and lacks, and the damage a conversion to plain text leaves.
 
+pub mod against;
 mod content;
 mod conversion;
 mod finding;
