@@ -109,6 +109,28 @@ fn the_runtime_and_the_compiler_name_no_system() {
     );
 }
 
+/// Words one book uses for something every game may have (its fake pieces, its name for
+/// alternating activation, its terrain field, its counter): generic code reads them through a
+/// property the ruleset sets (`units:`, `alternating`, `entry_cost:`, `distance_counter:`).
+const BOOK_WORDS: &[&str] = &["decoy", "impulse", "extra_entry_cost", "\"moved\""];
+
+#[test]
+fn the_runtime_and_the_compiler_use_no_book_word_as_a_key() {
+    let found: Vec<String> = code_lines(&["runtime/src", "compiler/src"])
+        .into_iter()
+        .filter(|(_, _, l)| {
+            let l = l.to_lowercase();
+            BOOK_WORDS.iter().any(|w| l.contains(w))
+        })
+        .map(|(f, n, l)| format!("{f}:{n}: {}", l.trim()))
+        .collect();
+    assert!(
+        found.is_empty(),
+        "one book's words in generic code (read them through a property the ruleset sets):\n{}",
+        found.join("\n")
+    );
+}
+
 #[test]
 fn unsafe_code_is_only_in_the_jit_and_each_block_says_why_it_is_sound() {
     let dirs = [

@@ -289,7 +289,7 @@ engine_functions! {
     Position = "position"(req("P", Place)) -> Value, Any, NO;
     /// The middle of the side's set-up area: a hex label or a point.
     Home = "home"(req("side", Side)) -> Value, Any, NO;
-    /// Hex boards: the cheapest cost for the piece to reach the hex (1 per hex plus its terrain's `extra_entry_cost`; no entering a hex whose marker `blocks_movement`; a hex with enemy units is entered but not passed through); 1,000,000 when it cannot.
+    /// Hex boards: the cheapest cost for the piece to reach the hex (1 per hex plus the terrain field the board's `entry_cost:` names; no entering a hex whose marker `blocks_movement`; a hex with enemy units is entered but not passed through); 1,000,000 when it cannot.
     MoveCost = "move_cost"(req("piece", Piece), req("hex", Hex)) -> Int, NonNegative, Some(Narrowing::Within(By::MoveCost));
     /// The piece is on the board, on one of its force's `exit` hexes.
     CanExit = "can_exit"(req("piece", Piece)) -> Bool, Any, NO;
@@ -303,7 +303,7 @@ engine_functions! {
     TerrainOnLine = "terrain_on_line"(req("a", Place), req("b", Place), req("field", Name), req("value", Value)) -> Int, Any, NO;
     /// The distance to the nearest other piece of the same side that matches the filter; 2^40 when there is none.
     NearestDistance = "nearest_distance"(req("piece", Piece), req("F", Filter)) -> Distance, Any, NO;
-    /// The number kept on the piece under the name, 0 until set; the engine keeps `moved` (distance moved this turn, reset at the end of each turn).
+    /// The number kept on the piece under the name, 0 until set; the engine adds each move's distance to the counter the turn block's `distance_counter:` names, and sets it back to 0 at the end of each turn.
     Counter = "counter"(req("piece", Piece), req("name", Name)) -> Value, NonNegative, NO;
     /// Effect: add `n` to the piece's counter.
     AddCounter = "add_counter"(req("piece", Piece), req("name", Name), req("n", Number)) -> Effect, Any, NO;

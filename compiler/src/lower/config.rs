@@ -59,6 +59,7 @@ pub(crate) const SCHEMAS: &[Schema] = &[
             "features",
             "base",
             "blocks_sight",
+            "entry_cost",
         ],
         blocks: &["region", "area", "feature"],
         schemes: &["hex", "open", "sectors", "square"],
@@ -66,7 +67,7 @@ pub(crate) const SCHEMAS: &[Schema] = &[
     },
     Schema {
         keyword: "turn",
-        properties: &["sequence", "limit", "order", "note"],
+        properties: &["sequence", "limit", "order", "note", "distance_counter"],
         blocks: &[],
         schemes: &[],
         references: &["sequence"],
@@ -119,7 +120,6 @@ pub(crate) const SCHEMAS: &[Schema] = &[
         schemes: &[
             "chip_cup",
             "deck",
-            "impulses",
             "fixed",
             "sequence",
             "all",
@@ -163,7 +163,6 @@ pub(crate) const SCHEMAS: &[Schema] = &[
             "deploy",
             "units",
             "markers",
-            "decoys",
             "artillery",
             "points",
             "max_per_hex",

@@ -23,16 +23,21 @@ const SCHEME_PROPERTIES: &[(&str, &[&str])] = &[
     ("deck", &["deck"]),
     ("chips", &["chip_cup"]),
     ("draw", &["chip_cup"]),
-    ("first", &["alternating", "impulses"]),
-    ("alternate", &["alternating", "impulses"]),
-    (
-        "order",
-        &["all", "fixed", "sequence", "alternating", "impulses"],
-    ),
+    ("first", &["alternating"]),
+    ("alternate", &["alternating"]),
+    ("order", &["all", "fixed", "sequence", "alternating"]),
 ];
 
 /// Board properties and blocks that belong to one family of boards.
-const HEX_ONLY: &[&str] = &["columns", "rows", "orientation", "region", "hexes", "exits"];
+const HEX_ONLY: &[&str] = &[
+    "columns",
+    "rows",
+    "orientation",
+    "region",
+    "hexes",
+    "exits",
+    "entry_cost",
+];
 const TABLE_ONLY: &[&str] = &[
     "width",
     "depth",
@@ -241,7 +246,7 @@ impl Lowerer<'_> {
                 )
                 .label("no `: SCHEME`")
                 .help(
-                    "name how it is played: `activation NAME: chip_cup` (or deck, impulses, alternating, all, fixed, sequence)",
+                    "name how it is played: `activation NAME: chip_cup` (or deck, alternating, all, fixed, sequence)",
                 ),
             );
             return;
@@ -642,7 +647,7 @@ impl Lowerer<'_> {
                 )
                 .label("not an activation")
                 .help(if names.is_empty() {
-                    format!("declare it: `activation {name}: impulses {{ sides: … }}`")
+                    format!("declare it: `activation {name}: alternating {{ sides: … }}`")
                 } else {
                     format!("activations: {}", names.join(", "))
                 }),
@@ -887,10 +892,23 @@ impl Lowerer<'_> {
             self.missing(file, f, "units", "a force", "`units: 2 * rifle_team`");
         }
         for (key, values) in properties(f) {
-            if key.name != "units" && key.name != "decoys" {
+            if key.name != "units" {
                 continue;
             }
             for e in flat(values) {
+                if let ExprKind::Int(n) = e.kind {
+                    self.diags.push(
+                        Diagnostic::new(
+                            Code::ScenarioBadValue,
+                            file,
+                            e.span,
+                            format!("a bare count ({n}) names no piece to set up"),
+                        )
+                        .label("not a piece")
+                        .help(format!("say which piece: `{n} * PIECE`")),
+                    );
+                    continue;
+                }
                 let name = match &e.kind {
                     ExprKind::Binary {
                         op: ast::BinOp::Mul,

@@ -397,3 +397,88 @@ scenario crossing "Crossing" {
     assert_eq!(r.winner, Winner::Side(side(&program, "reds")));
     assert_eq!(r.scores[side(&program, "reds") as usize], 1);
 }
+
+/// A walk across a hex board whose bog costs its `slog` field more to enter, with the turn's
+/// distance counter named by `COUNTER` (empty: none).
+fn walk(counter: &str, entry_cost: &str) -> String {
+    r#"side reds "Reds"
+side blacks "Blacks"
+kind soldier { fire_modifier: int }
+unit red_soldier: soldier of reds "Red soldier" { fire_modifier: 1 }
+unit black_soldier: soldier of blacks "Black soldier" { fire_modifier: 1 }
+terrain open_ground "Open ground" { target_modifier: 0 }
+terrain bog "Bog" { target_modifier: 0, slog: 2 }
+board field: hex {
+  columns: A..=F
+  rows: 1..=6
+  default: open_ground
+  ENTRY_COST
+  region { terrain: bog, hexes: C3 }
+}
+activation cup: chip_cup {
+  sides: reds, blacks
+}
+turn {
+  COUNTER
+  phase play "Play" {
+    activation: cup
+    actions: step
+  }
+}
+action step(s: soldier, dest: hex) {
+  require owner(s) == reds
+  require distance(position(s), dest) == 1
+  move s to dest
+  if counter(s, "walked") >= 2 { win reds }
+}
+scenario stroll "Stroll" {
+  board: field
+  turns: 1
+  chips: reds = 2, blacks = 1
+  force reds { units: red_soldier, deploy: rows = 1..=2 }
+  force blacks { units: black_soldier, deploy: rows = 6..=6 }
+  victory { win blacks }
+}
+"#
+    .replace("COUNTER", counter)
+    .replace("ENTRY_COST", entry_cost)
+}
+
+#[test]
+fn the_turn_blocks_distance_counter_adds_up_each_move_and_no_counter_is_kept_without_it() {
+    // Two one-hex steps in the turn: the counter the ruleset names reaches 2.
+    let program = compile(&walk("distance_counter: walked", ""));
+    let a = Assumptions::default();
+    let rules = Rules::new(&program, &a, "stroll").unwrap();
+    assert_eq!(rules.distance_counter.as_deref(), Some("walked"));
+    let (g, r) = play(&rules, 1);
+    assert_eq!(r.winner, Winner::Side(side(&program, "reds")));
+    // The turn's end set it back to 0.
+    assert!(
+        g.state
+            .pieces
+            .iter()
+            .any(|p| p.counters == [("walked".to_string(), 0)])
+    );
+    // Without `distance_counter:` the engine keeps no counter of its own.
+    let program = compile(&walk("", ""));
+    let rules = Rules::new(&program, &a, "stroll").unwrap();
+    assert_eq!(rules.distance_counter, None);
+    let (g, r) = play(&rules, 1);
+    assert_eq!(r.winner, Winner::Side(side(&program, "blacks")));
+    assert!(g.state.pieces.iter().all(|p| p.counters.is_empty()));
+}
+
+#[test]
+fn the_boards_entry_cost_names_the_terrain_field_added_to_the_cost_of_entering_a_hex() {
+    let a = Assumptions::default();
+    let bog = 2 * 6 + 2; // C3: column 3, row 3, by `BoardSpec::hex_index`
+    let program = compile(&walk("", "entry_cost: slog"));
+    let rules = Rules::new(&program, &a, "stroll").unwrap();
+    assert_eq!(rules.hex_cost[bog], Some(3));
+    assert_eq!(rules.hex_cost[0], Some(1));
+    // Without `entry_cost:` no terrain field counts: every hex costs 1.
+    let program = compile(&walk("", ""));
+    let rules = Rules::new(&program, &a, "stroll").unwrap();
+    assert!(rules.hex_cost.iter().all(|c| *c == Some(1)));
+}

@@ -471,8 +471,10 @@ impl Game<'_, '_> {
                 }
             }
             Stage::TurnEnd => {
-                for p in &mut self.state.pieces {
-                    p.clear_counter("moved");
+                if let Some(c) = &rules.distance_counter {
+                    for p in &mut self.state.pieces {
+                        p.clear_counter(c);
+                    }
                 }
                 Stage::TurnBegin
             }

@@ -444,13 +444,17 @@ impl GameHost<'_, '_> {
 
     fn set_pos(&mut self, i: usize, to: Pos) -> Result<(), RunError> {
         let from = self.state.pieces[i].pos;
-        let moved = match (from, to) {
-            (Some(a), b) => self.distance(a, b).unwrap_or(0),
-            _ => 0,
-        };
+        // The ruleset may name a counter that adds up the distance each piece moves in a turn.
+        if let Some(c) = &self.rules.distance_counter {
+            let travelled = match from {
+                Some(a) => self.distance(a, to).unwrap_or(0),
+                None => 0,
+            };
+            let p = &mut self.state.pieces[i];
+            let m = p.counter(c);
+            p.set_counter(c, m + travelled);
+        }
         let p = &mut self.state.pieces[i];
-        let m = p.counter("moved");
-        p.set_counter("moved", m + moved);
         p.pos = Some(to);
         if self.tell {
             self.said.push(format!(

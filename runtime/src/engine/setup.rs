@@ -181,11 +181,14 @@ pub struct Rules<'p> {
     pub victory: Option<ProcId>,
     /// Actions a free action may pick from: those of the first phase with an activation.
     pub free_actions: Vec<ProcId>,
-    /// Hex boards: the cost of entering each hex (by [`BoardSpec::hex_index`]): 1 plus its
-    /// terrain's `extra_entry_cost` field when it has one.
+    /// Hex boards: the cost of entering each hex (by [`BoardSpec::hex_index`]): 1 plus the
+    /// terrain field the board's `entry_cost:` names, when it has one.
     pub hex_cost: Vec<Option<u32>>,
     /// Hex boards: the neighbours of each hex, by index.
     pub hex_adjacent: Vec<Vec<u32>>,
+    /// The turn block's `distance_counter:`: the piece counter that adds up the distance each
+    /// piece moves, back to 0 when the turn ends.
+    pub distance_counter: Option<String>,
     /// The turn block's `on end` hooks: clean-up after the last phase of every turn.
     pub turn_end: Vec<ProcId>,
     /// Every entity's fields with the assumptions applied, by entity id; `None` for an
@@ -264,6 +267,7 @@ impl<'p> Rules<'p> {
             hex_cost: Vec::new(),
             hex_adjacent: Vec::new(),
             turn_end: Vec::new(),
+            distance_counter: None,
             scenario_values: sc
                 .properties
                 .iter()
@@ -324,17 +328,24 @@ impl<'p> Rules<'p> {
         };
         r.board_name = board_block.name.clone().unwrap_or_default();
         r.board = read_board(program, &interp, board_block)?;
+        // `entry_cost: FIELD`: the terrain field that adds to the cost of entering a hex.
+        let entry_cost = match prop(board_block, "entry_cost") {
+            Some(p) => Some(sym(&cv(&p.values[0].1)?)?),
+            None => None,
+        };
         if let BoardSpec::Hex { grid, terrain, .. } = &r.board {
             for h in grid.hexes() {
                 let t = match terrain[BoardSpec::hex_index(grid, h)] {
                     Some(Ground::Entity(t)) => Some(t),
                     _ => None,
                 };
-                let extra =
-                    match t.and_then(|t| program.entities[t as usize].field("extra_entry_cost")) {
+                let extra = match (t, &entry_cost) {
+                    (Some(t), Some(field)) => match program.entities[t as usize].field(field) {
                         Some(v) => int(&interp.constant(v).map_err(setup_err)?)?,
                         None => 0,
-                    };
+                    },
+                    _ => 0,
+                };
                 r.hex_cost.push(Some(1 + extra.clamp(0, 1000) as u32));
                 r.hex_adjacent.push(
                     grid.neighbours(h)
@@ -402,6 +413,9 @@ impl<'p> Rules<'p> {
         {
             r.turns = turn_count(&cv(&p.values[0].1)?, "the turn block's `limit`")?;
             r.turns_printed = true;
+        }
+        if let Some(p) = prop(turn, "distance_counter") {
+            r.distance_counter = Some(sym(&cv(&p.values[0].1)?)?);
         }
         r.turn_end = turn
             .hooks
@@ -704,16 +718,14 @@ fn read_activation(
                 order("sides")?
             }))
         }
-        Some("alternating") | Some("impulses") => {
-            Ok(Activation::Alternating(if prop(b, "first").is_some() {
-                order("first")?
-            } else {
-                order("sides")?
-            }))
-        }
+        Some("alternating") => Ok(Activation::Alternating(if prop(b, "first").is_some() {
+            order("first")?
+        } else {
+            order("sides")?
+        })),
         Some("deck") => read_deck(program, interp, b).map(Activation::Deck),
         Some(other) => Err(EngineError::Setup(format!(
-            "the engine does not play the `{other}` activation scheme yet; it plays chip_cup, deck, all, fixed, sequence, alternating and impulses"
+            "the engine does not play the `{other}` activation scheme yet; it plays chip_cup, deck, all, fixed, sequence and alternating"
         ))),
         None => Err(EngineError::Setup(
             "an activation block needs a scheme".into(),
@@ -1023,19 +1035,17 @@ fn read_force(
 ) -> Result<ForceSpec, EngineError> {
     let name = f.name.clone().unwrap_or_default();
     let side = side_named(program, &name)?;
+    // `units:` lists every piece the force sets up, whatever the rules call them.
     let mut units = Vec::new();
-    for key in ["units", "decoys"] {
-        let Some(p) = prop(f, key) else { continue };
+    if let Some(p) = prop(f, "units") {
         for v in flat(interp, p)? {
             match v {
                 Val::Entity(e) if program.entities[e as usize].category != Category::Terrain => {
                     units.push(e)
                 }
-                // A bare count (`decoys: 2`) names no piece: nothing to place.
-                Val::Int(_) => {}
                 other => {
                     return Err(EngineError::Setup(format!(
-                        "force {name}: `{key}` holds {}, not a piece",
+                        "force {name}: `units` holds {}, not a piece",
                         other.show(program)
                     )));
                 }
