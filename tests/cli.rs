@@ -522,6 +522,128 @@ fn run_plays_both_scenarios_to_a_winner_and_replay_reproduces_them() {
 }
 
 #[test]
+fn a_game_log_records_moves_dice_removals_and_markers_as_data() {
+    let lines = |log: &std::path::Path| -> Vec<serde_json::Value> {
+        std::fs::read_to_string(log)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let of = |evs: &[serde_json::Value], kind: &str| -> Vec<serde_json::Value> {
+        evs.iter().filter(|e| e["event"] == kind).cloned().collect()
+    };
+    let log = temp("structured-platoon.jsonl");
+    let log_s = log.to_str().unwrap();
+    let (code, out, err) = sandtable(&[
+        "run",
+        "rules/platoon",
+        "--scenario",
+        "protecting-the-flank",
+        "--seed",
+        "1",
+        "--log",
+        log_s,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let evs = lines(&log);
+    let moves = of(&evs, "moved");
+    assert!(!moves.is_empty());
+    for m in &moves {
+        // The route ends where the piece ends, and the narrative tells the same move.
+        let path = m["path"].as_array().unwrap();
+        assert_eq!(path.last(), Some(&m["to"]["hex"]), "{m}");
+        let told = format!(
+            "{} moves {} -> {}",
+            m["piece"].as_str().unwrap(),
+            m["from"]["hex"].as_str().unwrap(),
+            m["to"]["hex"].as_str().unwrap()
+        );
+        assert!(out.contains(&told), "{told}");
+        assert!(m["why"].is_string(), "{m}");
+    }
+    // Fire rolls a d10 for each side (Platoon 7.a): both faces are in the log.
+    let fire = of(&evs, "resolved");
+    let fire: Vec<_> = fire.iter().filter(|e| e["name"] == "fire").collect();
+    assert!(!fire.is_empty());
+    for f in &fire {
+        let dice = f["dice"].as_array().unwrap();
+        assert_eq!(dice.len(), 2, "{f}");
+        assert!(
+            dice.iter()
+                .all(|d| d["die"] == "d10" && (1..=10).contains(&d["face"].as_i64().unwrap()))
+        );
+    }
+    // Every loss counted at the end was logged where it happened.
+    let end = evs.last().unwrap();
+    let losses: u64 = end["losses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l[1].as_u64().unwrap())
+        .sum();
+    let eliminated = of(&evs, "eliminated");
+    assert!(
+        eliminated.iter().all(|e| e["at"]["hex"].is_string()),
+        "{eliminated:?}"
+    );
+    assert!(eliminated.len() as u64 >= losses, "{losses} losses");
+    assert_eq!(
+        of(&evs, "deployed").len(),
+        of(&evs, "decision")
+            .iter()
+            .filter(|d| d["label"].as_str().unwrap().starts_with("deploy "))
+            .count()
+    );
+    // A die face changed by hand no longer matches the game.
+    let text = std::fs::read_to_string(&log).unwrap();
+    let first = text
+        .lines()
+        .position(|l| l.contains("\"event\":\"resolved\""))
+        .unwrap();
+    let mut changed: Vec<String> = text.lines().map(String::from).collect();
+    let resolved: serde_json::Value = serde_json::from_str(&changed[first]).unwrap();
+    let mut bumped = resolved.clone();
+    let f0 = bumped["dice"][0]["face"].as_i64().unwrap();
+    bumped["dice"][0]["face"] = serde_json::json!(f0 % 10 + 1);
+    changed[first] = serde_json::to_string(&bumped).unwrap();
+    std::fs::write(&log, changed.join("\n")).unwrap();
+    let (code, _, err) = sandtable(&["replay", log_s, "--ruleset", "rules/platoon"]);
+    assert_eq!(code, 1, "a changed die replayed");
+    assert!(err.contains(&format!("event {first} differs")), "{err}");
+    let _ = std::fs::remove_file(&log);
+
+    // On a table: points are exact, and markers come and go as events.
+    let log = temp("structured-plastic.jsonl");
+    let log_s = log.to_str().unwrap();
+    let (code, _, err) = sandtable(&[
+        "run",
+        "rules/plastic_battle",
+        "--scenario",
+        "total-destruction",
+        "--seed",
+        "1",
+        "--log",
+        log_s,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let evs = lines(&log);
+    let m = &of(&evs, "moved")[0];
+    assert!(m["to"]["x"].is_i64() && m["to"]["y"].is_i64(), "{m}");
+    assert!(m["path"].as_array().unwrap().is_empty());
+    let marked = of(&evs, "marked");
+    let unmarked = of(&evs, "unmarked");
+    assert!(!marked.is_empty() && !unmarked.is_empty());
+    assert!(
+        of(&evs, "resolved")
+            .iter()
+            .any(|r| r["name"] == "cohesion_check" && r["dice"][0]["die"] == "d6")
+    );
+    let _ = std::fs::remove_file(&log);
+}
+
+#[test]
 fn sim_prints_json_totals_that_do_not_depend_on_jobs() {
     let run = |jobs: &str| {
         let (code, out, err) = sandtable(&[

@@ -524,6 +524,7 @@ impl<'p> Interp<'p> {
             );
         }
         let face = faces[ctx.dice.index(faces.len() as u32) as usize];
+        ctx.dice.saw(die, face);
         ctx.event(|| Event::Roll { die, face });
         Ok(face)
     }

@@ -29,6 +29,8 @@ pub struct Dice {
     rng: ChaCha8Rng,
     /// Scripted indices replace the generator (brute-force enumeration, backend agreement).
     script: Option<Script>,
+    /// While watched (a logged game), every die the interpreter rolls: (die id, face).
+    rolls: Option<Vec<(u32, i64)>>,
 }
 
 #[derive(Debug, Clone)]
@@ -47,6 +49,7 @@ impl Dice {
             draws: 0,
             rng: ChaCha8Rng::seed_from_u64(seed),
             script: None,
+            rolls: None,
         }
     }
 
@@ -150,6 +153,7 @@ impl Dice {
             draws: s.draws,
             rng,
             script: None,
+            rolls: None,
         })
     }
 
@@ -157,6 +161,38 @@ impl Dice {
     pub(crate) const POS_OFFSET: i32 = std::mem::offset_of!(Dice, pos) as i32;
     pub(crate) const BUF_OFFSET: i32 = std::mem::offset_of!(Dice, buf) as i32;
     pub(crate) const DRAWS_OFFSET: i32 = std::mem::offset_of!(Dice, draws) as i32;
+
+    /// Start keeping the dice rolled (if not kept already): returns whether this call started
+    /// it and how many are kept so far, to hand back to [`Dice::watched`].
+    pub fn watch(&mut self) -> (bool, usize) {
+        match &self.rolls {
+            Some(r) => (false, r.len()),
+            None => {
+                self.rolls = Some(Vec::new());
+                (true, 0)
+            }
+        }
+    }
+
+    /// The rolls kept since [`Dice::watch`] returned `(started, from)`; stops keeping them if
+    /// that call started it.
+    pub fn watched(&mut self, started: bool, from: usize) -> Vec<(u32, i64)> {
+        let seen = self
+            .rolls
+            .as_ref()
+            .map_or(Vec::new(), |r| r.get(from..).unwrap_or_default().to_vec());
+        if started {
+            self.rolls = None;
+        }
+        seen
+    }
+
+    /// Keep a roll when watched (see [`Dice::watch`]).
+    pub(crate) fn saw(&mut self, die: u32, face: i64) {
+        if let Some(r) = &mut self.rolls {
+            r.push((die, face));
+        }
+    }
 
     /// How many rolls have been drawn: backends must agree on this too.
     pub fn draws(&self) -> u64 {
@@ -178,6 +214,24 @@ pub struct DiceState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn watching_keeps_the_rolls_of_each_span_and_stops_with_the_outermost() {
+        let mut d = Dice::new(3);
+        d.saw(0, 1);
+        let outer = d.watch();
+        assert_eq!(outer, (true, 0));
+        d.saw(0, 4);
+        let inner = d.watch();
+        assert_eq!(inner, (false, 1));
+        d.saw(1, 6);
+        assert_eq!(d.watched(inner.0, inner.1), vec![(1, 6)]);
+        d.saw(0, 2);
+        assert_eq!(d.watched(outer.0, outer.1), vec![(0, 4), (1, 6), (0, 2)]);
+        // Unwatched again: nothing is kept (bulk simulation pays nothing).
+        d.saw(0, 5);
+        assert!(d.rolls.is_none());
+    }
 
     #[test]
     fn a_restored_stream_goes_on_with_the_same_rolls() {

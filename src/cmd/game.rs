@@ -344,7 +344,9 @@ fn print_story(pre: &[String], events: &[Event], stop: Option<&std::sync::atomic
         if stopped() {
             break;
         }
-        let _ = writeln!(out, "{}", log::narrate(e));
+        if let Some(line) = log::narrate(e) {
+            let _ = writeln!(out, "{line}");
+        }
     }
     let _ = out.flush();
 }
@@ -715,7 +717,9 @@ fn drive(d: &Drive, mut game: Game, policies: Vec<Box<dyn policy::Policy>>) -> u
         }
         let mut out = std::io::stdout().lock();
         for e in &game.events[*told..] {
-            let _ = writeln!(out, "{}", log::narrate(e));
+            if let Some(line) = log::narrate(e) {
+                let _ = writeln!(out, "{line}");
+            }
         }
         let _ = out.flush();
         *told = game.events.len();
@@ -1065,7 +1069,12 @@ pub fn replay(args: ReplayArgs) -> u8 {
     if let Some(i) =
         (0..events.len().max(game.events.len())).find(|&i| events.get(i) != game.events.get(i))
     {
-        let show = |e: Option<&Event>| e.map_or("nothing".into(), log::narrate);
+        // A silent event is shown as its log line.
+        let show = |e: Option<&Event>| {
+            e.map_or("nothing".into(), |e| {
+                log::narrate(e).unwrap_or_else(|| serde_json::to_string(e).unwrap_or_default())
+            })
+        };
         report::error(
             Kind::Replay,
             format!(

@@ -243,8 +243,18 @@ impl Game<'_, '_> {
                     ));
                 };
                 let pos = super::options::decode_place(self.rules, at)?;
-                self.state.pieces[*i as usize].pos = Some(pos);
+                let p = &mut self.state.pieces[*i as usize];
+                p.pos = Some(pos);
                 self.scratch.version += 1;
+                if self.logging {
+                    let p = &self.state.pieces[*i as usize];
+                    let e = Event::Deployed {
+                        piece: p.label.to_string(),
+                        side: p.side.map(|s| self.side_name(s)),
+                        at: pos.into(),
+                    };
+                    self.log(e);
+                }
                 Ok(())
             }
             Act::Action(_) => self.run_action(side, choice.clone(), Vec::new()),

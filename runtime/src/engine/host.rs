@@ -3,6 +3,7 @@
 
 use sandtable_ir::{EngineFn, EntityId, ProcKind, SideId};
 
+use super::log::{Event, Place, Rolled};
 use super::setup::{BoardSpec, Ground, Rules};
 use super::state::{Pos, State, Status};
 use crate::board::table::{self, Length};
@@ -37,10 +38,12 @@ pub struct GameHost<'a, 'p> {
     pub rules: &'a Rules<'p>,
     pub state: &'a mut State,
     pub scratch: &'a mut Scratch,
-    /// What happened, in words, for the narrative and the log.
-    pub said: Vec<String>,
-    /// Tell what happens in words (off in bulk simulation, where nobody reads them).
+    /// What happened, as events for the log (the narrative is rendered from them).
+    pub said: Vec<Event>,
+    /// Tell what happens (off in bulk simulation, where nobody reads it).
     pub tell: bool,
+    /// The action or hook being run: why a piece moves, for the log.
+    pub why: Option<String>,
     /// The side that decides a `choose` inside the procedure: the acting side. Hooks have
     /// none, and a `choose` there is an error.
     pub chooser: Option<SideId>,
@@ -81,6 +84,7 @@ impl<'a, 'p> GameHost<'a, 'p> {
             scratch,
             said: Vec::new(),
             tell: false,
+            why: None,
             chooser: None,
             given: Vec::new(),
             picks: Vec::new(),
@@ -454,18 +458,78 @@ impl GameHost<'_, '_> {
             let m = p.counter(c);
             p.set_counter(c, m + travelled);
         }
+        // The route is worked out before the piece leaves (the costs depend on where it is).
+        let path = match (self.tell, from, to) {
+            (true, Some(Pos::Hex(_)), Pos::Hex(t)) => self.cheapest_route(i, t)?,
+            _ => Vec::new(),
+        };
         let p = &mut self.state.pieces[i];
         p.pos = Some(to);
         if self.tell {
-            self.said.push(format!(
-                "{} moves {} -> {}",
-                p.label,
-                from.map_or("?".into(), |f| f.label()),
-                to.label()
-            ));
+            let e = Event::Moved {
+                piece: p.label.to_string(),
+                side: side_label(self.rules, p.side),
+                from: from.map(Place::from),
+                to: to.into(),
+                path: path.iter().map(|h| h.to_string()).collect(),
+                why: self.why.clone(),
+            };
+            self.said.push(e);
         }
         self.scratch.version += 1;
         Ok(())
+    }
+
+    /// The hexes a piece enters, in order, on a cheapest route to `to` (the costs of
+    /// [`GameHost::reach`]); empty when it has none. Ties go to the first neighbour listed.
+    fn cheapest_route(&mut self, i: usize, to: HexCoord) -> Result<Vec<HexCoord>, RunError> {
+        let BoardSpec::Hex { grid, .. } = &self.rules.board else {
+            return Ok(Vec::new());
+        };
+        let rows = grid.rows();
+        let at = |k: usize| HexCoord::new(k as u32 / rows + 1, k as u32 % rows + 1).ok();
+        let Some(Pos::Hex(start)) = self.state.pieces[i].pos else {
+            return Ok(Vec::new());
+        };
+        let start = BoardSpec::hex_index(grid, start);
+        let side = self.state.pieces[i].side;
+        // A hex holding enemy units can be entered but not left (as in `reach`).
+        let enemy_at = |k: usize| {
+            self.state.pieces.iter().any(|p| {
+                p.on_board()
+                    && p.is_unit
+                    && p.side != side
+                    && p.pos
+                        .is_some_and(|q| matches!(q, Pos::Hex(h) if Some(h) == at(k)))
+            })
+        };
+        let enemy: Vec<bool> = (0..grid.hex_count() as usize).map(enemy_at).collect();
+        let dist = self.reach(i, None)?.to_vec();
+        let mut k = BoardSpec::hex_index(grid, to);
+        if dist.get(k).is_none_or(|d| *d == u32::MAX) {
+            return Ok(Vec::new());
+        }
+        let mut back = Vec::new();
+        while k != start {
+            back.push(k);
+            let Some(c) = self.rules.hex_cost[k] else {
+                return Ok(Vec::new());
+            };
+            let prev = self.rules.hex_adjacent[k]
+                .iter()
+                .map(|&n| n as usize)
+                .find(|&n| {
+                    dist[n] != u32::MAX
+                        && dist[n].saturating_add(c) == dist[k]
+                        && (n == start || !enemy[n])
+                });
+            match prev {
+                Some(n) => k = n,
+                None => return Ok(Vec::new()),
+            }
+        }
+        back.reverse();
+        Ok(back.into_iter().filter_map(at).collect())
     }
 
     fn eliminate(&mut self, i: usize) {
@@ -474,9 +538,24 @@ impl GameHost<'_, '_> {
             p.status = Status::Eliminated;
             p.markers.clear();
             if self.tell {
-                self.said.push(format!("{} eliminated", p.label));
+                let e = Event::Eliminated {
+                    piece: p.label.to_string(),
+                    side: side_label(self.rules, p.side),
+                    at: p.pos.map(Place::from),
+                };
+                self.said.push(e);
             }
             self.scratch.version += 1;
+        }
+    }
+
+    /// A value as the log shows it: pieces by their labels.
+    fn shown(&self, v: &Val) -> String {
+        match v {
+            Val::Piece(i) if (*i as usize) < self.state.pieces.len() => {
+                self.state.pieces[*i as usize].label.to_string()
+            }
+            other => other.show(self.rules.program),
         }
     }
 
@@ -505,6 +584,10 @@ impl GameHost<'_, '_> {
             ))),
         }
     }
+}
+
+fn side_label(rules: &Rules, s: Option<SideId>) -> Option<String> {
+    s.map(|s| rules.side_name(s).to_string())
 }
 
 /// Squared distance from `c` to the segment `a`-`b`, rounded down, exactly in integers.
@@ -810,11 +893,12 @@ impl Host for GameHost<'_, '_> {
                     p.status = Status::Exited;
                     p.exited_at = p.pos;
                     if self.tell {
-                        self.said.push(format!(
-                            "{} leaves the board at {}",
-                            p.label,
-                            p.pos.map_or("?".into(), |x| x.label())
-                        ));
+                        let e = Event::Exited {
+                            piece: p.label.to_string(),
+                            side: side_label(self.rules, p.side),
+                            at: p.pos.map(Place::from),
+                        };
+                        self.said.push(e);
                     }
                     self.scratch.version += 1;
                 }
@@ -977,7 +1061,12 @@ impl Host for GameHost<'_, '_> {
                     if p.on_board() && !p.markers.contains(marker) {
                         p.markers.push(*marker);
                         if self.tell {
-                            self.said.push(format!("{name} on {}", p.label));
+                            let e = Event::Marked {
+                                marker: name.clone(),
+                                piece: Some(p.label.to_string()),
+                                at: None,
+                            };
+                            self.said.push(e);
                         }
                     }
                 } else {
@@ -985,19 +1074,42 @@ impl Host for GameHost<'_, '_> {
                     if !self.state.place_markers.contains(&(at, *marker)) {
                         self.state.place_markers.push((at, *marker));
                         if self.tell {
-                            self.said.push(format!("{name} placed at {}", at.label()));
+                            self.said.push(Event::Marked {
+                                marker: name.clone(),
+                                piece: None,
+                                at: Some(at.into()),
+                            });
                         }
                     }
                 }
                 self.scratch.version += 1;
             }
             EffectRec::Remove { marker, target } => {
+                // Which pieces and places carried it, for the log.
+                let mut off_pieces: Vec<usize> = Vec::new();
+                let mut off_places: Vec<Pos> = Vec::new();
                 match target {
                     Val::Piece(_) => {
                         let i = self.piece(target)?;
+                        if self.state.pieces[i].markers.contains(marker) {
+                            off_pieces.push(i);
+                        }
                         self.state.pieces[i].markers.retain(|m| m != marker);
                     }
                     Val::Sym(s) if s == "all" => {
+                        if self.tell {
+                            off_pieces.extend(
+                                (0..self.state.pieces.len())
+                                    .filter(|&i| self.state.pieces[i].markers.contains(marker)),
+                            );
+                            off_places.extend(
+                                self.state
+                                    .place_markers
+                                    .iter()
+                                    .filter(|(_, m)| m == marker)
+                                    .map(|(p, _)| *p),
+                            );
+                        }
                         for p in &mut self.state.pieces {
                             p.markers.retain(|m| m != marker);
                         }
@@ -1005,9 +1117,29 @@ impl Host for GameHost<'_, '_> {
                     }
                     other => {
                         let at = self.place(other)?;
+                        if self.state.place_markers.contains(&(at, *marker)) {
+                            off_places.push(at);
+                        }
                         self.state
                             .place_markers
                             .retain(|(p, m)| !(*p == at && m == marker));
+                    }
+                }
+                if self.tell {
+                    let name = &program.entities[*marker as usize].name;
+                    for i in off_pieces {
+                        self.said.push(Event::Unmarked {
+                            marker: name.clone(),
+                            piece: Some(self.state.pieces[i].label.to_string()),
+                            at: None,
+                        });
+                    }
+                    for at in off_places {
+                        self.said.push(Event::Unmarked {
+                            marker: name.clone(),
+                            piece: None,
+                            at: Some(at.into()),
+                        });
                     }
                 }
                 self.scratch.version += 1;
@@ -1074,9 +1206,19 @@ impl Host for GameHost<'_, '_> {
         args: &[Val],
         dice: &mut Dice,
     ) -> Option<Result<Outcome, RunError>> {
-        // Every call comes through here, so resolutions can be told in the narrative: on
-        // compiled code when there is some, else on the interpreter with this game as host.
-        let r = match self.jit.and_then(|j| j.run(proc, args, dice)) {
+        // Every call comes through here, so resolutions can be told in the log: on compiled
+        // code when there is some, else on the interpreter with this game as host. While the
+        // game is logged the interpreter runs them, so every die is seen (compiled code draws
+        // from the same stream in the same order, but rolls inline, unseen).
+        let def = &self.rules.program.procs[proc as usize];
+        let watch = self.tell && def.kind == ProcKind::Resolve;
+        let first_roll = if watch { Some(dice.watch()) } else { None };
+        let compiled = if self.tell {
+            None
+        } else {
+            self.jit.and_then(|j| j.run(proc, args, dice))
+        };
+        let r = match compiled {
             Some(r) => r,
             None => {
                 let interp = Interp::new(self.rules.program, self.rules.assumptions);
@@ -1084,18 +1226,31 @@ impl Host for GameHost<'_, '_> {
                 interp.run(proc, args.to_vec(), &mut ctx)
             }
         };
-        let def = &self.rules.program.procs[proc as usize];
-        if let Ok(o) = &r
-            && def.kind == ProcKind::Resolve
-        {
-            let shown = match &o.key {
+        let Some((started, from)) = first_roll else {
+            return Some(r);
+        };
+        let rolled = dice.watched(started, from);
+        if let Ok(o) = &r {
+            let program = self.rules.program;
+            let result = match &o.key {
                 OutcomeKey::Named(n) => n.clone(),
-                OutcomeKey::Value(v) => v.show(self.rules.program),
+                OutcomeKey::Value(v) => v.show(program),
                 _ => "done".into(),
             };
-            if self.tell {
-                self.said.push(format!("{}: {shown}", def.name));
-            }
+            let e = Event::Resolved {
+                name: def.name.clone(),
+                args: args.iter().map(|v| self.shown(v)).collect(),
+                dice: rolled
+                    .into_iter()
+                    .map(|(d, face)| Rolled {
+                        die: program.dice[d as usize].name.clone(),
+                        face,
+                    })
+                    .collect(),
+                result,
+                why: self.why.clone(),
+            };
+            self.said.push(e);
         }
         Some(r)
     }

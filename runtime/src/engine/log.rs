@@ -4,11 +4,16 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::state::{Pos, inches};
+
 /// The first line of every log.
 pub const LOG_FORMAT: &str = "sandtable-game-log";
 /// Version 2: the fingerprint covers the rules' sources, not their compiled form (which named
 /// the paths as spelled), and the assumptions travel in the log.
-pub const LOG_VERSION: u32 = 2;
+/// Version 3: what happens on the board is data (moves with their routes, resolutions with
+/// their dice, removals, markers, set-up, actions), so a reader can check it without parsing
+/// the narrative.
+pub const LOG_VERSION: u32 = 3;
 /// Largest log `replay` reads. A game stops at [`super::MAX_DECISIONS`] decisions, whose log
 /// is a few tens of megabytes.
 pub const MAX_LOG_BYTES: u64 = 128 * 1024 * 1024;
@@ -41,6 +46,48 @@ pub struct Header {
     pub assume: Vec<(String, String)>,
 }
 
+/// Where something is, as data: a hex by its label, or a point on an open table in tenths of
+/// a millimetre from the table's corner (exact: the narrative rounds to hundredths of an inch).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Place {
+    Hex { hex: String },
+    Point { x: i64, y: i64 },
+}
+
+impl Place {
+    /// As the narrative prints it (the same words as [`Pos::label`]).
+    pub fn label(&self) -> String {
+        match self {
+            Place::Hex { hex } => hex.clone(),
+            Place::Point { x, y } => format!("({}, {})", inches(*x), inches(*y)),
+        }
+    }
+}
+
+impl From<Pos> for Place {
+    fn from(p: Pos) -> Self {
+        match p {
+            Pos::Hex(h) => Place::Hex { hex: h.to_string() },
+            Pos::Point(pt) => Place::Point {
+                x: pt.x(),
+                y: pt.y(),
+            },
+        }
+    }
+}
+
+/// One die rolled inside a resolution: the die's name and the face it showed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rolled {
+    pub die: String,
+    pub face: i64,
+}
+
+fn label_or_unknown(p: &Option<Place>) -> String {
+    p.as_ref().map_or("?".into(), Place::label)
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
@@ -68,6 +115,63 @@ pub enum Event {
     Said {
         text: String,
     },
+    /// A piece set up at a place (silent: the decision before it tells it).
+    Deployed {
+        piece: String,
+        side: Option<String>,
+        at: Place,
+    },
+    /// An action carried out to its end by `side`, with its arguments as shown (pieces by
+    /// label). Silent: the decision tells it.
+    Acted {
+        side: String,
+        action: String,
+        args: Vec<String>,
+    },
+    /// A piece moved. `path` is the hexes entered in order, the last being `to`, when the
+    /// engine knows the route (a cheapest one on a hex board); empty otherwise. `why` is the
+    /// action or hook that moved it.
+    Moved {
+        piece: String,
+        side: Option<String>,
+        from: Option<Place>,
+        to: Place,
+        path: Vec<String>,
+        why: Option<String>,
+    },
+    /// A resolution rolled in play: its arguments as shown, every die in the order rolled
+    /// (those of resolutions it calls included), and the outcome or value it came to.
+    Resolved {
+        name: String,
+        args: Vec<String>,
+        dice: Vec<Rolled>,
+        result: String,
+        why: Option<String>,
+    },
+    /// A piece eliminated where it stood.
+    Eliminated {
+        piece: String,
+        side: Option<String>,
+        at: Option<Place>,
+    },
+    /// A piece left the board (for good, not eliminated) from `at`.
+    Exited {
+        piece: String,
+        side: Option<String>,
+        at: Option<Place>,
+    },
+    /// A marker put on a piece or at a place.
+    Marked {
+        marker: String,
+        piece: Option<String>,
+        at: Option<Place>,
+    },
+    /// A marker taken off a piece or a place, one event for each that carried it (silent).
+    Unmarked {
+        marker: String,
+        piece: Option<String>,
+        at: Option<Place>,
+    },
     /// The game was stopped by a signal here; the log holds what was played before it.
     Interrupted {
         decisions: u32,
@@ -80,9 +184,9 @@ pub enum Event {
     },
 }
 
-/// The narrative line(s) of one event.
-pub fn narrate(e: &Event) -> String {
-    match e {
+/// The narrative line(s) of one event; `None` for an event the story does not tell.
+pub fn narrate(e: &Event) -> Option<String> {
+    Some(match e {
         Event::Turn { turn } => format!("\n== Turn {turn} =="),
         Event::Phase { phase } => format!("-- {phase}"),
         Event::Chip { side, left } => format!("chip drawn: {side} ({left} left in the cup)"),
@@ -91,6 +195,23 @@ pub fn narrate(e: &Event) -> String {
         }
         Event::Decision { side, label, .. } => format!("  {side}: {label}"),
         Event::Said { text } => format!("      {text}"),
+        Event::Deployed { .. } | Event::Acted { .. } | Event::Unmarked { .. } => return None,
+        Event::Moved {
+            piece, from, to, ..
+        } => format!(
+            "      {piece} moves {} -> {}",
+            label_or_unknown(from),
+            to.label()
+        ),
+        Event::Resolved { name, result, .. } => format!("      {name}: {result}"),
+        Event::Eliminated { piece, .. } => format!("      {piece} eliminated"),
+        Event::Exited { piece, at, .. } => {
+            format!("      {piece} leaves the board at {}", label_or_unknown(at))
+        }
+        Event::Marked { marker, piece, at } => match piece {
+            Some(p) => format!("      {marker} on {p}"),
+            None => format!("      {marker} placed at {}", label_or_unknown(at)),
+        },
         Event::Interrupted { decisions } => {
             format!("\nInterrupted after {decisions} decision(s): the game is not finished.")
         }
@@ -120,7 +241,7 @@ pub fn narrate(e: &Event) -> String {
                 list(&l)
             )
         }
-    }
+    })
 }
 
 /// 64-bit FNV-1a over the parts, each preceded by its length (so `ab`+`c` and `a`+`bc`
@@ -246,6 +367,131 @@ mod tests {
             parse(&stopped)
                 .unwrap_err()
                 .contains("interrupted after 3 decision(s)")
+        );
+    }
+
+    #[test]
+    fn board_events_read_back_and_tell_the_story_in_the_old_words() {
+        let hex = |h: &str| Place::Hex { hex: h.into() };
+        // 1 inch is 254 tenths of a millimetre.
+        let point = Place::Point {
+            x: 254 * 21,
+            y: 2794 * 2,
+        };
+        let told = [
+            (
+                Event::Moved {
+                    piece: "rhah".into(),
+                    side: Some("us".into()),
+                    from: Some(hex("U6")),
+                    to: hex("S4"),
+                    path: vec!["U5".into(), "T4".into(), "S4".into()],
+                    why: Some("move_piece".into()),
+                },
+                Some("      rhah moves U6 -> S4"),
+            ),
+            (
+                Event::Moved {
+                    piece: "charger".into(),
+                    side: None,
+                    from: None,
+                    to: point.clone(),
+                    path: vec![],
+                    why: None,
+                },
+                Some("      charger moves ? -> (21in, 22in)"),
+            ),
+            (
+                Event::Resolved {
+                    name: "melee".into(),
+                    args: vec!["1".into(), "2".into()],
+                    dice: vec![
+                        Rolled {
+                            die: "d10".into(),
+                            face: 3,
+                        },
+                        Rolled {
+                            die: "d10".into(),
+                            face: 7,
+                        },
+                    ],
+                    result: "attackers_fall_back".into(),
+                    why: Some("move_piece".into()),
+                },
+                Some("      melee: attackers_fall_back"),
+            ),
+            (
+                Event::Eliminated {
+                    piece: "elias".into(),
+                    side: Some("us".into()),
+                    at: Some(hex("R10")),
+                },
+                Some("      elias eliminated"),
+            ),
+            (
+                Event::Exited {
+                    piece: "nva_rpd".into(),
+                    side: Some("nva".into()),
+                    at: Some(hex("G11")),
+                },
+                Some("      nva_rpd leaves the board at G11"),
+            ),
+            (
+                Event::Marked {
+                    marker: "pinned_down".into(),
+                    piece: Some("taylor".into()),
+                    at: None,
+                },
+                Some("      pinned_down on taylor"),
+            ),
+            (
+                Event::Marked {
+                    marker: "wire".into(),
+                    piece: None,
+                    at: Some(point.clone()),
+                },
+                Some("      wire placed at (21in, 22in)"),
+            ),
+            (
+                Event::Unmarked {
+                    marker: "wire".into(),
+                    piece: None,
+                    at: Some(hex("K4")),
+                },
+                None,
+            ),
+            (
+                Event::Deployed {
+                    piece: "elias".into(),
+                    side: Some("us".into()),
+                    at: hex("R10"),
+                },
+                None,
+            ),
+            (
+                Event::Acted {
+                    side: "us".into(),
+                    action: "fire_at".into(),
+                    args: vec!["elias".into(), "R6".into()],
+                },
+                None,
+            ),
+        ];
+        for (e, line) in told {
+            assert_eq!(narrate(&e).as_deref(), line, "{e:?}");
+            let text = serde_json::to_string(&e).unwrap();
+            assert_eq!(serde_json::from_str::<Event>(&text).unwrap(), e, "{text}");
+        }
+        // Places are data: a hex by label, a point exactly, not the rounded inches.
+        let at = serde_json::to_value(Place::from(Pos::Point(
+            crate::board::Point::new(7874, 331).unwrap(),
+        )))
+        .unwrap();
+        assert_eq!(at, serde_json::json!({"x": 7874, "y": 331}));
+        let h = crate::board::HexCoord::parse("S4").unwrap();
+        assert_eq!(
+            serde_json::to_value(Place::from(Pos::Hex(h))).unwrap(),
+            serde_json::json!({"hex": "S4"})
         );
     }
 

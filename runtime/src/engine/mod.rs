@@ -241,11 +241,9 @@ impl<'r, 'p> Game<'r, 'p> {
         }
     }
 
-    fn say(&mut self, said: Vec<String>) {
+    fn say(&mut self, said: Vec<Event>) {
         if self.logging {
-            for text in said {
-                self.events.push(Event::Said { text });
-            }
+            self.events.extend(said);
         }
     }
 
@@ -262,9 +260,24 @@ impl<'r, 'p> Game<'r, 'p> {
         args: Vec<Val>,
         chooser: Option<(SideId, Vec<usize>)>,
     ) -> Result<Option<Vec<String>>, EngineError> {
+        let args_shown: Vec<String> = if self.logging {
+            args.iter()
+                .map(|v| match v {
+                    Val::Piece(i) if (*i as usize) < self.state.pieces.len() => {
+                        self.state.pieces[*i as usize].label.to_string()
+                    }
+                    other => other.show(self.rules.program),
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let (r, said, picks, need) = {
             let mut host = GameHost::quiet(self.rules, &mut self.state, &mut self.scratch);
             host.tell = self.logging;
+            if self.logging {
+                host.why = Some(self.rules.program.procs[proc as usize].name.clone());
+            }
             if let Some((side, given)) = chooser {
                 host.chooser = Some(side);
                 host.given = given;
@@ -280,6 +293,17 @@ impl<'r, 'p> Game<'r, 'p> {
         };
         if let Some(options) = need {
             return Ok(Some(options));
+        }
+        if self.logging
+            && let Some((side, _)) = &picks
+            && r.is_ok()
+        {
+            let e = Event::Acted {
+                side: self.side_name(*side),
+                action: self.rules.program.procs[proc as usize].name.clone(),
+                args: args_shown,
+            };
+            self.log(e);
         }
         self.say(said);
         if let Some((side, picks)) = picks {

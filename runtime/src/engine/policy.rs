@@ -163,8 +163,8 @@ impl<R: BufRead, W: Write> Human<R, W> {
 }
 
 /// An event's line as `side` may read it: the pieces it cannot see are not named.
-fn as_seen_by(game: &Game, side: SideId, e: &super::Event) -> String {
-    let mut line = super::log::narrate(e);
+fn as_seen_by(game: &Game, side: SideId, e: &super::Event) -> Option<String> {
+    let mut line = super::log::narrate(e)?;
     let mut hidden: Vec<&str> = game
         .state
         .pieces
@@ -177,7 +177,7 @@ fn as_seen_by(game: &Game, side: SideId, e: &super::Event) -> String {
     for l in hidden {
         line = line.replace(l, "a face-down piece");
     }
-    line
+    Some(line)
 }
 
 /// What a choice is known to lead to, from what the side can see: a place where enemy pieces
@@ -210,13 +210,8 @@ impl<R: BufRead, W: Write> Policy for Human<R, W> {
         let new = game.events.get(self.seen..).unwrap_or(&[]);
         if !new.is_empty() {
             writeln!(self.output, "\n--- since your last decision ---").map_err(io)?;
-            for e in new {
-                writeln!(
-                    self.output,
-                    "{}",
-                    as_seen_by(game, side, e).trim_start_matches('\n')
-                )
-                .map_err(io)?;
+            for line in new.iter().filter_map(|e| as_seen_by(game, side, e)) {
+                writeln!(self.output, "{}", line.trim_start_matches('\n')).map_err(io)?;
             }
         }
         self.seen = game.events.len();
