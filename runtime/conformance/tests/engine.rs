@@ -99,28 +99,32 @@ fn recount(game: &Game) -> Recount {
                         .is_none()
                 );
             }
-            // `fire: eliminated` is a resolution's outcome, not an effect.
-            Event::Said { text } if !text.contains(": ") => {
-                if let Some((name, rest)) = text.split_once(" moves ") {
-                    let (from, to) = rest.split_once(" -> ").unwrap();
-                    let now = at.get(name).cloned().flatten();
-                    assert_eq!(
-                        now.as_deref(),
-                        Some(from),
-                        "{name} moved from where it was not"
-                    );
-                    at.insert(name.to_string(), Some(to.to_string()));
-                } else if let Some(name) = text.strip_suffix(" eliminated") {
-                    assert!(
-                        at.get(name).cloned().flatten().is_some(),
-                        "{name} eliminated twice"
-                    );
-                    eliminated.push(name.to_string());
-                    at.insert(name.to_string(), None);
-                } else if let Some((name, hex)) = text.split_once(" leaves the board at ") {
-                    exited.push((name.to_string(), hex.to_string()));
-                    at.insert(name.to_string(), None);
-                }
+            Event::Moved {
+                piece, from, to, ..
+            } => {
+                let now = at.get(piece).cloned().flatten();
+                assert_eq!(
+                    now,
+                    from.as_ref().map(|f| f.label()),
+                    "{piece} moved from where it was not"
+                );
+                at.insert(piece.clone(), Some(to.label()));
+            }
+            Event::Eliminated {
+                piece, at: where_, ..
+            } => {
+                let now = at.get(piece).cloned().flatten();
+                assert!(now.is_some(), "{piece} eliminated twice");
+                assert_eq!(now, where_.as_ref().map(|w| w.label()), "{piece}");
+                eliminated.push(piece.clone());
+                at.insert(piece.clone(), None);
+            }
+            Event::Exited {
+                piece, at: where_, ..
+            } => {
+                let hex = where_.as_ref().map(|w| w.label()).unwrap_or_default();
+                exited.push((piece.clone(), hex));
+                at.insert(piece.clone(), None);
             }
             _ => {}
         }
