@@ -1120,3 +1120,60 @@ fn check_against_a_book_reports_what_the_encoding_lacks_adds_and_mistypes() {
     assert!(out.contains("\"kind\": \"io\""), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_range_with_computed_bounds_is_counted_alike_by_every_evaluator() {
+    let dir = temp("computed-range");
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("r.sand");
+    std::fs::write(
+        &f,
+        "resolve volley(shots: 1..=3) {\n  result count(k in 1..=shots, d6 >= 4)\n}\n\
+         resolve burst() {\n  result count(i in 1..=d3, d6 >= 5)\n}\n\
+         resolve upto(n: 0..=4) {\n  result count(i in 0..n)\n}\n",
+    )
+    .unwrap();
+    let f = f.to_str().unwrap();
+    let exact = |args: &[&str]| -> serde_json::Value {
+        let (code, out, err) = sandtable(&[&["prob", f], args, &["--json"]].concat());
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let p = |v: &serde_json::Value, outcome: &str| -> String {
+        let o = v["outcomes"].as_array().unwrap();
+        let row = o.iter().find(|r| r["outcome"] == outcome).unwrap();
+        row["probability"].as_str().unwrap().to_string()
+    };
+    // Two dice at 4+: 1/4, 1/2, 1/4.
+    let v = exact(&["volley", "--set", "shots=2"]);
+    assert_eq!(
+        (p(&v, "0"), p(&v, "1"), p(&v, "2")),
+        ("1/4".into(), "1/2".into(), "1/4".into())
+    );
+    // One to three dice (a d3 of them) at 5+: P(none) = 1/3 (2/3 + 4/9 + 8/27) = 38/81.
+    let v = exact(&["burst"]);
+    assert_eq!(p(&v, "0"), "38/81");
+    assert_eq!(p(&v, "3"), "1/81");
+    // `0..n` stops before n, and is empty for n = 0.
+    assert_eq!(p(&exact(&["upto", "--set", "n=3"]), "3"), "1/1");
+    assert_eq!(p(&exact(&["upto", "--set", "n=0"]), "0"), "1/1");
+    // The interpreter and the JIT backend draw the same dice for the same seed.
+    let sampled = |backend: &str| {
+        let (code, out, err) = sandtable(&[
+            "prob",
+            f,
+            "burst",
+            "--samples",
+            "2000",
+            "--seed",
+            "3",
+            "--backend",
+            backend,
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    assert_eq!(sampled("interp"), sampled("jit"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -273,17 +273,39 @@ impl<'p, W: Weight> Exact<'p, W> {
                 Stmt::Choose { .. } => return Err(RunError::NeedsDecision),
                 Stmt::For { slot, iter, body } => {
                     let d = self.eval(iter, &env)?;
-                    let items = self.point_items(&d, "iterate over a random set")?;
-                    if items.len() as i64 > crate::interp::MAX_LOOP {
-                        return Err(RunError::Limit {
-                            what: "`for` iterations".into(),
-                            size: items.len() as u64,
-                            limit: crate::interp::MAX_LOOP as u64,
-                        });
+                    // A set that depends on the dice (`for i in 1..=d3`): each set of items
+                    // is its own branch, weighted by its chance.
+                    let mut branches = Vec::new();
+                    for (set, w) in &d.weights {
+                        let items = self.point_items(&Dist::point(set.clone()), "iterate")?;
+                        if items.len() as i64 > crate::interp::MAX_LOOP {
+                            return Err(RunError::Limit {
+                                what: "`for` iterations".into(),
+                                size: items.len() as u64,
+                                limit: crate::interp::MAX_LOOP as u64,
+                            });
+                        }
+                        let mut st: Vec<Cont> = stack.iter().map(clone_cont).collect();
+                        for it in items.into_iter().rev() {
+                            st.push(Cont::Stmts(body));
+                            st.push(Cont::Set(*slot, it));
+                        }
+                        if d.len() == 1 {
+                            stack = st;
+                            break;
+                        }
+                        branches.push((
+                            w.clone(),
+                            self.exec(
+                                proc,
+                                st,
+                                env.clone(),
+                                paths.saturating_mul(d.len() as u128),
+                            )?,
+                        ));
                     }
-                    for it in items.into_iter().rev() {
-                        stack.push(Cont::Stmts(body));
-                        stack.push(Cont::Set(*slot, it));
+                    if d.len() != 1 {
+                        return Ok(mixture(branches, &d.total)?);
                     }
                 }
                 Stmt::Repeat { count, body } => {
@@ -765,30 +787,35 @@ impl<'p, W: Weight> Exact<'p, W> {
                 cond,
             } => {
                 let d = self.eval(list, env)?;
-                let items = self.point_items(&d, "count over a random list")?;
-                // Each item's condition draws its own dice: the items are independent, so
-                // the result is their product, combined by count, or, and.
-                let mut acc: Dist<Val, W> = Dist::point(match quant {
-                    ir::Quant::Count => Val::Int(0),
-                    ir::Quant::Any => Val::Bool(false),
-                    ir::Quant::All => Val::Bool(true),
-                });
-                let mut local = env.clone();
-                for it in items {
-                    local.slots[*slot as usize] = Slot::Fixed(it);
-                    let c = self.eval(cond, &local)?;
-                    self.charge_product(acc.len(), c.len())?;
-                    acc = product(&acc, &c, |a, b| {
-                        let yes = matches!(b, Val::Bool(true));
-                        Ok::<_, RunError>(match (quant, a) {
-                            (ir::Quant::Count, Val::Int(n)) => Val::Int(n + i64::from(yes)),
-                            (ir::Quant::Any, Val::Bool(x)) => Val::Bool(*x || yes),
-                            (_, Val::Bool(x)) => Val::Bool(*x && yes),
-                            (_, other) => other.clone(),
-                        })
-                    })?;
+                // A list that depends on the dice (`1..=d3`): each list is its own branch.
+                let mut branches = Vec::new();
+                for (set, w) in &d.weights {
+                    let items = self.point_items(&Dist::point(set.clone()), "count over a list")?;
+                    // Each item's condition draws its own dice: the items are independent, so
+                    // the result is their product, combined by count, or, and.
+                    let mut acc: Dist<Val, W> = Dist::point(match quant {
+                        ir::Quant::Count => Val::Int(0),
+                        ir::Quant::Any => Val::Bool(false),
+                        ir::Quant::All => Val::Bool(true),
+                    });
+                    let mut local = env.clone();
+                    for it in items {
+                        local.slots[*slot as usize] = Slot::Fixed(it);
+                        let c = self.eval(cond, &local)?;
+                        self.charge_product(acc.len(), c.len())?;
+                        acc = product(&acc, &c, |a, b| {
+                            let yes = matches!(b, Val::Bool(true));
+                            Ok::<_, RunError>(match (quant, a) {
+                                (ir::Quant::Count, Val::Int(n)) => Val::Int(n + i64::from(yes)),
+                                (ir::Quant::Any, Val::Bool(x)) => Val::Bool(*x || yes),
+                                (_, Val::Bool(x)) => Val::Bool(*x && yes),
+                                (_, other) => other.clone(),
+                            })
+                        })?;
+                    }
+                    branches.push((w.clone(), acc));
                 }
-                acc
+                mixture(branches, &d.total)?
             }
         })
     }
@@ -972,6 +999,14 @@ impl<'p, W: Weight> Exact<'p, W> {
                         })?
                     }
                 }
+            }
+            Builtin::Range => {
+                let lo = self.eval(&args[0], env)?;
+                let hi = self.eval(&args[1], env)?;
+                self.charge_product(lo.len(), hi.len())?;
+                product(&lo, &hi, |a, b| {
+                    Ok::<_, RunError>(Val::Range(Some(self.int(a)?), Some(self.int(b)?)))
+                })?
             }
             Builtin::Reroll => {
                 let Expr::Const(Value::Die(die)) = &args[0] else {

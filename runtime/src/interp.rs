@@ -872,6 +872,11 @@ impl<'p> Interp<'p> {
                 };
                 Val::Int(if again { self.roll(*die, ctx)? } else { first })
             }
+            Builtin::Range => {
+                let lo = self.int(&args[0], f, ctx)?;
+                let hi = self.int(&args[1], f, ctx)?;
+                Val::Range(Some(lo), Some(hi))
+            }
         })
     }
 }

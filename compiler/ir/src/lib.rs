@@ -464,6 +464,8 @@ pub enum Builtin {
     Count,
     /// `reroll(die, lo..=hi)`: roll again once when the first roll is in the range.
     Reroll,
+    /// `lo..=hi` whose bounds are computed (`for i in 1..=shots`): the range from two ints.
+    Range,
 }
 
 /// What a quantifier over a list computes.

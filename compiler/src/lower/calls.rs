@@ -646,7 +646,8 @@ impl<'a> Lowerer<'a> {
                     n.map_or(Reach::Interval(Some(0), None), |n| Reach::range(0, n)),
                 )
             }
-            Builtin::Pool | Builtin::Reroll => unreachable!("handled above"),
+            // `Range` has no name: only a range with computed bounds makes one.
+            Builtin::Pool | Builtin::Reroll | Builtin::Range => unreachable!("handled above"),
         };
         let ty = if ty == Type::Pool { Type::Int } else { ty };
         Some(Typed {
@@ -1000,6 +1001,7 @@ fn builtin_help(f: Builtin) -> &'static str {
         Builtin::Reroll => {
             "reroll(die, lo..=hi): roll again once when the first roll is in the range"
         }
+        Builtin::Range => "lo..=hi: the whole numbers from lo to hi",
     }
 }
 

@@ -5,7 +5,7 @@ use sandtable_grammar::ast::{self, ExprKind, Span};
 
 use super::{Lowerer, Sym};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::ir::{self, Expr, Type, Value};
+use crate::ir::{self, BinOp, Builtin, Expr, Type, Value};
 use crate::reach::{Reach, floor_div};
 use crate::source::FileId;
 
@@ -141,6 +141,18 @@ impl Typed {
             ok,
             ("a number", ""),
             "modifiers, counts and dice arithmetic take integers or lengths",
+        )
+    }
+
+    pub(crate) fn expect_int(self, lw: &mut Lowerer, file: FileId, span: Span) -> Expr {
+        let ok = matches!(self.ty, Type::Int | Type::Any);
+        self.expect(
+            lw,
+            file,
+            span,
+            ok,
+            ("a whole number", ""),
+            "a range's bounds are whole numbers",
         )
     }
 
@@ -280,24 +292,78 @@ impl<'a> Lowerer<'a> {
                 }
                 Typed::new(Expr::List(lowered), Type::List(Box::new(elem)))
             }
-            ExprKind::Range { lo, hi, .. } => {
-                // A bound naming a local value would otherwise read as a hex-label range
-                // (`M..=U`) and fail only at run time.
-                for b in [lo, hi].into_iter().flatten() {
-                    if let ExprKind::Name(n) = &b.kind
-                        && scope.find(n).is_some()
-                    {
+            ExprKind::Range { lo, hi, inclusive } => {
+                // A bound naming a local value (`1..=shots`) is computed when the rule runs; it
+                // must not read as a hex-label range (`M..=U`).
+                let computed = [lo, hi].into_iter().flatten().any(|b| match &b.kind {
+                    ExprKind::Name(n) => {
+                        scope.find(n).is_some()
+                            || matches!(self.lookup(n), Some(Sym::Die(_)))
+                            || n.strip_prefix('d').is_some_and(|k| {
+                                !k.is_empty() && k.bytes().all(|c| c.is_ascii_digit())
+                            })
+                    }
+                    ExprKind::Dice { .. } => true,
+                    _ => false,
+                });
+                if computed {
+                    let (Some(lo), Some(hi)) = (lo, hi) else {
+                        let b = lo.as_ref().or(hi.as_ref()).expect("a computed bound");
                         self.diags.push(
                             Diagnostic::new(
                                 Code::TypeNotConstant,
                                 file,
-                                b.span,
-                                format!("a range's bounds are constants, but `{n}` is a value computed here"),
+                                e.span,
+                                "a range with a computed bound needs both of its bounds",
                             )
-                            .label("computed value")
-                            .help("write the bounds as numbers (`1..=3`), or count with a list or a loop whose length is known when the rules are checked"),
+                            .label("open range")
+                            .help(match &b.kind {
+                                ExprKind::Name(n) => format!(
+                                    "write both ends, e.g. `1..={n}`, so that the range is finite"
+                                ),
+                                _ => "write both ends so that the range is finite".to_string(),
+                            }),
                         );
+                        return Typed::new(
+                            Expr::Const(Value::Range(Some(0), Some(-1))),
+                            Type::Range,
+                        );
+                    };
+                    // A bound spelled `d3` is the standard die, as it is outside a range.
+                    let as_die = |b: &ast::Expr| -> ast::Expr {
+                        match &b.kind {
+                            ExprKind::Name(n) if scope.find(n).is_none() => n
+                                .strip_prefix('d')
+                                .and_then(|k| k.parse::<u32>().ok())
+                                .map_or_else(
+                                    || b.clone(),
+                                    |sides| ast::Expr {
+                                        kind: ExprKind::Dice { count: 1, sides },
+                                        span: b.span,
+                                    },
+                                ),
+                            _ => b.clone(),
+                        }
+                    };
+                    let (lo, hi) = (as_die(lo), as_die(hi));
+                    let lo_t = self.lower_expr(file, scope, &lo, path);
+                    let lo_e = lo_t.expect_int(self, file, lo.span);
+                    let hi_t = self.lower_expr(file, scope, &hi, path);
+                    let mut hi_e = hi_t.expect_int(self, file, hi.span);
+                    if !*inclusive {
+                        hi_e = Expr::Binary {
+                            op: BinOp::Sub,
+                            lhs: Box::new(hi_e),
+                            rhs: Box::new(Expr::Const(Value::Int(1))),
+                        };
                     }
+                    return Typed::new(
+                        Expr::Builtin {
+                            func: Builtin::Range,
+                            args: vec![lo_e, hi_e],
+                        },
+                        Type::Range,
+                    );
                 }
                 Typed::new(
                     Expr::Const(self.const_value(file, e, path, None)),

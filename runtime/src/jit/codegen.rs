@@ -934,6 +934,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                 (v, Kind::Int)
             }
             Builtin::Pool => return unsupported("`pool` outside a pool function"),
+            Builtin::Range => return unsupported("a range with computed bounds"),
         })
     }
 
