@@ -263,6 +263,8 @@ engine_functions! {
     InLos = "in_los"(req("a", Place), req("b", Place)) -> Bool, Any, NO;
     /// Hex board: a unit stands on a hex strictly between the two on the straight hex route. Table: a sight-blocking feature that contains neither end touches the line, or another unit stands within half a base of it.
     RouteBlocked = "route_blocked"(req("a", Place), req("b", Place)) -> Bool, Any, NO;
+    /// Hex boards: some shortest route of hexes from `a` to `b`, in any combination of directions, has no unit on its hexes strictly between and, with a terrain, at most `n` (else 0) of those hexes of that terrain.
+    ClearRoute = "clear_route"(req("a", Place), req("b", Place), opt("terrain", Terrain), opt("n", Number)) -> Bool, Any, NO;
     /// Hex boards: hexes strictly between the two on the straight hex route whose terrain is the one given.
     TerrainBetween = "terrain_between"(req("a", Place), req("b", Place), req("terrain", Terrain)) -> Int, NonNegative, NO;
     /// The pieces on the board that match the filters, standing at the place when a place comes first.
@@ -291,8 +293,10 @@ engine_functions! {
     Home = "home"(req("side", Side)) -> Value, Any, NO;
     /// Hex boards: the cheapest cost for the piece to reach the hex (1 per hex plus the terrain field the board's `entry_cost:` names; no entering a hex whose marker `blocks_movement`; a hex with enemy units is entered but not passed through); 1,000,000 when it cannot.
     MoveCost = "move_cost"(req("piece", Piece), req("hex", Hex)) -> Int, NonNegative, Some(Narrowing::Within(By::MoveCost));
-    /// The piece is on the board, on one of its force's `exit` hexes.
-    CanExit = "can_exit"(req("piece", Piece)) -> Bool, Any, NO;
+    /// Hex boards: the hex next to `hex` through which the piece's cheapest move enters it (the piece's own hex when it stands next to it or on it; among equally cheap ones, the first in the order N, NE, SE, S, SW, NW); call it before the move.
+    EnteredFrom = "entered_from"(req("piece", Piece), req("hex", Hex)) -> Value, Any, NO;
+    /// The piece is on the board and the hex (else its own hex) is one of its force's `exit` hexes.
+    CanExit = "can_exit"(req("piece", Piece), opt("hex", Hex)) -> Bool, Any, NO;
     /// Effect: the piece leaves the board (counted by `exited`, from its hex).
     ExitBoard = "exit_board"(req("piece", Piece)) -> Effect, Any, NO;
     /// Effect, open tables: a straight move of at most `len` toward the place, stopping at least one base from every other piece (moves under 1 mm are not made).

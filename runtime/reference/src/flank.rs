@@ -63,7 +63,7 @@ struct Play {
 #[derive(Clone, Copy)]
 enum Choice {
     Move(usize, u32),
-    Leave(usize),
+    Leave(usize, u32),
     Fire(usize, u32),
     Grenade(usize, u32),
     Pass,
@@ -259,21 +259,39 @@ impl Flank {
         dist
     }
 
-    /// Fire is blocked by any unit on the route strictly between, or too much jungle.
+    /// Fire may take any shortest route with no unit strictly between and at most
+    /// `max_jungle` jungle hexes there (7.a.1).
     fn line_ok(&self, s: &Play, a: u32, b: u32) -> bool {
-        let Ok(route) = self.grid.route(self.hex(a), self.hex(b)) else {
-            return false;
-        };
-        let inner = route.get(1..route.len().saturating_sub(1)).unwrap_or(&[]);
-        let mut jungle = 0;
-        for h in inner {
-            let k = BoardSpec::hex_index(&self.grid, *h) as u32;
-            if (0..self.pieces.len()).any(|j| s.alive[j] && s.pos[j] == k) {
-                return false;
-            }
-            jungle += i64::from(self.jungle[k as usize]);
+        let index = |h: HexCoord| BoardSpec::hex_index(&self.grid, h);
+        let fewest = self.grid.fewest_on_open_route(
+            self.hex(a),
+            self.hex(b),
+            |h| {
+                let k = index(h) as u32;
+                (0..self.pieces.len()).any(|j| s.alive[j] && s.pos[j] == k)
+            },
+            |h| u32::from(self.jungle[index(h)]),
+        );
+        matches!(fewest, Ok(Some(n)) if i64::from(n) <= self.max_jungle)
+    }
+
+    /// The hex next to `h` through which piece `i`'s cheapest move enters it (5.c.3).
+    fn entered_from(&self, s: &Play, i: usize, h: u32) -> u32 {
+        let from = s.pos[i];
+        if self.distance(from, h) <= 1 {
+            return from;
         }
-        jungle <= self.max_jungle
+        let reach = self.reach(s, i, self.pieces[i].movement);
+        let side = self.pieces[i].side;
+        let mut best: Option<(u32, u32)> = None;
+        for nb in self.grid.neighbours(self.hex(h)) {
+            let k = BoardSpec::hex_index(&self.grid, nb) as u32;
+            let c = reach[k as usize];
+            if c != u32::MAX && !self.enemy_at(s, side, k) && best.is_none_or(|(b, _)| c < b) {
+                best = Some((c, k));
+            }
+        }
+        best.map_or(from, |(_, k)| k)
     }
 
     fn legal(&self, s: &Play, side: SideId) -> Vec<Choice> {
@@ -297,15 +315,20 @@ impl Flank {
                 }
             }
         }
-        // leave_board (5.e) from an exit hex of the force.
+        // leave_board (5.e): a move through an exit hex of the force and one step beyond.
         for i in 0..self.pieces.len() {
-            if mine(i)
-                && self.pieces[i].soldier
-                && !s.pinned[i]
-                && side == self.nva
-                && self.exits.contains(&s.pos[i])
-            {
-                out.push(Choice::Leave(i));
+            if !mine(i) || !self.pieces[i].soldier || s.pinned[i] || side != self.nva {
+                continue;
+            }
+            let Some(r) = self.pieces[i].movement.checked_sub(1) else {
+                continue;
+            };
+            let reach = self.reach(s, i, r);
+            for &h in &self.within[r.min(6) as usize][s.pos[i] as usize] {
+                if reach[h as usize] <= r && self.exits.contains(&h) && !self.enemy_at(s, side, h)
+                {
+                    out.push(Choice::Leave(i, h));
+                }
             }
         }
         // fire_at (7.a): occupied hexes in board order.
@@ -365,16 +388,21 @@ impl Flank {
     fn apply(&self, s: &mut Play, c: Choice) {
         match c {
             Choice::Pass => {}
-            Choice::Leave(i) => {
+            Choice::Leave(i, h) => {
+                s.pos[i] = h;
                 s.alive[i] = false;
-                s.exited_at[i] = s.pos[i];
+                s.exited_at[i] = h;
             }
             Choice::Fire(i, h) => {
                 self.shoot(s, self.pieces[i].side, h, self.pieces[i].fire_modifier)
             }
             Choice::Grenade(i, h) => self.shoot(s, self.pieces[i].side, h, self.grenade),
             Choice::Move(i, h) => {
-                let from = s.pos[i];
+                let from = if self.pieces[i].soldier {
+                    self.entered_from(s, i, h)
+                } else {
+                    s.pos[i]
+                };
                 s.pos[i] = h;
                 if !self.pieces[i].soldier {
                     return;

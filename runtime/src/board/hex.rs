@@ -566,6 +566,50 @@ impl HexGrid {
         self.route_blocked(a, b, |h| between.contains(&h))
     }
 
+    /// Over every shortest on-board route from `a` to `b` (`distance(a, b)` steps, in any
+    /// combination of directions) whose hexes strictly between the ends are all open, the
+    /// least total `weight` of those hexes; `Ok(None)` when every shortest route passes a
+    /// blocked hex. "Fire may follow any route of hexes, but not through a unit nor through
+    /// more than three jungle hexes" is `blocked` = occupied, `weight` = 1 for jungle, and a
+    /// bound on the answer. The ends are never blocked nor weighed.
+    ///
+    /// A dynamic programme over the hexes between, layer by layer away from `a`: each layer
+    /// holds at most `distance + 1` hexes, so the work is quadratic in the distance.
+    pub fn fewest_on_open_route(
+        &self,
+        a: HexCoord,
+        b: HexCoord,
+        blocked: impl Fn(HexCoord) -> bool,
+        weight: impl Fn(HexCoord) -> u32,
+    ) -> Result<Option<u32>, HexError> {
+        self.check_on_board(a)?;
+        self.check_on_board(b)?;
+        let n = self.distance(a, b);
+        let mut layer: Vec<(HexCoord, u32)> = vec![(a, 0)];
+        for k in 1..n {
+            let mut next: Vec<(HexCoord, u32)> = Vec::new();
+            for &(at, w) in &layer {
+                for nb in self.neighbours(at) {
+                    // One step from a hex `k - 1` from `a` and `n - k` from `b` is exactly `k`
+                    // from `a`: the hex lies on a shortest route.
+                    if self.distance(nb, b) != n - k || blocked(nb) {
+                        continue;
+                    }
+                    let c = w.saturating_add(weight(nb));
+                    match next.iter_mut().find(|(x, _)| *x == nb) {
+                        Some(e) => e.1 = e.1.min(c),
+                        None => next.push((nb, c)),
+                    }
+                }
+            }
+            if next.is_empty() {
+                return Ok(None);
+            }
+            layer = next;
+        }
+        Ok(layer.iter().map(|&(_, w)| w).min())
+    }
+
     /// The cheapest on-board path from `from` to `to`, where entering a hex costs
     /// `entry_cost(hex)` and `None` means the hex cannot be entered (wire, a wall, an enemy).
     /// With `max_cost`, paths costing more are not considered ("moves up to its movement
@@ -1048,6 +1092,108 @@ mod tests {
             g.terrain_on_route(h("A1"), h("Z1"), &terrain, CLEAR, JUNGLE)
                 .is_err()
         );
+    }
+
+    /// Hand-drawn boards: firer at C3 (odd columns down unless the layout says so), target
+    /// at C7 straight down the column; shortest routes there are unique, so a unit on C5
+    /// blocks. Between C3 and E5 (distance 3) there are several shortest routes.
+    #[test]
+    fn fewest_on_open_route_takes_any_shortest_route() {
+        let g = grid(21, 11);
+        let none = |_: HexCoord| false;
+        let one = |_: HexCoord| 1;
+        // Same or neighbouring hexes: nothing lies between.
+        assert_eq!(g.fewest_on_open_route(h("C3"), h("C3"), |_| true, one), Ok(Some(0)));
+        assert_eq!(g.fewest_on_open_route(h("C3"), h("C4"), |_| true, one), Ok(Some(0)));
+        // A straight column has one shortest route: C4, C5, C6 between.
+        assert_eq!(g.fewest_on_open_route(h("C3"), h("C7"), none, one), Ok(Some(3)));
+        let c5: HashSet<HexCoord> = hs(&["C5"]).into_iter().collect();
+        assert_eq!(
+            g.fewest_on_open_route(h("C3"), h("C7"), |x| c5.contains(&x), one),
+            Ok(None)
+        );
+        // Every hex of every shortest route from C3 to E5, whatever the layout.
+        let n = g.distance(h("C3"), h("E5"));
+        let between: Vec<HexCoord> = g
+            .hexes()
+            .filter(|&x| {
+                x != h("C3")
+                    && x != h("E5")
+                    && g.distance(h("C3"), x) + g.distance(x, h("E5")) == n
+            })
+            .collect();
+        assert!(between.len() > (n - 1) as usize, "{between:?}: more than one route");
+        // Block the straight line's hexes one at a time: another route stays open.
+        let line = g.route(h("C3"), h("E5")).unwrap();
+        for &x in &line[1..line.len() - 1] {
+            let open = g.fewest_on_open_route(h("C3"), h("E5"), |y| y == x, one);
+            assert_eq!(open, Ok(Some(n - 1)), "blocked {x}");
+            assert!(
+                g.route_blocked(h("C3"), h("E5"), |y| y == x).unwrap(),
+                "the straight line alone is refused"
+            );
+        }
+        // Block every hex between: no route.
+        assert_eq!(
+            g.fewest_on_open_route(h("C3"), h("E5"), |y| between.contains(&y), one),
+            Ok(None)
+        );
+        // Weights: jungle on the straight line only; a route beside it crosses fewer.
+        let jungle: HashSet<HexCoord> = line[1..line.len() - 1].iter().copied().collect();
+        let fewest = g
+            .fewest_on_open_route(h("C3"), h("E5"), none, |y| u32::from(jungle.contains(&y)))
+            .unwrap()
+            .unwrap();
+        assert!(fewest < n - 1, "{fewest} jungle hexes");
+        // Jungle on every hex between: every route crosses n - 1 of them.
+        assert_eq!(
+            g.fewest_on_open_route(h("C3"), h("E5"), none, |y| u32::from(
+                between.contains(&y)
+            )),
+            Ok(Some(n - 1))
+        );
+        assert!(g.fewest_on_open_route(h("C3"), h("Z99"), none, one).is_err());
+    }
+
+    /// Brute force on small boards: the DP agrees with enumerating every shortest route.
+    #[test]
+    fn fewest_on_open_route_matches_enumeration() {
+        let g = grid(6, 6);
+        fn walk(
+            g: &HexGrid,
+            at: HexCoord,
+            b: HexCoord,
+            blocked: &dyn Fn(HexCoord) -> bool,
+            weight: &dyn Fn(HexCoord) -> u32,
+            acc: u32,
+            best: &mut Option<u32>,
+        ) {
+            if g.adjacent(at, b) || at == b {
+                *best = Some(best.map_or(acc, |x| x.min(acc)));
+                return;
+            }
+            let left = g.distance(at, b);
+            for nb in g.neighbours(at) {
+                if g.distance(nb, b) + 1 == left && !blocked(nb) {
+                    walk(g, nb, b, blocked, weight, acc + weight(nb), best);
+                }
+            }
+        }
+        let hexes: Vec<HexCoord> = g.hexes().collect();
+        // A fixed pattern of units and weights; every ordered pair of hexes.
+        let blocked = |x: HexCoord| (x.column() * 7 + x.row() * 3) % 5 == 0;
+        let weight = |x: HexCoord| (x.column() + 2 * x.row()) % 3;
+        for &a in &hexes {
+            for &b in &hexes {
+                let mut best = None;
+                walk(&g, a, b, &blocked, &weight, 0, &mut best);
+                assert_eq!(
+                    g.fewest_on_open_route(a, b, blocked, weight),
+                    Ok(best),
+                    "{a} -> {b}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -721,6 +721,48 @@ impl Host for GameHost<'_, '_> {
                     blocked
                 })
             }
+            EngineFn::ClearRoute => {
+                let (x, y) = (self.place(arg(0)?)?, self.place(arg(1)?)?);
+                let (Pos::Hex(p), Pos::Hex(q), BoardSpec::Hex { grid, .. }) =
+                    (x, y, &self.rules.board)
+                else {
+                    return Err(err("`clear_route` follows hexes"));
+                };
+                let terrain = a.get(2);
+                if terrain.is_some_and(|t| !matches!(t, Val::Entity(_) | Val::Sym(_))) {
+                    return Err(err("`clear_route` counts one terrain"));
+                }
+                let most = match a.get(3) {
+                    Some(v) => v
+                        .as_int()
+                        .ok_or_else(|| err("`clear_route` allows a number of hexes"))?,
+                    None => 0,
+                };
+                let occupied: std::collections::HashSet<HexCoord> = self
+                    .state
+                    .pieces
+                    .iter()
+                    .filter(|x| x.is_unit && x.on_board())
+                    .filter_map(|x| match x.pos {
+                        Some(Pos::Hex(h)) => Some(h),
+                        _ => None,
+                    })
+                    .collect();
+                let fewest = grid
+                    .fewest_on_open_route(
+                        p,
+                        q,
+                        |h| occupied.contains(&h),
+                        |h| {
+                            u32::from(terrain.is_some_and(|t| {
+                                self.terrain_at(Pos::Hex(h))
+                                    .is_some_and(|g| self.rules.board.ground_is(g, t))
+                            }))
+                        },
+                    )
+                    .map_err(|e| err(e.to_string()))?;
+                Val::Bool(fewest.is_some_and(|n| i64::from(n) <= most))
+            }
             EngineFn::TerrainBetween => {
                 let (x, y) = (self.place(arg(0)?)?, self.place(arg(1)?)?);
                 let t = arg(2)?;
@@ -879,12 +921,66 @@ impl Host for GameHost<'_, '_> {
             }
             EngineFn::CanExit => {
                 let i = self.piece(arg(0)?)?;
+                let at = match a.get(1) {
+                    Some(v) => Some(self.place(v)?),
+                    None => self.state.pieces[i].pos,
+                };
                 let p = &self.state.pieces[i];
-                let ok = match (p.pos, p.side.and_then(|s| self.rules.force(s))) {
+                let ok = match (at, p.side.and_then(|s| self.rules.force(s))) {
                     (Some(Pos::Hex(h)), Some(f)) => p.on_board() && f.exits.contains(&h),
                     _ => false,
                 };
                 Val::Bool(ok)
+            }
+            EngineFn::EnteredFrom => {
+                let i = self.piece(arg(0)?)?;
+                let (Pos::Hex(to), BoardSpec::Hex { grid, .. }) =
+                    (self.place(arg(1)?)?, &self.rules.board)
+                else {
+                    return Err(err("`entered_from` follows hexes"));
+                };
+                let Some(Pos::Hex(from)) = self.state.pieces[i].pos else {
+                    return Err(err(format!(
+                        "{} is not on the board",
+                        self.state.pieces[i].label
+                    )));
+                };
+                if from == to || grid.adjacent(from, to) {
+                    return Ok(Val::Hex(from));
+                }
+                let k = BoardSpec::hex_index(grid, to);
+                let Some(enter) = self.rules.hex_cost[k] else {
+                    return Err(err(format!("no piece can enter {to}")));
+                };
+                let neighbours = grid.neighbours(to);
+                let costs: Vec<u32> = {
+                    let reach = self.reach(i, None)?;
+                    neighbours
+                        .iter()
+                        .map(|&n| reach[BoardSpec::hex_index(grid, n)])
+                        .collect()
+                };
+                let side = self.state.pieces[i].side;
+                // A hex holding enemy units ends a move, so no move passes through one.
+                let enemy_at = |h: HexCoord| {
+                    self.state.pieces.iter().any(|q| {
+                        q.on_board() && q.is_unit && q.side != side && q.pos == Some(Pos::Hex(h))
+                    })
+                };
+                let best = costs
+                    .iter()
+                    .zip(&neighbours)
+                    .filter(|(c, n)| **c != u32::MAX && !enemy_at(**n))
+                    .min_by_key(|(c, _)| **c);
+                match best {
+                    Some((c, n)) if c.saturating_add(enter) < u32::MAX => Val::Hex(*n),
+                    _ => {
+                        return Err(err(format!(
+                            "{} cannot reach {to}",
+                            self.state.pieces[i].label
+                        )));
+                    }
+                }
             }
             EngineFn::ExitBoard => {
                 let i = self.piece(arg(0)?)?;
