@@ -187,9 +187,18 @@ action some_jungle(s: soldier, t: hex) {
     let (_, offered) = reds_game(&rules);
     // The straight line is blocked, another shortest route is not (7.a.1 "any direction or
     // combination of directions"); it crosses jungle, n - 1 hexes of it at least somewhere.
-    assert!(!offered.contains(&"line_fire E6".to_string()), "{offered:?}");
-    assert!(offered.contains(&"route_fire E6".to_string()), "{offered:?}");
-    assert!(!offered.contains(&"no_jungle E6".to_string()), "{offered:?}");
+    assert!(
+        !offered.contains(&"line_fire E6".to_string()),
+        "{offered:?}"
+    );
+    assert!(
+        offered.contains(&"route_fire E6".to_string()),
+        "{offered:?}"
+    );
+    assert!(
+        !offered.contains(&"no_jungle E6".to_string()),
+        "{offered:?}"
+    );
     let fewest = grid
         .fewest_on_open_route(
             h("B2"),
@@ -233,7 +242,12 @@ action charge(s: soldier, t: hex) {
     let (mut g, offered) = reds_game(&rules);
     let k = offered.iter().position(|o| o == "charge B5").unwrap();
     g.apply(k).unwrap();
-    let red = g.state.pieces.iter().find(|p| p.label.starts_with("red")).unwrap();
+    let red = g
+        .state
+        .pieces
+        .iter()
+        .find(|p| p.label.starts_with("red"))
+        .unwrap();
     assert_eq!(red.pos, Some(Pos::Hex(h("B4"))), "straight down the column");
     // With the rock on B4 the move goes round it and falls back to another neighbour.
     let src = source(&Case {
@@ -251,7 +265,12 @@ action charge(s: soldier, t: hex) {
     let (mut g, offered) = reds_game(&rules);
     let k = offered.iter().position(|o| o == "charge B5").unwrap();
     g.apply(k).unwrap();
-    let red = g.state.pieces.iter().find(|p| p.label.starts_with("red")).unwrap();
+    let red = g
+        .state
+        .pieces
+        .iter()
+        .find(|p| p.label.starts_with("red"))
+        .unwrap();
     let Some(Pos::Hex(at)) = red.pos else {
         panic!("not on the board")
     };
@@ -284,7 +303,12 @@ action leave(s: soldier, x: hex) {
     // H1 is beyond the move; the red soldier does not stand on D2 yet.
     assert_eq!(offered, vec!["leave D2".to_string()], "{offered:?}");
     g.apply(0).unwrap();
-    let red = g.state.pieces.iter().find(|p| p.label.starts_with("red")).unwrap();
+    let red = g
+        .state
+        .pieces
+        .iter()
+        .find(|p| p.label.starts_with("red"))
+        .unwrap();
     assert_eq!(red.status, Status::Exited);
     assert_eq!(red.exited_at, Some(Pos::Hex(h("D2"))));
 }

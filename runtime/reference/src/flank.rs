@@ -325,8 +325,7 @@ impl Flank {
             };
             let reach = self.reach(s, i, r);
             for &h in &self.within[r.min(6) as usize][s.pos[i] as usize] {
-                if reach[h as usize] <= r && self.exits.contains(&h) && !self.enemy_at(s, side, h)
-                {
+                if reach[h as usize] <= r && self.exits.contains(&h) && !self.enemy_at(s, side, h) {
                     out.push(Choice::Leave(i, h));
                 }
             }

@@ -1103,10 +1103,19 @@ mod tests {
         let none = |_: HexCoord| false;
         let one = |_: HexCoord| 1;
         // Same or neighbouring hexes: nothing lies between.
-        assert_eq!(g.fewest_on_open_route(h("C3"), h("C3"), |_| true, one), Ok(Some(0)));
-        assert_eq!(g.fewest_on_open_route(h("C3"), h("C4"), |_| true, one), Ok(Some(0)));
+        assert_eq!(
+            g.fewest_on_open_route(h("C3"), h("C3"), |_| true, one),
+            Ok(Some(0))
+        );
+        assert_eq!(
+            g.fewest_on_open_route(h("C3"), h("C4"), |_| true, one),
+            Ok(Some(0))
+        );
         // A straight column has one shortest route: C4, C5, C6 between.
-        assert_eq!(g.fewest_on_open_route(h("C3"), h("C7"), none, one), Ok(Some(3)));
+        assert_eq!(
+            g.fewest_on_open_route(h("C3"), h("C7"), none, one),
+            Ok(Some(3))
+        );
         let c5: HashSet<HexCoord> = hs(&["C5"]).into_iter().collect();
         assert_eq!(
             g.fewest_on_open_route(h("C3"), h("C7"), |x| c5.contains(&x), one),
@@ -1117,12 +1126,13 @@ mod tests {
         let between: Vec<HexCoord> = g
             .hexes()
             .filter(|&x| {
-                x != h("C3")
-                    && x != h("E5")
-                    && g.distance(h("C3"), x) + g.distance(x, h("E5")) == n
+                x != h("C3") && x != h("E5") && g.distance(h("C3"), x) + g.distance(x, h("E5")) == n
             })
             .collect();
-        assert!(between.len() > (n - 1) as usize, "{between:?}: more than one route");
+        assert!(
+            between.len() > (n - 1) as usize,
+            "{between:?}: more than one route"
+        );
         // Block the straight line's hexes one at a time: another route stays open.
         let line = g.route(h("C3"), h("E5")).unwrap();
         for &x in &line[1..line.len() - 1] {
@@ -1147,12 +1157,13 @@ mod tests {
         assert!(fewest < n - 1, "{fewest} jungle hexes");
         // Jungle on every hex between: every route crosses n - 1 of them.
         assert_eq!(
-            g.fewest_on_open_route(h("C3"), h("E5"), none, |y| u32::from(
-                between.contains(&y)
-            )),
+            g.fewest_on_open_route(h("C3"), h("E5"), none, |y| u32::from(between.contains(&y))),
             Ok(Some(n - 1))
         );
-        assert!(g.fewest_on_open_route(h("C3"), h("Z99"), none, one).is_err());
+        assert!(
+            g.fewest_on_open_route(h("C3"), h("Z99"), none, one)
+                .is_err()
+        );
     }
 
     /// Brute force on small boards: the DP agrees with enumerating every shortest route.
