@@ -1192,7 +1192,7 @@ mod tests {
         }
         let hexes: Vec<HexCoord> = g.hexes().collect();
         // A fixed pattern of units and weights; every ordered pair of hexes.
-        let blocked = |x: HexCoord| (x.column() * 7 + x.row() * 3) % 5 == 0;
+        let blocked = |x: HexCoord| (x.column() * 7 + x.row() * 3).is_multiple_of(5);
         let weight = |x: HexCoord| (x.column() + 2 * x.row()) % 3;
         for &a in &hexes {
             for &b in &hexes {
