@@ -341,7 +341,7 @@ fn ir_is_json() {
     let (code, out, _) = sandtable(&["ir", "rules/plastic_battle"]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["ir_version"], 2);
+    assert_eq!(v["ir_version"], sandtable_compiler::ir::IR_VERSION);
 }
 
 /// Every `$ sandtable …` example in the systems' READMEs still prints what the README shows:

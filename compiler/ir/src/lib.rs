@@ -6,8 +6,12 @@ use serde::{Deserialize, Serialize};
 
 pub mod functions;
 pub mod read;
+pub mod scenario;
 
 pub use functions::EngineFn;
+pub use scenario::{
+    BoardDef, BoardShape, Count, Deploy, ForceDef, HexLabel, NeutralDef, Pieces, Place, ScenarioDef,
+};
 
 pub type SideId = u32;
 pub type EnumId = u32;
@@ -22,7 +26,7 @@ pub type SectionId = u32;
 pub type Slot = u32;
 
 /// Bumped whenever the IR changes shape, so stale JSON is refused rather than misread.
-pub const IR_VERSION: u32 = 2;
+pub const IR_VERSION: u32 = 3;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Program {
@@ -39,6 +43,11 @@ pub struct Program {
     pub tables: Vec<TableDef>,
     pub procs: Vec<ProcDef>,
     pub configs: Vec<ConfigBlock>,
+    /// Boards and scenarios as typed data, lowered from their config blocks.
+    #[serde(default)]
+    pub boards: Vec<BoardDef>,
+    #[serde(default)]
+    pub scenarios: Vec<ScenarioDef>,
     pub unknowns: Vec<UnknownDef>,
     /// The unit the ruleset writes its lengths in (`in` or `cm`), so lengths are shown to
     /// people as the book gives them rather than in the internal tenths of a millimetre.

@@ -12,6 +12,7 @@ pub(crate) mod expr;
 mod items;
 mod scenario;
 mod stmt;
+mod typed;
 
 use std::collections::HashMap;
 
@@ -152,6 +153,7 @@ pub fn lower(
     lw.declare(&located);
     lw.define(&located);
     lw.check_scenarios(&located);
+    lw.lower_typed_scenarios(&located);
     lw.check_recursion();
     if partial {
         lw.refs.clear();

@@ -1,17 +1,18 @@
-//! Reading a scenario out of the IR's config blocks: the board (or the stand-in that replaces
-//! it), turns, phases and their activation schemes, forces, deployment areas and hooks.
-//! Everything the engine plays comes from here; nothing is named in engine code.
-
-use std::collections::HashMap;
+//! A scenario made ready to play: the typed scenario of the IR (`ScenarioDef`: board played,
+//! turns, forces, neutral pieces, hooks) with its `?` values resolved through the assumptions,
+//! the board's grid or table built from its block, and the turn's phases with their
+//! activation schemes (still read from config blocks). Everything the engine plays comes from
+//! here; nothing is named in engine code.
 
 use sandtable_ir::{
-    BinOp, Category, ConfigBlock, EntityId, Expr, ProcId, ProcKind, Program, Property, SideId,
-    Type, UnOp,
+    BinOp, Category, ConfigBlock, Count, Deploy, EntityId, Expr, ForceDef, NeutralDef, Pieces,
+    Place, ProcId, ProcKind, Program, Property, SideId, Type, UnOp, Value,
 };
 
 use super::{EngineError, options};
 use crate::board::table::INCH;
 use crate::board::{Geometry, HexCoord, HexGrid, HexLayout, Point, SectorGrid, Shape};
+use crate::engine::state::Pos;
 use crate::interp::{Assumptions, Interp};
 use crate::value::Val;
 
@@ -214,18 +215,11 @@ impl<'p> Rules<'p> {
         scenario: &str,
     ) -> Result<Self, EngineError> {
         let wanted = scenario.replace('-', "_");
-        let scenarios: Vec<&ConfigBlock> = program
-            .configs
-            .iter()
-            .filter(|c| c.keyword == "scenario")
-            .collect();
-        let Some(sc) = scenarios
-            .iter()
-            .find(|c| c.name.as_deref() == Some(&wanted))
-        else {
-            let names: Vec<String> = scenarios
+        let Some(typed) = program.scenarios.iter().find(|c| c.name == wanted) else {
+            let names: Vec<String> = program
+                .scenarios
                 .iter()
-                .filter_map(|c| c.name.as_ref().map(|n| n.replace('_', "-")))
+                .map(|c| c.name.replace('_', "-"))
                 .collect();
             return Err(EngineError::Setup(format!(
                 "{} has no scenario `{scenario}`; its scenarios are: {}",
@@ -237,13 +231,14 @@ impl<'p> Rules<'p> {
                 }
             )));
         };
+        let sc = &program.configs[typed.config as usize];
         let interp = Interp::new(program, assumptions);
         let cv = |e: &Expr| const_value(&interp, e);
         let mut r = Rules {
             program,
             assumptions,
             scenario: wanted.clone(),
-            scenario_title: sc.title.clone().unwrap_or(wanted.clone()),
+            scenario_title: typed.title.clone().unwrap_or(wanted.clone()),
             board: BoardSpec::Hex {
                 grid: HexGrid::new(1, 1, HexLayout::default()).map_err(setup_err)?,
                 terrain: vec![None],
@@ -257,12 +252,8 @@ impl<'p> Rules<'p> {
             forces: Vec::new(),
             options: Vec::new(),
             neutral: Vec::new(),
-            hooks: sc.hooks.clone(),
-            victory: sc
-                .hooks
-                .iter()
-                .find(|(n, _)| n == "victory")
-                .map(|(_, p)| *p),
+            hooks: typed.hooks.clone(),
+            victory: typed.victory,
             free_actions: Vec::new(),
             hex_cost: Vec::new(),
             hex_adjacent: Vec::new(),
@@ -305,28 +296,18 @@ impl<'p> Rules<'p> {
                 .collect(),
         };
         // Board: the scenario's, or a board that declares itself its stand-in.
-        let board_name = match prop(sc, "board") {
-            Some(p) => sym(&cv(&p.values[0].1)?)?,
-            None => return Err(EngineError::Setup("the scenario names no `board`".into())),
+        let Some(played) = typed.board_played else {
+            return Err(EngineError::Setup(match prop(sc, "board") {
+                Some(p) => format!("no board `{}`", sym(&cv(&p.values[0].1)?)?),
+                None => "the scenario names no `board`".into(),
+            }));
         };
-        let stand_in = program.configs.iter().find(|c| {
-            c.keyword == "board"
-                && prop(c, "stand_in").is_some_and(|p| {
-                    cv(&p.values[0].1).ok().and_then(|v| sym(&v).ok()) == Some(board_name.clone())
-                })
-        });
-        let board_block = match stand_in {
-            Some(b) => {
-                r.stand_in_for = Some(board_name.clone());
-                b
-            }
-            None => program
-                .configs
-                .iter()
-                .find(|c| c.keyword == "board" && c.name.as_deref() == Some(&board_name))
-                .ok_or_else(|| EngineError::Setup(format!("no board `{board_name}`")))?,
-        };
-        r.board_name = board_block.name.clone().unwrap_or_default();
+        if typed.board != Some(played) {
+            r.stand_in_for = typed.board.map(|b| program.boards[b as usize].name.clone());
+        }
+        let board_def = &program.boards[played as usize];
+        let board_block = &program.configs[board_def.config as usize];
+        r.board_name = board_def.name.clone();
         r.board = read_board(program, &interp, board_block)?;
         // `entry_cost: FIELD`: the terrain field that adds to the cost of entering a hex.
         let entry_cost = match prop(board_block, "entry_cost") {
@@ -356,8 +337,13 @@ impl<'p> Rules<'p> {
             }
         }
 
-        if let Some(p) = prop(sc, "turns") {
-            r.turns = turn_count(&cv(&p.values[0].1)?, "`turns`")?;
+        if let Some(n) = typed.turns {
+            let what = if typed.turns_from_limit {
+                "the turn block's `limit`"
+            } else {
+                "`turns`"
+            };
+            r.turns = turn_count(&count_value(&interp, n)?, what)?;
             r.turns_printed = true;
         }
         if let Some(p) = prop(sc, "options") {
@@ -407,13 +393,6 @@ impl<'p> Rules<'p> {
             .iter()
             .find(|c| c.keyword == "turn")
             .ok_or_else(|| EngineError::Setup("the ruleset has no `turn` block".into()))?;
-        // The turn block's `limit:` holds for every scenario that does not set `turns:`.
-        if !r.turns_printed
-            && let Some(p) = prop(turn, "limit")
-        {
-            r.turns = turn_count(&cv(&p.values[0].1)?, "the turn block's `limit`")?;
-            r.turns_printed = true;
-        }
         if let Some(p) = prop(turn, "distance_counter") {
             r.distance_counter = Some(sym(&cv(&p.values[0].1)?)?);
         }
@@ -469,7 +448,7 @@ impl<'p> Rules<'p> {
             });
         }
 
-        for f in sc.blocks.iter().filter(|b| b.keyword == "force") {
+        for f in &typed.forces {
             r.forces.push(read_force(program, &interp, f, &r.board)?);
         }
         if r.forces.is_empty() {
@@ -477,7 +456,7 @@ impl<'p> Rules<'p> {
                 "the scenario has no `force` blocks".into(),
             ));
         }
-        for n in sc.blocks.iter().filter(|b| b.keyword == "neutral") {
+        for n in &typed.neutral {
             r.read_neutral(&interp, n)?;
         }
         Ok(r)
@@ -507,57 +486,62 @@ impl<'p> Rules<'p> {
     }
 
     /// A `neutral { pieces: …, at: … }` block: pieces of no side, one per place.
-    fn read_neutral(&mut self, interp: &Interp, b: &ConfigBlock) -> Result<(), EngineError> {
+    fn read_neutral(&mut self, interp: &Interp, n: &NeutralDef) -> Result<(), EngineError> {
         let program = self.program;
-        let mut pieces = Vec::new();
-        if let Some(p) = prop(b, "pieces") {
-            for v in flat(interp, p)? {
-                let Val::Entity(e) = v else {
-                    return Err(EngineError::Setup(format!(
-                        "`neutral` places pieces, not {}",
-                        v.show(program)
-                    )));
-                };
-                let def = &program.entities[e as usize];
-                if def.category == Category::Terrain {
-                    return Err(EngineError::Setup(format!(
-                        "`neutral` places pieces, and `{}` is a terrain",
-                        def.name
-                    )));
-                }
-                if let Some(s) = def.side {
-                    return Err(EngineError::Setup(format!(
-                        "`{}` belongs to side {}: a neutral piece is one of no side (declare it without `of SIDE`, or as a `marker`)",
-                        def.name, program.sides[s as usize].name
-                    )));
-                }
-                pieces.push(e);
+        for &e in &n.pieces {
+            let def = &program.entities[e as usize];
+            if def.category == Category::Terrain {
+                return Err(EngineError::Setup(format!(
+                    "`neutral` places pieces, and `{}` is a terrain",
+                    def.name
+                )));
+            }
+            if let Some(s) = def.side {
+                return Err(EngineError::Setup(format!(
+                    "`{}` belongs to side {}: a neutral piece is one of no side (declare it without `of SIDE`, or as a `marker`)",
+                    def.name, program.sides[s as usize].name
+                )));
             }
         }
-        // Places: hex labels, or points written as `[x, y]` (a list of two lengths).
         let mut places = Vec::new();
-        if let Some(p) = prop(b, "at") {
-            for (_, e) in &p.values {
-                match const_value(interp, e)? {
-                    Val::List(items) if items.iter().all(|v| v.as_int().is_some()) => {
-                        places.push(Val::List(items))
+        for p in &n.at {
+            match *p {
+                Place::Hex(h) => places.push(
+                    HexCoord::new(h.column, h.row)
+                        .map(Pos::Hex)
+                        .map_err(setup_err)?,
+                ),
+                Place::Point(x, y) => {
+                    places.push(Point::new(x, y).map(Pos::Point).map_err(setup_err)?)
+                }
+                // A `?` for places: the assumption gives a label, a point or a list of them.
+                Place::Unknown(u) => {
+                    let v = interp.constant(&Value::Unknown(u)).map_err(setup_err)?;
+                    let vs = match v {
+                        Val::List(items) if items.iter().all(|v| v.as_int().is_some()) => {
+                            vec![Val::List(items)]
+                        }
+                        Val::List(items) => items,
+                        v => vec![v],
+                    };
+                    for v in vs {
+                        places.push(
+                            options::decode_place(self, &v)
+                                .map_err(|x| EngineError::Setup(format!("`neutral`: {x}")))?,
+                        );
                     }
-                    Val::List(items) => places.extend(items),
-                    v => places.push(v),
                 }
             }
         }
-        if pieces.len() != places.len() {
+        if n.pieces.len() != places.len() {
             return Err(EngineError::Setup(format!(
                 "`neutral` lists {} pieces and {} places: give one place (`at:`) per piece",
-                pieces.len(),
+                n.pieces.len(),
                 places.len()
             )));
         }
-        for (e, v) in pieces.into_iter().zip(places) {
+        for (&e, at) in n.pieces.iter().zip(places) {
             let name = &program.entities[e as usize].name;
-            let at = options::decode_place(self, &v)
-                .map_err(|x| EngineError::Setup(format!("neutral `{name}`: {x}")))?;
             if !self.on_board(at) {
                 return Err(EngineError::Setup(format!(
                     "neutral `{name}` at {} is off the board",
@@ -1027,28 +1011,56 @@ fn read_board(
     }
 }
 
+/// Pieces listed by count, a `?` resolved through the assumptions (a piece or a list).
+fn expand(interp: &Interp, list: &[Pieces]) -> Result<Vec<Val>, EngineError> {
+    let mut out = Vec::new();
+    for p in list {
+        match *p {
+            Pieces::Of { entity, count } => {
+                if count > 1000 {
+                    return Err(EngineError::Setup(format!(
+                        "{count} copies is out of range"
+                    )));
+                }
+                out.extend(std::iter::repeat_n(Val::Entity(entity), count as usize));
+            }
+            Pieces::Unknown(u) => match interp.constant(&Value::Unknown(u)).map_err(setup_err)? {
+                Val::List(items) => out.extend(items),
+                v => out.push(v),
+            },
+        }
+    }
+    Ok(out)
+}
+
+/// A count the book may leave `?`.
+fn count_value(interp: &Interp, n: Count) -> Result<Val, EngineError> {
+    match n {
+        Count::Fixed(n) => Ok(Val::Int(i64::from(n))),
+        Count::Unknown(u) => interp.constant(&Value::Unknown(u)).map_err(setup_err),
+    }
+}
+
 fn read_force(
     program: &Program,
     interp: &Interp,
-    f: &ConfigBlock,
+    f: &ForceDef,
     board: &BoardSpec,
 ) -> Result<ForceSpec, EngineError> {
-    let name = f.name.clone().unwrap_or_default();
-    let side = side_named(program, &name)?;
+    let name = program.sides[f.side as usize].name.clone();
+    let side = f.side;
     // `units:` lists every piece the force sets up, whatever the rules call them.
     let mut units = Vec::new();
-    if let Some(p) = prop(f, "units") {
-        for v in flat(interp, p)? {
-            match v {
-                Val::Entity(e) if program.entities[e as usize].category != Category::Terrain => {
-                    units.push(e)
-                }
-                other => {
-                    return Err(EngineError::Setup(format!(
-                        "force {name}: `units` holds {}, not a piece",
-                        other.show(program)
-                    )));
-                }
+    for v in expand(interp, &f.units)? {
+        match v {
+            Val::Entity(e) if program.entities[e as usize].category != Category::Terrain => {
+                units.push(e)
+            }
+            other => {
+                return Err(EngineError::Setup(format!(
+                    "force {name}: `units` holds {}, not a piece",
+                    other.show(program)
+                )));
             }
         }
     }
@@ -1056,125 +1068,81 @@ fn read_force(
         return Err(EngineError::Setup(format!("force {name} has no units")));
     }
     let mut markers = Vec::new();
-    if let Some(p) = prop(f, "markers") {
-        // `3 * bunker, trench` lists pieces; `bunker = 3` counts them by name.
-        let mut listed = Vec::new();
-        for (key, e) in &p.values {
-            match (key, const_value(interp, e)?) {
-                (Some(k), Val::Int(n)) => {
-                    let ent = program
-                        .entities
-                        .iter()
-                        .position(|x| x.name == *k)
-                        .ok_or_else(|| {
-                            EngineError::Setup(format!(
-                                "force {name}: no piece `{k}` for `markers`"
-                            ))
-                        })?;
-                    if !(0..=1000).contains(&n) {
-                        return Err(EngineError::Setup(format!("{n} copies is out of range")));
-                    }
-                    listed.extend(std::iter::repeat_n(
-                        Val::Entity(ent as EntityId),
-                        n as usize,
-                    ));
-                }
-                (_, Val::List(items)) => listed.extend(items),
-                (_, v) => listed.push(v),
+    for v in expand(interp, &f.markers)? {
+        match v {
+            Val::Entity(e)
+                if program.entities[e as usize].category != Category::Terrain
+                    && program.entities[e as usize].side.is_none() =>
+            {
+                markers.push(e)
             }
-        }
-        for v in listed {
-            match v {
-                Val::Entity(e)
-                    if program.entities[e as usize].category != Category::Terrain
-                        && program.entities[e as usize].side.is_none() =>
-                {
-                    markers.push(e)
-                }
-                other => {
-                    return Err(EngineError::Setup(format!(
-                        "force {name}: `markers` holds {}, not a piece of no side",
-                        other.show(program)
-                    )));
-                }
+            other => {
+                return Err(EngineError::Setup(format!(
+                    "force {name}: `markers` holds {}, not a piece of no side",
+                    other.show(program)
+                )));
             }
         }
     }
     let mut flags = Vec::new();
-    for p in &f.properties {
-        if let Some((_, e)) = p.values.first()
-            && let Ok(Val::Bool(b)) = const_value(interp, e)
-        {
-            flags.push((p.key.clone(), b));
+    for (k, v) in &f.flags {
+        if let Ok(Val::Bool(b)) = interp.constant(v) {
+            flags.push((k.clone(), b));
         }
     }
     let hidden = flags.iter().any(|(k, v)| k == "hidden" && *v);
-    let max_per_hex = match prop(f, "max_per_hex") {
-        Some(p) => Some(int(&const_value(interp, &p.values[0].1)?)? as u32),
+    let max_per_hex = match f.max_per_hex {
+        Some(n) => Some(int(&count_value(interp, n)?)? as u32),
         None => None,
     };
-    let exits = match prop(f, "exit") {
-        Some(p) => flat(interp, p)?
-            .iter()
-            .map(|v| HexCoord::parse(&sym(v)?).map_err(setup_err))
-            .collect::<Result<_, _>>()?,
-        None => Vec::new(),
-    };
-    let deploy = prop(f, "deploy")
+    let exits = f
+        .exits
+        .iter()
+        .map(|h| HexCoord::new(h.column, h.row).map_err(setup_err))
+        .collect::<Result<_, _>>()?;
+    let deploy = f
+        .deploy
+        .as_ref()
         .ok_or_else(|| EngineError::Setup(format!("force {name} has no `deploy` area")))?;
     let (area, home) = match board {
         BoardSpec::Hex { grid, .. } => {
-            let mut named: HashMap<String, Val> = HashMap::new();
-            for (k, e) in &deploy.values {
-                if let Some(k) = k {
-                    named.insert(k.clone(), const_value(interp, e)?);
+            let (cols, rows) = match deploy {
+                Deploy::Hexes { columns, rows } => (*columns, *rows),
+                // `?` or the book's words: nothing to narrow the board by.
+                Deploy::Unknown(_) | Deploy::Described(_) => (None, None),
+                Deploy::Area(a) => {
+                    return Err(EngineError::Setup(format!(
+                        "force {name}: on a hex board a force deploys by rows and columns, not in an area (`{a}`)"
+                    )));
                 }
-            }
-            let rows = named.get("rows").cloned();
-            let cols = match named.get("columns") {
-                Some(Val::LabelRange(a, b)) => {
-                    let c = |l: &Option<String>| -> Result<Option<u32>, EngineError> {
-                        l.as_ref()
-                            .map(|l| {
-                                HexCoord::parse(&format!("{l}1"))
-                                    .map(|h| h.column())
-                                    .map_err(setup_err)
-                            })
-                            .transpose()
-                    };
-                    Some((c(a)?, c(b)?))
-                }
-                _ => None,
             };
+            let within =
+                |v: u32, r: Option<(u32, u32)>| r.is_none_or(|(lo, hi)| (lo..=hi).contains(&v));
             let hexes: Vec<HexCoord> = grid
                 .hexes()
-                .filter(|h| {
-                    let row_ok = match &rows {
-                        Some(Val::Range(lo, hi)) => {
-                            lo.is_none_or(|l| i64::from(h.row()) >= l)
-                                && hi.is_none_or(|x| i64::from(h.row()) <= x)
-                        }
-                        _ => true,
-                    };
-                    let col_ok = match cols {
-                        Some((lo, hi)) => {
-                            lo.is_none_or(|l| h.column() >= l) && hi.is_none_or(|x| h.column() <= x)
-                        }
-                        None => true,
-                    };
-                    row_ok && col_ok
-                })
+                .filter(|h| within(h.row(), rows) && within(h.column(), cols))
                 .collect();
             if hexes.is_empty() {
                 return Err(EngineError::Setup(format!(
                     "force {name}: the deployment area holds no hex of the board"
                 )));
             }
-            let home = crate::engine::state::Pos::Hex(hexes[hexes.len() / 2]);
+            let home = Pos::Hex(hexes[hexes.len() / 2]);
             (DeployArea::Hexes(hexes), home)
         }
         BoardSpec::Table { areas, .. } => {
-            let an = sym(&const_value(interp, &deploy.values[0].1)?)?;
+            let an = match deploy {
+                Deploy::Area(a) => a.clone(),
+                Deploy::Unknown(u) => {
+                    sym(&interp.constant(&Value::Unknown(*u)).map_err(setup_err)?)?
+                }
+                Deploy::Described(t) => t.clone(),
+                Deploy::Hexes { .. } => {
+                    return Err(EngineError::Setup(format!(
+                        "force {name}: on a table a force deploys in a named `area`"
+                    )));
+                }
+            };
             let g = areas
                 .iter()
                 .find(|(n, _)| *n == an)
@@ -1188,10 +1156,7 @@ fn read_force(
                 _ => Point::new(0, 0),
             }
             .map_err(setup_err)?;
-            (
-                DeployArea::Area(g),
-                crate::engine::state::Pos::Point(centre),
-            )
+            (DeployArea::Area(g), Pos::Point(centre))
         }
     };
     Ok(ForceSpec {

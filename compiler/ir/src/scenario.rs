@@ -1,0 +1,189 @@
+//! Scenarios as typed data: what a `scenario` block sets up, lowered and checked by the
+//! compiler (`compiler/src/lower/typed.rs`), so the runtime and `sandtable scenarios` read
+//! fields rather than interpreting string-keyed properties. A value the book leaves `?`
+//! stays an [`UnknownId`], resolved through the assumptions when the game is set up.
+//!
+//! Activation (the `chips:` of a scenario, `activation` blocks) is not typed here yet: it
+//! still reaches the runtime as config blocks.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Cite, EntityId, ProcId, SideId, UnknownId, Value};
+
+/// A whole number the book may leave unknown (`turns: ?`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub enum Count {
+    Fixed(u32),
+    Unknown(UnknownId),
+}
+
+/// A hex by column and row, both from 1 (`B12` is column 2, row 12).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub struct HexLabel {
+    pub column: u32,
+    pub row: u32,
+}
+
+impl HexLabel {
+    /// `B12` as column 2, row 12; `AA3` as column 27.
+    pub fn parse(s: &str) -> Option<HexLabel> {
+        let split = s.find(|c: char| !c.is_ascii_uppercase())?;
+        let (letters, digits) = s.split_at(split);
+        if letters.is_empty() || letters.len() > 2 || digits.is_empty() || digits.len() > 4 {
+            return None;
+        }
+        let column = letters
+            .bytes()
+            .fold(0u32, |c, b| c * 26 + u32::from(b - b'A') + 1);
+        let row: u32 = digits.parse().ok()?;
+        (row > 0).then_some(HexLabel { column, row })
+    }
+
+    /// The column's letters: 1 is `A`, 27 is `AA`.
+    pub fn column_name(column: u32) -> String {
+        let mut c = column;
+        let mut s = Vec::new();
+        while c > 0 {
+            c -= 1;
+            s.push(b'A' + (c % 26) as u8);
+            c /= 26;
+        }
+        s.reverse();
+        String::from_utf8(s).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Display for HexLabel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}{}", HexLabel::column_name(self.column), self.row)
+    }
+}
+
+/// Pieces a force lists: `3 * rifle` (a count of one piece), or a `?` for pieces the book
+/// does not print, which an assumption must give as a list of pieces.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub enum Pieces {
+    Of { entity: EntityId, count: u32 },
+    Unknown(UnknownId),
+}
+
+/// Where a force sets up.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub enum Deploy {
+    /// On a hex board: the hexes within these columns and rows (inclusive; `None` = all).
+    Hexes {
+        columns: Option<(u32, u32)>,
+        rows: Option<(u32, u32)>,
+    },
+    /// On a table: a named `area` of the board.
+    Area(String),
+    /// `deploy: ?`: the book does not say.
+    Unknown(UnknownId),
+    /// `deploy: "…"`: the book's description, which the engine cannot place by.
+    Described(String),
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ForceDef {
+    pub side: SideId,
+    /// Every piece the side sets up, in the order listed.
+    pub units: Vec<Pieces>,
+    /// Pieces of no side the force sets up in its area.
+    pub markers: Vec<Pieces>,
+    pub deploy: Option<Deploy>,
+    /// Most units in one hex at set-up.
+    pub max_per_hex: Option<Count>,
+    pub hidden: bool,
+    /// Hexes the force may leave the board by.
+    pub exits: Vec<HexLabel>,
+    /// Every property whose value is `true`/`false` ([`Value::Bool`]) or a `?`
+    /// ([`Value::Unknown`], a flag once an assumption gives it), for `force_has`.
+    pub flags: Vec<(String, Value)>,
+}
+
+impl ForceDef {
+    /// How many pieces `units:` lists, when every count is known.
+    pub fn unit_count(&self) -> Option<u32> {
+        count(&self.units)
+    }
+    pub fn marker_count(&self) -> Option<u32> {
+        count(&self.markers)
+    }
+}
+
+fn count(p: &[Pieces]) -> Option<u32> {
+    p.iter().try_fold(0u32, |n, x| match x {
+        Pieces::Of { count, .. } => n.checked_add(*count),
+        Pieces::Unknown(_) => None,
+    })
+}
+
+/// A fixed place: a hex, a point on a table (tenths of a millimetre), or a `?`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub enum Place {
+    Hex(HexLabel),
+    Point(i64, i64),
+    Unknown(UnknownId),
+}
+
+/// Pieces of no side at fixed places, one place per piece.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct NeutralDef {
+    pub pieces: Vec<EntityId>,
+    pub at: Vec<Place>,
+}
+
+/// The size of a board.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub enum BoardShape {
+    Hex {
+        columns: u32,
+        rows: u32,
+    },
+    /// An open or sectors table, width and depth in tenths of a millimetre.
+    Table {
+        width: i64,
+        depth: i64,
+    },
+    /// Sizes the book does not give (`?`), or a scheme the engine does not play.
+    Unknown,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BoardDef {
+    pub name: String,
+    pub title: Option<String>,
+    /// `hex`, `open`, `sectors`…
+    pub scheme: Option<String>,
+    pub shape: BoardShape,
+    /// The board this one stands in for (`stand_in: map`).
+    pub stand_in_for: Option<String>,
+    /// Named set-up areas of a table.
+    pub areas: Vec<String>,
+    /// Its block in [`crate::Program::configs`] (terrain, features).
+    pub config: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ScenarioDef {
+    pub name: String,
+    pub title: Option<String>,
+    /// The board the scenario names, by index in [`crate::Program::boards`].
+    pub board: Option<u32>,
+    /// The board played: the named one, or the board that declares itself its stand-in.
+    pub board_played: Option<u32>,
+    /// `turns:`, else the turn block's `limit:`; `None` when neither is given.
+    pub turns: Option<Count>,
+    /// Whether `turns` comes from the turn block's `limit:` rather than the scenario.
+    pub turns_from_limit: bool,
+    pub forces: Vec<ForceDef>,
+    pub neutral: Vec<NeutralDef>,
+    /// `on EVENT` hooks, in order (`victory` is not among them).
+    pub hooks: Vec<(String, ProcId)>,
+    pub victory: Option<ProcId>,
+    /// Its block in [`crate::Program::configs`] (activation properties such as `chips:`).
+    pub config: u32,
+    pub file: String,
+    pub line: u32,
+    pub cite: Cite,
+}
