@@ -856,10 +856,24 @@ fn a_resolution_whose_result_is_a_length_is_shown_in_the_rulesets_unit() {
     std::fs::write(
         &file,
         "board table: open { width: 48in, depth: 48in }\n\
+         resolve again() {\n  result reach(true)\n}\n\
          resolve reach(fast: bool) {\n  if fast { result d6 * 2in } else { result 3in }\n}\n",
     )
     .unwrap();
     let f = file.to_str().unwrap();
+    // A result that is another resolution's call (defined later in the file) is a length too.
+    let (code, out, err) = sandtable(&["prob", f, "again"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("  2in ") && out.contains("mean = 7/1in"),
+        "{out}"
+    );
+    let (code, out, err) = sandtable(&["explain", f, "again", "--seed", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("result: ") && out.contains("in (1 dice rolled)"),
+        "{out}"
+    );
     let (code, out, err) = sandtable(&["prob", f, "reach", "--set", "fast=true"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("  2in ") && out.contains("  12in "), "{out}");

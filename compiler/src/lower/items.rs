@@ -643,6 +643,7 @@ impl<'a> Lowerer<'a> {
                 self.define_proc(loc.file, p);
             }
         }
+        self.propagate_result_lengths();
         for loc in items {
             if let ast::ItemKind::Config(c) = &loc.item.kind {
                 self.define_config(loc.file, loc.section, c, None);
@@ -1229,6 +1230,34 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// A procedure whose every result is a length, or a call of a procedure whose results are
+    /// lengths (`result reach()`), has a length for its result too: its outcomes are shown in
+    /// the ruleset's unit. Calls may name procedures lowered later, so this runs to a fixpoint.
+    fn propagate_result_lengths(&mut self) {
+        let results = std::mem::take(&mut self.proc_results);
+        loop {
+            let mut changed = false;
+            for (id, rs) in &results {
+                let procs = &self.program.procs;
+                if procs[*id as usize].result_length || rs.is_empty() {
+                    continue;
+                }
+                let length = rs.iter().all(|(t, call)| {
+                    *t == Type::Length
+                        || call
+                            .is_some_and(|c| procs.get(c as usize).is_some_and(|p| p.result_length))
+                });
+                if length {
+                    self.program.procs[*id as usize].result_length = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
     fn define_proc(&mut self, file: FileId, p: &ast::Proc) {
         let id = match self.own_sym(file, &p.name) {
             Some(Sym::Proc(id)) => id,
@@ -1241,8 +1270,10 @@ impl<'a> Lowerer<'a> {
         let body = self.lower_block(file, &mut scope, &p.body, &p.name.name);
         let pr = &mut self.program.procs[id as usize];
         pr.body = body;
-        pr.result_length =
-            !self.result_types.is_empty() && self.result_types.iter().all(|t| *t == Type::Length);
+        pr.result_length = !self.result_types.is_empty()
+            && self.result_types.iter().all(|(t, _)| *t == Type::Length);
+        self.proc_results
+            .push((id, std::mem::take(&mut self.result_types)));
         pr.n_slots = scope.n_slots();
         pr.slot_names = scope.slot_names();
         pr.slot_types = scope.slot_types();

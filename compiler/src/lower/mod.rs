@@ -101,7 +101,11 @@ pub(crate) struct Lowerer<'a> {
     /// Lines of the statements lowered so far in the current procedure.
     pub stmt_lines: Vec<u32>,
     /// Types of the `result`s (and band values) of the procedure being lowered.
-    pub result_types: Vec<ir::Type>,
+    /// The type of each `result` of the procedure being lowered, and the procedure it calls
+    /// when the result is a call (whose type is known only once every procedure is lowered).
+    pub result_types: Vec<(ir::Type, Option<ir::ProcId>)>,
+    /// Per procedure, its `result_types`, for [`Lowerer::propagate_result_lengths`].
+    pub proc_results: Vec<(ir::ProcId, Vec<(ir::Type, Option<ir::ProcId>)>)>,
     /// In the current procedure: tables with `-` cells tested with `applicable`, lookups of
     /// such tables outside a test, and whether an `applicable(…)` is being lowered.
     pub na_tested: Vec<ir::TableId>,
@@ -140,6 +144,7 @@ pub fn lower(
         distance_ty: ir::Type::Any,
         stmt_lines: Vec::new(),
         result_types: Vec::new(),
+        proc_results: Vec::new(),
         na_tested: Vec::new(),
         na_lookups: Vec::new(),
         in_applicable: false,

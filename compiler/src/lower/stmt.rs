@@ -116,7 +116,7 @@ impl<'a> Lowerer<'a> {
                         .collect();
                     let value = a.value.as_ref().map(|v| {
                         let t = self.lower_expr(file, scope, v, path);
-                        self.result_types.push(t.ty);
+                        self.result_types.push((t.ty, called(&t.expr)));
                         t.expr
                     });
                     let body = a
@@ -149,7 +149,7 @@ impl<'a> Lowerer<'a> {
             }
             K::Result(e) => {
                 let t = self.lower_expr(file, scope, e, path);
-                self.result_types.push(t.ty);
+                self.result_types.push((t.ty, called(&t.expr)));
                 Stmt::Result(t.expr)
             }
             K::Outcome(o) => Stmt::Outcome(o.name.clone()),
@@ -389,5 +389,13 @@ impl Lowerer<'_> {
             };
             self.diags.push(d);
         }
+    }
+}
+
+/// The procedure a `result` hands on, when it is exactly another procedure's call.
+fn called(e: &ir::Expr) -> Option<ir::ProcId> {
+    match e {
+        ir::Expr::Call { proc, .. } => Some(*proc),
+        _ => None,
     }
 }
