@@ -70,6 +70,9 @@ pub(crate) struct Located<'a> {
     pub item: &'a ast::Item,
 }
 
+/// A `result`'s type, and the procedure it calls when it is exactly a call.
+pub(crate) type ResultOf = (ir::Type, Option<ir::ProcId>);
+
 pub(crate) struct Lowerer<'a> {
     pub db: &'a SourceDb,
     pub program: Program,
@@ -100,12 +103,12 @@ pub(crate) struct Lowerer<'a> {
     pub distance_ty: ir::Type,
     /// Lines of the statements lowered so far in the current procedure.
     pub stmt_lines: Vec<u32>,
-    /// Types of the `result`s (and band values) of the procedure being lowered.
-    /// The type of each `result` of the procedure being lowered, and the procedure it calls
-    /// when the result is a call (whose type is known only once every procedure is lowered).
-    pub result_types: Vec<(ir::Type, Option<ir::ProcId>)>,
+    /// The type of each `result` (and band value) of the procedure being lowered, and the
+    /// procedure it calls when it is a call (whose type is known only once every procedure is
+    /// lowered).
+    pub result_types: Vec<ResultOf>,
     /// Per procedure, its `result_types`, for [`Lowerer::propagate_result_lengths`].
-    pub proc_results: Vec<(ir::ProcId, Vec<(ir::Type, Option<ir::ProcId>)>)>,
+    pub proc_results: Vec<(ir::ProcId, Vec<ResultOf>)>,
     /// In the current procedure: tables with `-` cells tested with `applicable`, lookups of
     /// such tables outside a test, and whether an `applicable(…)` is being lowered.
     pub na_tested: Vec<ir::TableId>,
