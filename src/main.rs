@@ -41,6 +41,8 @@ enum Command {
     Audit(cmd::audit::Args),
     /// Exact outcome chances of every pairing of unit kinds in the actions that pit one piece's stats against another's
     Matchups(cmd::matchups::Args),
+    /// List a ruleset's scenarios: board, turns, forces, activation, victory and the assumptions each needs
+    Scenarios(cmd::scenarios::Args),
     /// Play one scenario headless (or against you): a turn-by-turn narrative and the winner
     Run(cmd::game::RunArgs),
     /// Replay a game from its JSON-lines log, checking every event against the rules
@@ -131,6 +133,7 @@ fn run() -> ExitCode {
         Command::Prob(a) => a.json,
         Command::Explain(a) => a.json,
         Command::Ir(_) => false,
+        Command::Scenarios(a) => a.json,
         Command::Bench(a) => a.json,
         Command::Audit(a) => a.json,
         Command::Matchups(a) => a.json,
@@ -149,6 +152,7 @@ fn run() -> ExitCode {
         Command::Prob(a) => cmd::prob::run(a),
         Command::Explain(a) => cmd::explain::run(a),
         Command::Ir(a) => cmd::ir::run(a),
+        Command::Scenarios(a) => cmd::scenarios::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Audit(a) => cmd::audit::run(a),
         Command::Matchups(a) => cmd::matchups::run(a),

@@ -1191,3 +1191,133 @@ fn a_range_with_computed_bounds_is_counted_alike_by_every_evaluator() {
     assert_eq!(sampled("interp"), sampled("jit"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `sandtable scenarios` lists exactly the scenarios the IR holds, for every system.
+#[test]
+fn scenarios_lists_every_scenario_the_ruleset_declares() {
+    for sys in systems() {
+        let (code, out, err) = sandtable(&["scenarios", &sys, "--json"]);
+        assert_eq!(code, 0, "{sys}: {err}");
+        let listed: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let (_, ir, _) = sandtable(&["ir", &sys]);
+        let ir: serde_json::Value = serde_json::from_str(&ir).unwrap();
+        let declared: Vec<String> = ir["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap().replace('_', "-"))
+            .collect();
+        let names: Vec<String> = listed["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(names, declared, "{sys}");
+        let (code, text, _) = sandtable(&["scenarios", &sys]);
+        assert_eq!(code, 0);
+        for n in &names {
+            assert!(
+                text.contains(&format!("\n{n} \"")),
+                "{sys}: {n} missing in:\n{text}"
+            );
+        }
+    }
+}
+
+#[test]
+fn scenarios_summarises_board_forces_victory_and_the_assumptions_each_needs() {
+    let dir = temp("scenarios");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("assumptions")).unwrap();
+    std::fs::write(
+        dir.join("rules.sand"),
+        r#"side red "Red"
+side green "Green"
+kind infantry { move: int }
+unit rifle: infantry of red "Rifle" { move: ? "printed on the counter" }
+unit militia: infantry of green "Militia" { move: 5 }
+board field: hex { columns: A..=D, rows: 1..=4 }
+activation cup: chip_cup { sides: red, green }
+action advance(u: infantry) { require u.move > 3 }
+turn { phase fight "Fight" { activation: cup, actions: advance } }
+scenario skirmish "Skirmish" {
+  board: field
+  turns: ? "the book does not say"
+  chips: red = 1, green = 1
+  force red { deploy: columns = A..=A, units: 2 * rifle }
+  force green { deploy: rows = 3..=4, units: 3 * militia }
+  victory { score red = 1  if eliminated(green, infantry) >= 2 { win red } else { win green } }
+}
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("assumptions/skirmish.assume"),
+        "assume scenario.skirmish.turns = 4 \"our choice\"\n",
+    )
+    .unwrap();
+    let path = dir.display().to_string();
+    let (code, out, err) = sandtable(&["scenarios", &path, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let s = &v["scenarios"][0];
+    assert_eq!(s["name"], "skirmish");
+    assert_eq!(s["board_shape"], "hex A..=D, 1..=4 (16 hexes)");
+    assert_eq!(s["turns"], "? (scenario.skirmish.turns)");
+    assert_eq!(s["sides"], serde_json::json!(["red", "green"]));
+    assert_eq!(s["forces"][0]["units"], 2);
+    assert_eq!(s["forces"][1]["units"], 3);
+    assert_eq!(s["forces"][0]["deploy"], "columns A..=A");
+    assert_eq!(s["forces"][1]["deploy"], "rows 3..=4");
+    assert_eq!(s["activation"][0]["scheme"], "chip_cup");
+    assert_eq!(s["victory"]["wins"], serde_json::json!(["red", "green"]));
+    assert_eq!(s["victory"]["scores"], serde_json::json!(["red"]));
+    // The turn limit and the rifle's move (read by the phase's action) are unknowns; the
+    // scenario's own file gives one of them.
+    assert_eq!(
+        s["unknowns"],
+        serde_json::json!(["rifle.move", "scenario.skirmish.turns"])
+    );
+    assert_eq!(
+        s["assumption_files"][0]["file"],
+        "assumptions/skirmish.assume"
+    );
+    assert_eq!(s["assumption_files"][0]["read_by_run"], true);
+    assert_eq!(s["assumption_files"][0]["supplies"], 1);
+    assert_eq!(
+        s["unknowns_not_in_default_file"],
+        serde_json::json!(["rifle.move"])
+    );
+    let (code, text, _) = sandtable(&["scenarios", &path]);
+    assert_eq!(code, 0);
+    assert!(text.contains("skirmish \"Skirmish\""), "{text}");
+    assert!(
+        text.contains("  force green: 3 units, deploys in rows 3..=4"),
+        "{text}"
+    );
+    assert!(
+        text.contains("assumptions/skirmish.assume supplies 1 (read by `run` for this scenario)"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn scenarios_refuses_bad_input_plainly_and_as_json() {
+    let (code, out, _) = sandtable(&["scenarios", "--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("--json"), "{out}");
+    let (code, _, err) = sandtable(&["scenarios", "no/such/ruleset"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("no/such/ruleset"), "{err}");
+    let (code, out, _) = sandtable(&["scenarios", "no/such/ruleset", "--json"]);
+    assert_ne!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no/such/ruleset")
+    );
+}

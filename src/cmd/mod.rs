@@ -9,3 +9,4 @@ pub mod game;
 pub mod ir;
 pub mod matchups;
 pub mod prob;
+pub mod scenarios;
