@@ -273,10 +273,7 @@ impl<'p, W: Weight> Exact<'p, W> {
                 Stmt::Choose { .. } => return Err(RunError::NeedsDecision),
                 Stmt::For { slot, iter, body } => {
                     let d = self.eval(iter, &env)?;
-                    // A set that depends on the dice (`for i in 1..=d3`): each set of items
-                    // is its own branch, weighted by its chance.
-                    let mut branches = Vec::new();
-                    for (set, w) in &d.weights {
+                    let unroll = |set: &Val, st: &mut Vec<Cont<'a>>| -> Result<(), RunError> {
                         let items = self.point_items(&Dist::point(set.clone()), "iterate")?;
                         if items.len() as i64 > crate::interp::MAX_LOOP {
                             return Err(RunError::Limit {
@@ -285,33 +282,21 @@ impl<'p, W: Weight> Exact<'p, W> {
                                 limit: crate::interp::MAX_LOOP as u64,
                             });
                         }
-                        let mut st: Vec<Cont> = stack.iter().map(clone_cont).collect();
                         for it in items.into_iter().rev() {
                             st.push(Cont::Stmts(body));
                             st.push(Cont::Set(*slot, it));
                         }
-                        if d.len() == 1 {
-                            stack = st;
-                            break;
-                        }
-                        branches.push((
-                            w.clone(),
-                            self.exec(
-                                proc,
-                                st,
-                                env.clone(),
-                                paths.saturating_mul(d.len() as u128),
-                            )?,
-                        ));
-                    }
-                    if d.len() != 1 {
-                        return Ok(mixture(branches, &d.total)?);
+                        Ok(())
+                    };
+                    match d.as_point() {
+                        Some(set) => unroll(set, &mut stack)?,
+                        // A set that depends on the dice (`for i in 1..=d3`).
+                        None => return self.loop_branches(proc, &stack, &env, paths, &d, unroll),
                     }
                 }
                 Stmt::Repeat { count, body } => {
                     let d = self.eval(count, &env)?;
-                    let mut branches = Vec::new();
-                    for (v, w) in &d.weights {
+                    return self.loop_branches(proc, &stack, &env, paths, &d, |v, st| {
                         let n = self.int(v)?;
                         if n > crate::interp::MAX_LOOP {
                             return Err(RunError::Limit {
@@ -320,21 +305,11 @@ impl<'p, W: Weight> Exact<'p, W> {
                                 limit: crate::interp::MAX_LOOP as u64,
                             });
                         }
-                        let mut st: Vec<Cont> = stack.iter().map(clone_cont).collect();
                         for _ in 0..n.max(0) {
                             st.push(Cont::Stmts(body));
                         }
-                        branches.push((
-                            w.clone(),
-                            self.exec(
-                                proc,
-                                st,
-                                env.clone(),
-                                paths.saturating_mul(d.len() as u128),
-                            )?,
-                        ));
-                    }
-                    return Ok(mixture(branches, &d.total)?);
+                        Ok(())
+                    });
                 }
                 Stmt::Require(c) => {
                     let d = self.eval(c, &env)?;
@@ -351,6 +326,28 @@ impl<'p, W: Weight> Exact<'p, W> {
                 }
             }
         }
+    }
+
+    /// A loop whose runs depend on a value with distribution `d` (`repeat d3`, `for i in
+    /// 1..=d3`): each value is its own branch, weighted by its chance, with its runs pushed by
+    /// `unroll` onto a copy of the rest of the procedure.
+    fn loop_branches<'a>(
+        &'a self,
+        proc: u32,
+        stack: &[Cont<'a>],
+        env: &Env<W>,
+        paths: u128,
+        d: &Dist<Val, W>,
+        unroll: impl Fn(&Val, &mut Vec<Cont<'a>>) -> Result<(), RunError>,
+    ) -> Result<Dist<OutcomeKey, W>, RunError> {
+        let mut branches = Vec::with_capacity(d.len());
+        for (v, w) in &d.weights {
+            let mut st: Vec<Cont<'a>> = stack.iter().map(clone_cont).collect();
+            unroll(v, &mut st)?;
+            let more = paths.saturating_mul(d.len() as u128);
+            branches.push((w.clone(), self.exec(proc, st, env.clone(), more)?));
+        }
+        Ok(mixture(branches, &d.total)?)
     }
 
     /// Continue once per value of `d`; `step` adjusts the environment and may push a block.
