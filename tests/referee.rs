@@ -1,0 +1,183 @@
+//! An independent referee (issue 14 item 4): seeded games of each playable scenario are
+//! played through the runtime library with logging on, and each log, as text, is checked
+//! event by event against the book by code written apart from the engine. The referee reads
+//! only the log, the compiled rules as JSON data (board, forces, printed values) and the
+//! assumptions file of the scenario, and writes the book's numbers itself with citations.
+
+mod referee {
+    pub mod log;
+    pub mod plastic_battle;
+    pub mod platoon;
+}
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use referee::log::{self, Report};
+use sandtable_runtime::engine::policy::{Policy, Random};
+use sandtable_runtime::engine::{Game, Rules};
+
+/// Games per scenario: the issue asks for at least 200.
+const GAMES: u64 = 200;
+
+/// What is done with each log: given the rules as JSON, the log's text, the assumptions.
+type Check<'a> = dyn FnMut(&serde_json::Value, &str, &BTreeMap<String, String>) + 'a;
+
+/// Play `GAMES` seeded random games of `scenario` and hand each log, as text, to `check`.
+fn play(sys: &str, scenario: &str, check: &mut Check) {
+    play_n(sys, scenario, GAMES, check);
+}
+
+fn play_n(sys: &str, scenario: &str, games: u64, check: &mut Check) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let c = sandtable_compiler::compile_path(&root.join("rules").join(sys)).unwrap();
+    assert!(!c.has_errors(), "{sys} does not compile");
+    let file = root
+        .join("rules")
+        .join(sys)
+        .join("assumptions")
+        .join(format!("{scenario}.assume"));
+    let supplied =
+        sandtable_compiler::assume::supply_paths(&c.program, &[], &[file.as_path()]).unwrap();
+    let a = sandtable_runtime::query::assumptions(&supplied);
+    let rules = Rules::new(&c.program, &a, scenario).unwrap();
+    // The referee's view of the rules: JSON data, as `sandtable ir` prints it.
+    let ir = serde_json::to_value(&c.program).unwrap();
+    let assumed = log::assumptions(&std::fs::read_to_string(&file).unwrap());
+    let sides = c.program.sides.len() as u32;
+    for seed in 1..=games {
+        let mut game = Game::new(&rules, seed, None);
+        let mut policies: Vec<Box<dyn Policy>> = (0..sides)
+            .map(|s| Box::new(Random::new(seed, s)) as Box<dyn Policy>)
+            .collect();
+        game.play(&mut policies).unwrap();
+        let mut text = String::from("{\"format\":\"sandtable-game-log\"}\n");
+        for e in &game.events {
+            text.push_str(&serde_json::to_string(e).unwrap());
+            text.push('\n');
+        }
+        check(&ir, &text, &assumed);
+    }
+}
+
+fn judge(title: &str, r: &Report) {
+    println!("{}", r.show(title));
+    assert_eq!(r.games as u64, GAMES);
+    assert!(r.checked.values().sum::<usize>() > 0, "nothing was checked");
+    assert_eq!(r.total_violations(), 0, "{}", r.show(title));
+}
+
+#[test]
+fn platoon_protecting_the_flank_is_played_as_printed() {
+    let mut r = Report::default();
+    let mut referee = None;
+    play(
+        "platoon",
+        "protecting-the-flank",
+        &mut |ir, text, assumed| {
+            let p = referee.get_or_insert_with(|| {
+                referee::platoon::Platoon::new(ir, "protecting_the_flank", assumed)
+            });
+            p.referee(&log::read(text), &mut r);
+        },
+    );
+    judge("Platoon, Protecting the Flank", &r);
+}
+
+#[test]
+fn plastic_battle_total_destruction_is_played_as_printed() {
+    let mut r = Report::default();
+    let mut referee = None;
+    play(
+        "plastic_battle",
+        "total-destruction",
+        &mut |ir, text, assumed| {
+            let p = referee.get_or_insert_with(|| {
+                referee::plastic_battle::PlasticBattle::new(ir, "total_destruction", assumed)
+            });
+            p.referee(&log::read(text), &mut r);
+        },
+    );
+    judge("Plastic Battle, Total Destruction", &r);
+}
+
+/// A referee that passes everything proves nothing: a log changed by hand (a die result
+/// turned into another outcome, a piece moved too far) is caught.
+#[test]
+fn the_referee_catches_a_doctored_log() {
+    let doctor = |text: &str, from: &str, to: &str| -> String {
+        let mut done = false;
+        text.lines()
+            .map(|l| {
+                if !done && l.contains(from) {
+                    done = true;
+                    format!("{}\n", l.replacen(from, to, 1))
+                } else {
+                    format!("{l}\n")
+                }
+            })
+            .collect()
+    };
+    let mut caught: Vec<String> = Vec::new();
+    play_n(
+        "platoon",
+        "protecting-the-flank",
+        1,
+        &mut |ir, text, assumed| {
+            let p = referee::platoon::Platoon::new(ir, "protecting_the_flank", assumed);
+            for (from, to) in [
+                (
+                    "\"result\":\"attackers_fall_back\"",
+                    "\"result\":\"defenders_eliminated\"",
+                ),
+                (
+                    "\"path\":[\"U5\",\"T4\",\"S4\"]",
+                    "\"path\":[\"T4\",\"S4\"]",
+                ),
+            ] {
+                let bad = doctor(text, from, to);
+                assert_ne!(bad, text, "{from} is not in the log");
+                let mut r = Report::default();
+                p.referee(&log::read(&bad), &mut r);
+                caught.extend(
+                    r.violations
+                        .into_iter()
+                        .filter(|(_, v)| !v.is_empty())
+                        .map(|(k, _)| k.to_string()),
+                );
+            }
+        },
+    );
+    play_n(
+        "plastic_battle",
+        "total-destruction",
+        1,
+        &mut |ir, text, assumed| {
+            let p = referee::plastic_battle::PlasticBattle::new(ir, "total_destruction", assumed);
+            let bad = doctor(
+                text,
+                "\"dice\":[{\"die\":\"d6\",\"face\":2}],\"result\":\"fail\"",
+                "\"dice\":[{\"die\":\"d6\",\"face\":2}],\"result\":\"pass\"",
+            );
+            assert_ne!(bad, text);
+            let mut r = Report::default();
+            p.referee(&log::read(&bad), &mut r);
+            caught.extend(
+                r.violations
+                    .into_iter()
+                    .filter(|(_, v)| !v.is_empty())
+                    .map(|(k, _)| k.to_string()),
+            );
+        },
+    );
+    for rule in [
+        "melee arithmetic: die + 2 per unpinned soldier, margin 5 (5.c.3)",
+        "move route and cost within the movement factor (5.a-5.c)",
+        "cohesion: d6 + COH, below 8 fails (2, 3)",
+    ] {
+        assert!(
+            caught.iter().any(|c| c == rule),
+            "{rule} not caught: {caught:?}"
+        );
+    }
+}

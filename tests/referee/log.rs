@@ -1,0 +1,310 @@
+//! Reading a game log as a referee: JSON lines in, the referee's own event type out. Nothing
+//! here comes from the engine: the log is text, and this is what the referee makes of it.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+/// A place as the log writes it: a hex label, or a point in tenths of a millimetre.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum At {
+    Hex(String),
+    Point(i64, i64),
+}
+
+fn at(v: &Value) -> Option<At> {
+    if let Some(h) = v.get("hex").and_then(Value::as_str) {
+        return Some(At::Hex(h.to_string()));
+    }
+    Some(At::Point(v.get("x")?.as_i64()?, v.get("y")?.as_i64()?))
+}
+
+/// One event of the log, as far as a referee reads it.
+#[derive(Debug, Clone)]
+pub enum Ev {
+    Turn(u32),
+    Phase,
+    Chip(String),
+    Deployed {
+        piece: String,
+        at: At,
+    },
+    Acted {
+        side: String,
+        action: String,
+        args: Vec<String>,
+    },
+    Moved {
+        piece: String,
+        from: Option<At>,
+        to: At,
+        path: Vec<String>,
+        why: String,
+    },
+    Resolved {
+        name: String,
+        args: Vec<String>,
+        dice: Vec<(String, i64)>,
+        result: String,
+    },
+    Eliminated {
+        piece: String,
+    },
+    Exited {
+        piece: String,
+        at: Option<At>,
+    },
+    Marked {
+        marker: String,
+        piece: Option<String>,
+        at: Option<At>,
+    },
+    Unmarked {
+        marker: String,
+        piece: Option<String>,
+        at: Option<At>,
+    },
+    End {
+        winner: Option<String>,
+    },
+    /// Events a referee has no rule about (decisions, narrative lines).
+    Other,
+}
+
+fn s(v: &Value, k: &str) -> String {
+    v.get(k)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn strings(v: &Value, k: &str) -> Vec<String> {
+    v.get(k)
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|x| x.as_str().unwrap_or_default().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The events of a log's text (its first line is the header).
+pub fn read(text: &str) -> Vec<Ev> {
+    let mut out = Vec::new();
+    for line in text.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+        let v: Value = serde_json::from_str(line).expect("a log line is JSON");
+        let piece = || s(&v, "piece");
+        let opt_piece = || v.get("piece").and_then(Value::as_str).map(String::from);
+        let ev = match v["event"].as_str().unwrap_or_default() {
+            "turn" => Ev::Turn(v["turn"].as_u64().unwrap_or(0) as u32),
+            "phase" => Ev::Phase,
+            "chip" => Ev::Chip(s(&v, "side")),
+            "deployed" => Ev::Deployed {
+                piece: piece(),
+                at: at(&v["at"]).expect("a set-up place"),
+            },
+            "acted" => Ev::Acted {
+                side: s(&v, "side"),
+                action: s(&v, "action"),
+                args: strings(&v, "args"),
+            },
+            "moved" => Ev::Moved {
+                piece: piece(),
+                from: at(&v["from"]),
+                to: at(&v["to"]).expect("a move goes somewhere"),
+                path: strings(&v, "path"),
+                why: s(&v, "why"),
+            },
+            "resolved" => Ev::Resolved {
+                name: s(&v, "name"),
+                args: strings(&v, "args"),
+                dice: v["dice"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .map(|d| (s(d, "die"), d["face"].as_i64().unwrap_or(0)))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+                result: s(&v, "result"),
+            },
+            "eliminated" => Ev::Eliminated { piece: piece() },
+            "exited" => Ev::Exited {
+                piece: piece(),
+                at: at(&v["at"]),
+            },
+            "marked" => Ev::Marked {
+                marker: s(&v, "marker"),
+                piece: opt_piece(),
+                at: at(&v["at"]),
+            },
+            "unmarked" => Ev::Unmarked {
+                marker: s(&v, "marker"),
+                piece: opt_piece(),
+                at: at(&v["at"]),
+            },
+            "end" => Ev::End {
+                winner: v["winner"].as_str().map(String::from),
+            },
+            _ => Ev::Other,
+        };
+        out.push(ev);
+    }
+    out
+}
+
+/// The entity a piece label names: `nva_ak47_2_3 #2` → `nva_ak47_2_3`, and on a ruleset
+/// whose units belong to no side, `player_1 regular #1` → `regular`.
+pub fn entity_of<'a>(label: &'a str, sides: &[String]) -> &'a str {
+    let mut l = label;
+    for s in sides {
+        if let Some(rest) = l.strip_prefix(&format!("{s} ")) {
+            l = rest;
+        }
+    }
+    match l.rsplit_once(" #") {
+        Some((e, n)) if n.chars().all(|c| c.is_ascii_digit()) => e,
+        _ => l,
+    }
+}
+
+/// What a referee found: per rule, how many events it checked and the violations with an
+/// example of each.
+#[derive(Default)]
+pub struct Report {
+    pub games: usize,
+    pub checked: BTreeMap<&'static str, usize>,
+    pub violations: BTreeMap<&'static str, Vec<String>>,
+}
+
+impl Report {
+    /// One event checked against `rule`; `bad` says what is wrong, if anything.
+    pub fn check(&mut self, rule: &'static str, bad: Option<String>) {
+        *self.checked.entry(rule).or_default() += 1;
+        let v = self.violations.entry(rule).or_default();
+        if let Some(b) = bad {
+            v.push(b);
+        }
+    }
+
+    pub fn total_violations(&self) -> usize {
+        self.violations.values().map(Vec::len).sum()
+    }
+
+    pub fn show(&self, title: &str) -> String {
+        let mut out = format!(
+            "{title}: {} games, {} events checked, {} violations\n",
+            self.games,
+            self.checked.values().sum::<usize>(),
+            self.total_violations()
+        );
+        for (rule, n) in &self.checked {
+            let v = &self.violations[rule];
+            out.push_str(&format!("  {rule}: {n} checked, {} violations\n", v.len()));
+            if let Some(first) = v.first() {
+                out.push_str(&format!("    e.g. {first}\n"));
+            }
+        }
+        out
+    }
+}
+
+/// A value of the compiled rules (IR JSON) read as data: an integer, a length, a boolean, a
+/// symbol; an unknown (`?`) is looked up in the assumptions text by its name.
+pub fn constant(ir: &Value, c: &Value, assumed: &BTreeMap<String, String>) -> Option<Value> {
+    let c = c.get("Const").unwrap_or(c);
+    if let Some(id) = c.get("Unknown").and_then(Value::as_u64) {
+        let name = ir["unknowns"][id as usize]["name"].as_str()?;
+        let text = assumed.get(name)?;
+        return Some(match text.trim() {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            t => {
+                if let Some(inches) = t.strip_suffix("in") {
+                    // Tenths of a millimetre, as the log counts.
+                    Value::from((inches.trim().parse::<f64>().ok()? * 254.0).round() as i64)
+                } else {
+                    t.parse::<i64>().ok().map(Value::from)?
+                }
+            }
+        });
+    }
+    for k in ["Int", "Length"] {
+        if let Some(n) = c.get(k).and_then(Value::as_i64) {
+            return Some(Value::from(n));
+        }
+    }
+    if let Some(b) = c.get("Bool").and_then(Value::as_bool) {
+        return Some(Value::Bool(b));
+    }
+    c.get("Symbol").cloned()
+}
+
+/// `assume NAME = VALUE "why"` lines of an assumptions file.
+pub fn assumptions(text: &str) -> BTreeMap<String, String> {
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("assume "))
+        .filter_map(|l| {
+            let (name, rest) = l.split_once('=')?;
+            let value = rest.trim().split(" \"").next()?.trim();
+            Some((name.trim().to_string(), value.to_string()))
+        })
+        .collect()
+}
+
+/// An entity's field from the IR, as data.
+pub fn field(
+    ir: &Value,
+    entity: &str,
+    name: &str,
+    assumed: &BTreeMap<String, String>,
+) -> Option<Value> {
+    let e = ir["entities"]
+        .as_array()?
+        .iter()
+        .find(|e| e["name"] == entity)?;
+    let f = e["fields"].as_array()?.iter().find(|f| f[0] == name)?;
+    constant(ir, &f[1], assumed)
+}
+
+/// A config block (board, scenario) by keyword and name.
+pub fn config<'a>(ir: &'a Value, keyword: &str, name: &str) -> Option<&'a Value> {
+    ir["configs"]
+        .as_array()?
+        .iter()
+        .find(|c| c["keyword"] == keyword && c["name"] == name)
+}
+
+/// A property's values of a config block: (key of the pair, value).
+pub fn prop<'a>(c: &'a Value, key: &str) -> Vec<(Option<&'a str>, &'a Value)> {
+    c["properties"]
+        .as_array()
+        .and_then(|ps| ps.iter().find(|p| p["key"] == key))
+        .and_then(|p| p["values"].as_array())
+        .map(|vs| vs.iter().map(|v| (v[0].as_str(), &v[1])).collect())
+        .unwrap_or_default()
+}
+
+/// The board a scenario is played on: a stand-in board that says it stands in for the
+/// scenario's board, else that board.
+pub fn board<'a>(ir: &'a Value, scenario: &Value) -> &'a Value {
+    let named = prop(scenario, "board")
+        .first()
+        .and_then(|(_, v)| v["Const"]["Symbol"].as_str())
+        .unwrap_or_default()
+        .to_string();
+    ir["configs"]
+        .as_array()
+        .and_then(|cs| {
+            cs.iter()
+                .find(|c| {
+                    c["keyword"] == "board"
+                        && prop(c, "stand_in")
+                            .first()
+                            .is_some_and(|(_, v)| v["Const"]["Symbol"] == named.as_str())
+                })
+                .or_else(|| config(ir, "board", &named))
+        })
+        .expect("the scenario's board")
+}

@@ -1,0 +1,246 @@
+//! The Plastic Battle referee: moves, attacks, reloading and cohesion checked against the
+//! book, on the table read from the compiled rules as data, with the referee's own geometry.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use serde_json::Value;
+
+use super::log::{At, Ev, Report, config, entity_of};
+
+/// An inch in the log's unit (tenths of a millimetre).
+const INCH: i64 = 254;
+/// Rounding of a logged point (a tenth of a millimetre each way) and of the engine's search
+/// for a stopping place: allowed slack on a length, in the log's unit.
+const SLACK: i64 = 3;
+
+/// Section 5, as printed: SPD, ACC, DEF, RNG (inches), STM, COH (`None`: the Commander has
+/// none, *), RLD (turns), DAM.
+struct Stats {
+    spd: i64,
+    rng: i64,
+    coh: Option<i64>,
+    rld: u32,
+}
+
+fn stats(unit: &str) -> Stats {
+    let (spd, rng, coh, rld) = match unit {
+        "commander" => (3, 3, None, 0),
+        "regular" => (4, 5, Some(3), 0),
+        "charger" => (6, 5, Some(3), 0),
+        "guard" => (2, 5, Some(4), 0),
+        "sharpshooter" => (3, 6, Some(3), 1),
+        "bazooka" => (2, 4, Some(3), 2),
+        other => panic!("no unit {other} in the book's table (5)"),
+    };
+    Stats {
+        spd: spd * INCH,
+        rng: rng * INCH,
+        coh,
+        rld,
+    }
+}
+
+/// 2, Cohesion: a six-sided die plus COH; below 8 fails. 3: moving down a hill, through a
+/// river or through woods, -1 COH each.
+const COHESION_PASS: i64 = 8;
+const COH_TERRAIN: i64 = -1;
+
+fn dist(a: (i64, i64), b: (i64, i64)) -> f64 {
+    (((a.0 - b.0) as f64).powi(2) + ((a.1 - b.1) as f64).powi(2)).sqrt()
+}
+
+pub struct PlasticBattle {
+    sides: Vec<String>,
+    reload: bool,
+}
+
+impl PlasticBattle {
+    pub fn new(ir: &Value, scenario: &str, assumed: &BTreeMap<String, String>) -> Self {
+        assert!(
+            config(ir, "scenario", scenario).is_some(),
+            "no scenario {scenario}"
+        );
+        let sides = ir["sides"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap().to_string())
+            .collect();
+        let reload = assumed
+            .get(&format!("scenario.{scenario}.options"))
+            .is_some_and(|o| o.contains("reload"));
+        PlasticBattle { sides, reload }
+    }
+
+    fn unit(&self, label: &str) -> Stats {
+        stats(entity_of(label, &self.sides))
+    }
+
+    pub fn referee(&self, events: &[Ev], r: &mut Report) {
+        r.games += 1;
+        let mut at: HashMap<String, (i64, i64)> = HashMap::new();
+        let mut turn = 0u32;
+        let mut attacked_on: HashMap<String, u32> = HashMap::new();
+        let mut failed: HashSet<String> = HashSet::new();
+        for e in events {
+            match e {
+                Ev::Turn(t) => {
+                    turn = *t;
+                    failed.clear();
+                }
+                Ev::Deployed {
+                    piece,
+                    at: At::Point(x, y),
+                } => {
+                    at.insert(piece.clone(), (*x, *y));
+                }
+                Ev::Acted { action, args, .. } => {
+                    let Some(u) = args.first() else { continue };
+                    let waiting = |u: &str| {
+                        let rld = self.unit(u).rld;
+                        self.reload
+                            && attacked_on
+                                .get(u)
+                                .is_some_and(|t| rld > 0 && turn <= t + rld)
+                    };
+                    if action == "attack" {
+                        let target = &args[1];
+                        let (a, b) = (at[u], at[target]);
+                        let rng = self.unit(u).rng;
+                        r.check(
+                            "attack within RNG (2, Attack; 5)",
+                            (dist(a, b) > (rng + SLACK) as f64).then(|| {
+                                format!(
+                                    "turn {turn}: {u} attacks {target} at {:.2}in, RNG {}in",
+                                    dist(a, b) / INCH as f64,
+                                    rng / INCH
+                                )
+                            }),
+                        );
+                        r.check(
+                            "reload: RLD turns between attacks (4)",
+                            waiting(u).then(|| format!(
+                                "turn {turn}: {u} attacks again, last attacked on turn {}, RLD {}",
+                                attacked_on[u.as_str()],
+                                self.unit(u).rld
+                            )),
+                        );
+                        r.check(
+                            "a unit that failed cohesion does not attack this turn (2, Cohesion)",
+                            failed.contains(u).then(|| {
+                                format!("turn {turn}: {u} attacks after failing cohesion")
+                            }),
+                        );
+                        attacked_on.insert(u.clone(), turn);
+                    } else if action != "bring_in" {
+                        r.check(
+                            "reloading units do not move (4)",
+                            waiting(u).then(|| {
+                                format!(
+                                    "turn {turn}: {u} {action} while reloading since turn {}",
+                                    attacked_on[u.as_str()]
+                                )
+                            }),
+                        );
+                    }
+                }
+                Ev::Moved {
+                    piece,
+                    from,
+                    to: At::Point(x, y),
+                    why,
+                    ..
+                } => {
+                    let to = (*x, *y);
+                    if let Some(At::Point(fx, fy)) = from
+                        && why != "bring_in"
+                    {
+                        // A move by an action (advance, fall back: one inch) or the cohesion
+                        // retreat is never longer than SPD, slowed or not.
+                        let from = (*fx, *fy);
+                        let limit = if why == "fall_back" {
+                            INCH
+                        } else {
+                            self.unit(piece).spd
+                        };
+                        r.check(
+                            "a move is never longer than SPD (2 Move, Retreat)",
+                            (dist(from, to) > (limit + SLACK) as f64).then(|| {
+                                format!(
+                                    "turn {turn} ({why}): {piece} moves {:.2}in of {}in",
+                                    dist(from, to) / INCH as f64,
+                                    limit as f64 / INCH as f64
+                                )
+                            }),
+                        );
+                    }
+                    at.insert(piece.clone(), to);
+                }
+                Ev::Resolved {
+                    name,
+                    args,
+                    dice,
+                    result,
+                    ..
+                } => {
+                    let ok = dice.iter().all(|(d, f)| d == "d6" && (1..=6).contains(f));
+                    r.check(
+                        "dice are six-sided (2)",
+                        (!ok).then(|| format!("{name}: {dice:?}")),
+                    );
+                    if name == "cohesion_check" && dice.len() == 1 {
+                        let coh: i64 = args[0].parse().unwrap_or(-99);
+                        let mods =
+                            args[1..].iter().filter(|a| *a == "true").count() as i64 * COH_TERRAIN;
+                        let want = if dice[0].1 + coh + mods >= COHESION_PASS {
+                            "pass"
+                        } else {
+                            "fail"
+                        };
+                        let known = ["regular", "charger", "guard", "sharpshooter", "bazooka"]
+                            .iter()
+                            .any(|u| stats(u).coh == Some(coh));
+                        r.check(
+                            "cohesion: d6 + COH, below 8 fails (2, 3)",
+                            (want != result || !known).then(|| format!(
+                                "turn {turn}: COH {coh}, args {args:?}, die {}: {want}, log says {result}",
+                                dice[0].1
+                            )),
+                        );
+                    }
+                }
+                Ev::Marked {
+                    marker,
+                    piece: Some(p),
+                    ..
+                } if marker == "failed_cohesion" => {
+                    failed.insert(p.clone());
+                }
+                Ev::Eliminated { piece, .. } | Ev::Exited { piece, .. } => {
+                    at.remove(piece);
+                }
+                Ev::End { winner, .. } => {
+                    // Total destruction: a side wins when the other has no unit left.
+                    let left = |s: &str| {
+                        at.keys()
+                            .filter(|l| l.starts_with(&format!("{s} ")))
+                            .count()
+                    };
+                    let want = match (left("player_1"), left("player_2")) {
+                        (a, 0) if a > 0 => Some("player_1"),
+                        (0, b) if b > 0 => Some("player_2"),
+                        _ => None,
+                    };
+                    if want.is_some() {
+                        r.check(
+                            "victory: the side with units left when the other has none",
+                            (winner.as_deref() != want)
+                                .then(|| format!("{want:?} should win, the log says {winner:?}")),
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,789 @@
+//! The Platoon referee: every logged event of a game checked against the book, with the
+//! board and the pieces' printed values read from the compiled rules as data.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use serde_json::Value;
+
+use super::log::{At, Ev, Report, config, entity_of, field, prop};
+
+// The book's numbers.
+/// 5.b: entering a hex costs one movement factor; 5.b.2: a stream hex one more.
+const ENTRY_COST: u32 = 1;
+const STREAM_EXTRA: u32 = 1;
+/// 5.b.1: a move entirely through connected path hexes has one more movement factor.
+const PATH_BONUS: u32 = 1;
+/// 5.c.3: +2 per soldier of the side in the hex not pinned down; a margin of 5 wins.
+const MELEE_PER_SOLDIER: i64 = 2;
+const MELEE_MARGIN: i64 = 5;
+/// 7.a.1: a fire route may pass through at most three jungle hexes.
+const MAX_JUNGLE: usize = 3;
+/// 7.a.3: firer ahead by 1 to 4 pins, by 5 or more eliminates; otherwise a miss.
+const PIN_FROM: i64 = 1;
+const ELIMINATE_FROM: i64 = 5;
+/// 1.e: two ten-sided dice, 0 counted as 10.
+const DIE_FACES: std::ops::RangeInclusive<i64> = 1..=10;
+/// 7.c: a grenade is thrown into an adjacent hex.
+const GRENADE_RADIUS: u32 = 1;
+
+/// A printed hex: column (A = 0) and row (1 = 0).
+type Hex = (i32, i32);
+
+fn hex(label: &str) -> Hex {
+    let split = label
+        .find(|c: char| c.is_ascii_digit())
+        .unwrap_or(label.len());
+    let (letters, digits) = label.split_at(split);
+    let col = letters.bytes().fold(0i32, |n, b| {
+        n * 26 + i32::from(b.to_ascii_uppercase() - b'A' + 1)
+    });
+    (col - 1, digits.parse::<i32>().unwrap_or(0) - 1)
+}
+
+fn label((c, r): Hex) -> String {
+    let mut letters = String::new();
+    let mut n = c + 1;
+    while n > 0 {
+        let k = (n - 1) % 26;
+        letters.insert(0, (b'A' + k as u8) as char);
+        n = (n - 1) / 26;
+    }
+    format!("{letters}{}", r + 1)
+}
+
+/// Flat-topped columns, B half a hex lower than A (the printed convention): cube
+/// coordinates, the referee's own.
+fn cube((c, r): Hex) -> (i32, i32, i32) {
+    let x = c;
+    let z = r - (c - (c & 1)) / 2;
+    (x, -x - z, z)
+}
+
+fn distance(a: Hex, b: Hex) -> u32 {
+    let (p, q) = (cube(a), cube(b));
+    ((p.0 - q.0)
+        .abs()
+        .max((p.1 - q.1).abs())
+        .max((p.2 - q.2).abs())) as u32
+}
+
+struct Board {
+    cols: i32,
+    rows: i32,
+    terrain: HashMap<Hex, String>,
+}
+
+impl Board {
+    fn on(&self, (c, r): Hex) -> bool {
+        c >= 0 && r >= 0 && c < self.cols && r < self.rows
+    }
+    fn neighbours(&self, h: Hex) -> Vec<Hex> {
+        let mut out = Vec::new();
+        for dc in -1..=1 {
+            for dr in -1..=1 {
+                let n = (h.0 + dc, h.1 + dr);
+                if n != h && self.on(n) && distance(h, n) == 1 {
+                    out.push(n);
+                }
+            }
+        }
+        out
+    }
+    fn is(&self, h: Hex, t: &str) -> bool {
+        self.terrain.get(&h).is_some_and(|x| x == t)
+    }
+    fn entry(&self, h: Hex) -> u32 {
+        ENTRY_COST
+            + if self.is(h, "stream") {
+                STREAM_EXTRA
+            } else {
+                0
+            }
+    }
+    /// Whether some shortest route from `a` to `b` is clear: no unit in a hex it passes
+    /// through, and no more than three jungle hexes passed through (7.a.1).
+    fn clear_shortest_route(&self, a: Hex, b: Hex, occupied: &HashSet<Hex>) -> bool {
+        let d = distance(a, b);
+        // Fewest jungle hexes over clear shortest routes, hex by hex toward the target.
+        let mut best: HashMap<Hex, usize> = HashMap::from([(a, 0)]);
+        let mut layer = vec![a];
+        for _ in 1..d {
+            let mut next: HashMap<Hex, usize> = HashMap::new();
+            for h in &layer {
+                for n in self.neighbours(*h) {
+                    if distance(n, b) + distance(a, n) != d || occupied.contains(&n) {
+                        continue;
+                    }
+                    let j = best[h] + usize::from(self.is(n, "jungle"));
+                    let e = next.entry(n).or_insert(usize::MAX);
+                    *e = (*e).min(j);
+                }
+            }
+            layer = next.keys().copied().collect();
+            best.extend(next);
+        }
+        if d <= 1 {
+            return true;
+        }
+        layer
+            .iter()
+            .any(|h| distance(*h, b) == 1 && best[h] <= MAX_JUNGLE)
+    }
+}
+
+/// A set-up area: columns and rows (from 1, both ends included), either unbounded.
+type Area = (Option<(i32, i32)>, Option<(i32, i32)>);
+
+struct Piece {
+    entity: String,
+    side: String,
+    soldier: bool,
+}
+
+pub struct Platoon {
+    board: Board,
+    pieces: HashMap<String, Piece>,
+    values: HashMap<String, BTreeMap<String, Value>>,
+    chips: BTreeMap<String, usize>,
+    exits: BTreeMap<String, BTreeSet<String>>,
+    areas: BTreeMap<String, Area>,
+    turns: u32,
+    sides: Vec<String>,
+}
+
+impl Platoon {
+    /// The referee for `scenario`, reading the board and the forces from the IR (as JSON).
+    pub fn new(ir: &Value, scenario: &str, assumed: &BTreeMap<String, String>) -> Self {
+        let sc = config(ir, "scenario", scenario).expect("the scenario");
+        let b = super::log::board(ir, sc);
+        let range = |v: &Value| -> (i32, i32) {
+            let c = &v["Const"];
+            if let Some(r) = c.get("Range") {
+                (r[0].as_i64().unwrap() as i32, r[1].as_i64().unwrap() as i32)
+            } else {
+                let r = &c["LabelRange"];
+                (
+                    hex(&format!("{}1", r[0].as_str().unwrap())).0 + 1,
+                    hex(&format!("{}1", r[1].as_str().unwrap())).0 + 1,
+                )
+            }
+        };
+        let cols = range(prop(b, "columns")[0].1).1;
+        let rows = range(prop(b, "rows")[0].1).1;
+        let ename = |v: &Value| -> String {
+            let id = v["Const"]["Entity"].as_u64().unwrap() as usize;
+            ir["entities"][id]["name"].as_str().unwrap().to_string()
+        };
+        let mut terrain = HashMap::new();
+        if let Some((_, d)) = prop(b, "default").first() {
+            let t = ename(d);
+            for c in 0..cols {
+                for r in 0..rows {
+                    terrain.insert((c, r), t.clone());
+                }
+            }
+        }
+        for region in b["blocks"].as_array().unwrap() {
+            let t = ename(prop(region, "terrain")[0].1);
+            for (_, h) in prop(region, "hexes") {
+                terrain.insert(hex(h["Const"]["Symbol"].as_str().unwrap()), t.clone());
+            }
+        }
+        let sides: Vec<String> = ir["sides"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap().to_string())
+            .collect();
+        let mut pieces = HashMap::new();
+        let mut values = HashMap::new();
+        let kinds = &ir["kinds"];
+        for e in ir["entities"].as_array().unwrap() {
+            let name = e["name"].as_str().unwrap().to_string();
+            let side = e["side"]
+                .as_u64()
+                .map(|s| sides[s as usize].clone())
+                .unwrap_or_default();
+            let soldier = e["kind"]
+                .as_u64()
+                .is_some_and(|k| kinds[k as usize]["name"] == "soldier");
+            let mut v = BTreeMap::new();
+            for f in ["fire_modifier", "movement_factor", "fire_radius", "leader"] {
+                if let Some(x) = field(ir, &name, f, assumed) {
+                    v.insert(f.to_string(), x);
+                }
+            }
+            values.insert(name.clone(), v);
+            pieces.insert(
+                name.clone(),
+                Piece {
+                    entity: name,
+                    side,
+                    soldier,
+                },
+            );
+        }
+        let mut chips = BTreeMap::new();
+        for (side, v) in prop(sc, "chips") {
+            chips.insert(
+                side.unwrap().to_string(),
+                v["Const"]["Int"].as_u64().unwrap() as usize,
+            );
+        }
+        let mut exits = BTreeMap::new();
+        let mut areas = BTreeMap::new();
+        for f in sc["blocks"].as_array().unwrap() {
+            let side = f["name"].as_str().unwrap().to_string();
+            let ex: BTreeSet<String> = prop(f, "exit")
+                .iter()
+                .map(|(_, v)| v["Const"]["Symbol"].as_str().unwrap().to_string())
+                .collect();
+            exits.insert(side.clone(), ex);
+            let mut area = (None, None);
+            for (k, v) in prop(f, "deploy") {
+                match k {
+                    Some("rows") => area.1 = Some(range(v)),
+                    Some("columns") => area.0 = Some(range(v)),
+                    _ => {}
+                }
+            }
+            areas.insert(side, area);
+        }
+        let turns = prop(sc, "turns")[0].1["Const"]["Int"].as_u64().unwrap() as u32;
+        Platoon {
+            board: Board {
+                cols,
+                rows,
+                terrain,
+            },
+            pieces,
+            values,
+            chips,
+            exits,
+            areas,
+            turns,
+            sides,
+        }
+    }
+
+    fn piece(&self, label: &str) -> &Piece {
+        let e = entity_of(label, &self.sides);
+        self.pieces
+            .get(e)
+            .unwrap_or_else(|| panic!("no entity for piece {label}"))
+    }
+
+    fn int(&self, label: &str, f: &str) -> Option<i64> {
+        let e = &self.piece(label).entity;
+        self.values[e].get(f).and_then(Value::as_i64)
+    }
+
+    fn flag(&self, label: &str, f: &str) -> bool {
+        let e = &self.piece(label).entity;
+        self.values[e].get(f).and_then(Value::as_bool) == Some(true)
+    }
+
+    /// Check one game's log.
+    pub fn referee(&self, events: &[Ev], r: &mut Report) {
+        r.games += 1;
+        let mut at: HashMap<String, Hex> = HashMap::new();
+        let mut pinned: HashSet<String> = HashSet::new();
+        let mut place_markers: HashMap<Hex, Vec<String>> = HashMap::new();
+        let mut eliminated: Vec<String> = Vec::new();
+        let mut exited: Vec<(String, String)> = Vec::new();
+        let mut turn = 0u32;
+        let mut chips_drawn: BTreeMap<String, usize> = BTreeMap::new();
+        // The chip being carried out: its side, the hex its units act from, who acted.
+        let mut chip: Option<(String, Option<Hex>, Vec<String>, bool)> = None;
+        let mut moving: Option<(String, Hex)> = None;
+        // After a melee: the mover that must fall back, and the hex it entered from.
+        let mut fall_back: Option<(String, Hex, Hex)> = None;
+        let mut firing: Option<(String, Hex)> = None;
+        let mut expect_effect: Option<(String, Hex)> = None;
+
+        let count_chips = |turn: u32, drawn: &BTreeMap<String, usize>, r: &mut Report| {
+            if turn == 0 {
+                return;
+            }
+            for (side, n) in &self.chips {
+                let got = drawn.get(side).copied().unwrap_or(0);
+                r.check(
+                    "chips per side per turn (scenario)",
+                    (got != *n).then(|| format!("turn {turn}: {side} drew {got} chips, not {n}")),
+                );
+            }
+        };
+
+        for (k, e) in events.iter().enumerate() {
+            // A pinned-down or elimination result is followed by its effect (7.a.3).
+            if let Some((want, h)) = expect_effect.take() {
+                let ok = match (want.as_str(), e) {
+                    (
+                        "pinned_down",
+                        Ev::Marked {
+                            marker,
+                            piece: Some(p),
+                            ..
+                        },
+                    ) => marker == "pinned_down" && at.get(p) == Some(&h),
+                    // 7.g: a second pin on a pinned unit is ignored.
+                    ("pinned_down", _) => at.iter().any(|(l, x)| *x == h && pinned.contains(l)),
+                    ("eliminated", Ev::Eliminated { piece: p, .. }) => at.get(p) == Some(&h),
+                    _ => false,
+                };
+                r.check(
+                    "fire results take effect (7.a.3, 7.g)",
+                    (!ok).then(|| format!("event {k}: after a `{want}` result: {e:?}")),
+                );
+            }
+            match e {
+                Ev::Turn(t) => {
+                    count_chips(turn, &chips_drawn, r);
+                    chips_drawn.clear();
+                    turn = *t;
+                    chip = None;
+                    r.check(
+                        "turns (scenario)",
+                        (turn > self.turns).then(|| format!("turn {turn} of {}", self.turns)),
+                    );
+                }
+                Ev::Phase => chip = None,
+                Ev::Chip(side) => {
+                    *chips_drawn.entry(side.clone()).or_default() += 1;
+                    chip = Some((side.clone(), None, Vec::new(), false));
+                }
+                Ev::Deployed {
+                    piece,
+                    at: At::Hex(h),
+                } => {
+                    let p = self.piece(piece);
+                    let hx = hex(h);
+                    let (cols, rows) = self.areas.get(&p.side).copied().unwrap_or((None, None));
+                    let inside = cols.is_none_or(|(a, b)| (a - 1..b).contains(&hx.0))
+                        && rows.is_none_or(|(a, b)| (a - 1..b).contains(&hx.1));
+                    r.check(
+                        "set-up inside the scenario's area (7.a.2)",
+                        (!inside).then(|| format!("{piece} set up at {h}")),
+                    );
+                    let barred = place_markers.get(&hx).is_some_and(|ms| {
+                        ms.iter()
+                            .any(|m| m == "wire" || m.contains("claymore") || m.contains("booby"))
+                    });
+                    r.check(
+                        "no soldier set up with wire, claymore or booby trap (7.a.3)",
+                        barred.then(|| format!("{piece} set up at {h}")),
+                    );
+                    at.insert(piece.clone(), hx);
+                }
+                Ev::Acted { side, action, args } => {
+                    let actor = args.first().filter(|_| action != "pass");
+                    if let (Some(actor), Some((cs, from, actors, leader))) = (actor, chip.as_mut())
+                    {
+                        let here = at.get(actor).copied();
+                        if from.is_none() {
+                            *from = here;
+                            // 4.d: a group acts unit by unit only with an unpinned leader
+                            // among the units starting in the hex.
+                            *leader = at.iter().any(|(l, h)| {
+                                Some(*h) == here
+                                    && self.piece(l).side == *side
+                                    && self.flag(l, "leader")
+                                    && !pinned.contains(l)
+                            });
+                        }
+                        let bad = if cs != side {
+                            Some(format!("{side} acted on a {cs} chip"))
+                        } else if here != *from {
+                            Some(format!("{actor} acts from another hex than the chip's"))
+                        } else if actors.contains(actor) {
+                            Some(format!("{actor} acts twice on one chip"))
+                        } else if !actors.is_empty() && !*leader {
+                            Some(format!(
+                                "{actor} acts on a chip already used, with no unpinned leader in the hex"
+                            ))
+                        } else {
+                            None
+                        };
+                        r.check(
+                            "units acting per chip (3.b, 4, 4.d)",
+                            bad.map(|b| format!("turn {turn} event {k}: {b}")),
+                        );
+                        actors.push(actor.clone());
+                    }
+                    if let Some(actor) = actor {
+                        r.check(
+                            "a pinned-down unit does not act (4.c)",
+                            pinned.contains(actor).then(|| {
+                                format!("turn {turn}: {actor} acts pinned down ({action})")
+                            }),
+                        );
+                    }
+                    moving = None;
+                    firing = None;
+                    match (action.as_str(), actor) {
+                        ("move_piece" | "move_decoy", Some(m)) => {
+                            moving = at.get(m).map(|h| (m.clone(), *h));
+                        }
+                        ("fire_at" | "throw_grenade", Some(f)) => {
+                            let target = hex(&args[1]);
+                            let firer_at = at[f];
+                            let d = distance(firer_at, target);
+                            let radius = if action == "throw_grenade" {
+                                i64::from(GRENADE_RADIUS)
+                            } else {
+                                self.int(f, "fire_radius").unwrap_or(0)
+                            };
+                            r.check(
+                                "fire radius (7.a.1, 7.c)",
+                                (i64::from(d) > radius).then(|| {
+                                    format!(
+                                        "{f} at {} fires {d} hexes to {}, radius {radius}",
+                                        label(firer_at),
+                                        args[1]
+                                    )
+                                }),
+                            );
+                            let occupied: HashSet<Hex> = at.values().copied().collect();
+                            r.check(
+                                "fire route: some shortest route clear of units, at most 3 jungle (7.a.1)",
+                                (!self.board.clear_shortest_route(firer_at, target, &occupied))
+                                    .then(|| format!("{f} at {} fires at {}", label(firer_at), args[1])),
+                            );
+                            firing = Some((f.clone(), target));
+                        }
+                        _ => {}
+                    }
+                }
+                Ev::Moved {
+                    piece,
+                    from,
+                    to: At::Hex(to),
+                    path,
+                    why,
+                } => {
+                    let to_h = hex(to);
+                    let from_h = match from {
+                        Some(At::Hex(f)) => Some(hex(f)),
+                        _ => None,
+                    };
+                    r.check(
+                        "a move starts where the piece is",
+                        (from_h != at.get(piece).copied()).then(|| {
+                            format!(
+                                "{piece} moves from {from:?}, is at {:?}",
+                                at.get(piece).map(|h| label(*h))
+                            )
+                        }),
+                    );
+                    if let Some((m, entered_from, entered)) =
+                        fall_back.take().filter(|(m, ..)| m == piece)
+                    {
+                        // 5.c.3: back into the adjacent hex it occupied before entering.
+                        let ok = to_h == entered_from && distance(entered, to_h) == 1;
+                        r.check(
+                            "melee fall-back to the adjacent hex entered from (5.c.3)",
+                            (!ok).then(|| {
+                                format!(
+                                    "turn {turn}: {m} falls back from {} to {to}, entered from {}",
+                                    label(entered),
+                                    label(entered_from)
+                                )
+                            }),
+                        );
+                    } else if moving.as_ref().is_some_and(|(m, _)| m == piece) {
+                        let (_, start) = moving.take().unwrap();
+                        let bad = self.check_route(piece, start, to_h, path, &at, &place_markers);
+                        r.check(
+                            "move route and cost within the movement factor (5.a-5.c)",
+                            bad.map(|b| {
+                                format!(
+                                    "turn {turn} ({why}): {piece} {} -> {to} via {path:?}: {b}",
+                                    label(start)
+                                )
+                            }),
+                        );
+                    }
+                    at.insert(piece.clone(), to_h);
+                }
+                Ev::Resolved {
+                    name,
+                    args,
+                    dice,
+                    result,
+                    ..
+                } => {
+                    let faces_ok = dice
+                        .iter()
+                        .all(|(d, f)| d == "d10" && DIE_FACES.contains(f));
+                    r.check(
+                        "dice are d10 showing 1-10 (1.e)",
+                        (!faces_ok).then(|| format!("{name}: {dice:?}")),
+                    );
+                    if name == "melee" {
+                        // The mover is the last piece moved, now in the entered hex.
+                        let Some((mover, entered)) = self.last_mover(events, k, &at) else {
+                            continue;
+                        };
+                        let side = self.piece(&mover).side.clone();
+                        let count = |mine: bool| {
+                            at.iter()
+                                .filter(|(l, h)| {
+                                    **h == entered
+                                        && self.piece(l).soldier
+                                        && (self.piece(l).side == side) == mine
+                                        && !pinned.contains(*l)
+                                })
+                                .count() as i64
+                        };
+                        let (a, d) = (count(true), count(false));
+                        let want = if dice.len() == 2 {
+                            let margin = (dice[0].1 + MELEE_PER_SOLDIER * a)
+                                - (dice[1].1 + MELEE_PER_SOLDIER * d);
+                            if margin >= MELEE_MARGIN {
+                                "defenders_eliminated"
+                            } else if margin <= -MELEE_MARGIN {
+                                "attackers_eliminated"
+                            } else {
+                                "attackers_fall_back"
+                            }
+                        } else {
+                            "two dice"
+                        };
+                        let shown = args
+                            .iter()
+                            .map(|x| x.parse::<i64>().unwrap_or(-1))
+                            .collect::<Vec<_>>();
+                        r.check(
+                            "melee arithmetic: die + 2 per unpinned soldier, margin 5 (5.c.3)",
+                            (want != result || shown != [a, d]).then(|| format!(
+                                "turn {turn}: {mover} into {}: {a} vs {d} soldiers (log says {args:?}), dice {dice:?} give {want}, log says {result}",
+                                label(entered)
+                            )),
+                        );
+                        if result == "attackers_fall_back" {
+                            let came = self.entered_from(events, k, &mover);
+                            if let Some(c) = came {
+                                fall_back = Some((mover, c, entered));
+                            }
+                        }
+                    }
+                    if name.starts_with("fire") && firing.is_some() {
+                        let (firer, target) = firing.clone().unwrap();
+                        let fm = self.int(&firer, "fire_modifier");
+                        let shown: Vec<i64> = args.iter().map(|x| x.parse().unwrap_or(0)).collect();
+                        let ok_mod = fm.is_none_or(|m| shown.first() == Some(&m));
+                        let want = if dice.len() == 2 && !shown.is_empty() {
+                            let margin = (dice[0].1 + shown[0])
+                                - (dice[1].1 + shown[1..].iter().sum::<i64>());
+                            if margin >= ELIMINATE_FROM {
+                                "eliminated"
+                            } else if margin >= PIN_FROM {
+                                "pinned_down"
+                            } else {
+                                "miss"
+                            }
+                        } else {
+                            "two dice"
+                        };
+                        r.check(
+                            "fire result by the bands (7.a.2, 7.a.3)",
+                            (want != result || !ok_mod).then(|| format!(
+                                "turn {turn}: {firer} (fire modifier {fm:?}) at {}: args {args:?}, dice {dice:?} give {want}, log says {result}",
+                                label(target)
+                            )),
+                        );
+                        if result != "miss" {
+                            expect_effect = Some((result.clone(), target));
+                        }
+                    }
+                }
+                Ev::Eliminated { piece, .. } => {
+                    at.remove(piece);
+                    pinned.remove(piece);
+                    eliminated.push(piece.clone());
+                }
+                Ev::Exited { piece, at: where_ } => {
+                    let side = self.piece(piece).side.clone();
+                    let h = match where_ {
+                        Some(At::Hex(h)) => h.clone(),
+                        _ => String::new(),
+                    };
+                    let ok = self.exits.get(&side).is_some_and(|x| x.contains(&h))
+                        && at.get(piece).map(|x| label(*x)) == Some(h.clone());
+                    r.check(
+                        "exits only at the scenario's exit hexes (5.e)",
+                        (!ok).then(|| format!("turn {turn}: {piece} ({side}) leaves at {h}")),
+                    );
+                    at.remove(piece);
+                    pinned.remove(piece);
+                    exited.push((piece.clone(), h));
+                }
+                Ev::Marked {
+                    marker,
+                    piece,
+                    at: place,
+                } => match (piece, place) {
+                    (Some(p), _) if marker == "pinned_down" => {
+                        pinned.insert(p.clone());
+                    }
+                    (None, Some(At::Hex(h))) => place_markers
+                        .entry(hex(h))
+                        .or_default()
+                        .push(marker.clone()),
+                    _ => {}
+                },
+                Ev::Unmarked {
+                    marker,
+                    piece,
+                    at: place,
+                } => match (piece, place) {
+                    (Some(p), _) if marker == "pinned_down" => {
+                        pinned.remove(p);
+                    }
+                    (None, Some(At::Hex(h))) => {
+                        if let Some(ms) = place_markers.get_mut(&hex(h)) {
+                            ms.retain(|m| m != marker);
+                        }
+                    }
+                    _ => {}
+                },
+                Ev::End { winner, .. } => {
+                    count_chips(turn, &chips_drawn, r);
+                    self.check_victory(winner.as_deref(), &eliminated, &exited, &at, r);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The piece of the last move before event `k`, and where it now is.
+    fn last_mover(
+        &self,
+        events: &[Ev],
+        k: usize,
+        at: &HashMap<String, Hex>,
+    ) -> Option<(String, Hex)> {
+        events[..k].iter().rev().find_map(|e| match e {
+            Ev::Moved { piece, .. } => at.get(piece).map(|h| (piece.clone(), *h)),
+            _ => None,
+        })
+    }
+
+    /// The hex `mover` was in just before it entered its present hex: the last hex of its
+    /// logged route before the end, or where the move began.
+    fn entered_from(&self, events: &[Ev], k: usize, mover: &str) -> Option<Hex> {
+        events[..k].iter().rev().find_map(|e| match e {
+            Ev::Moved {
+                piece, from, path, ..
+            } if piece == mover => {
+                if path.len() >= 2 {
+                    Some(hex(&path[path.len() - 2]))
+                } else {
+                    match from {
+                        Some(At::Hex(f)) => Some(hex(f)),
+                        _ => None,
+                    }
+                }
+            }
+            _ => None,
+        })
+    }
+
+    /// What is wrong with a logged move route, if anything (5.a-5.d).
+    fn check_route(
+        &self,
+        piece: &str,
+        start: Hex,
+        to: Hex,
+        path: &[String],
+        at: &HashMap<String, Hex>,
+        place_markers: &HashMap<Hex, Vec<String>>,
+    ) -> Option<String> {
+        if path.is_empty() {
+            return Some("no route".into());
+        }
+        let p = self.piece(piece);
+        let mf = self.int(piece, "movement_factor")? as u32;
+        let hexes: Vec<Hex> = path.iter().map(|h| hex(h)).collect();
+        if hexes.last() != Some(&to) {
+            return Some("the route does not end where the piece does".into());
+        }
+        let enemy_at = |h: Hex| {
+            at.iter()
+                .any(|(l, x)| *x == h && self.piece(l).side != p.side)
+        };
+        let mut prev = start;
+        let mut cost = 0;
+        for (i, h) in hexes.iter().enumerate() {
+            if !self.board.on(*h) || distance(prev, *h) != 1 {
+                return Some(format!("{} is not next to {}", label(*h), label(prev)));
+            }
+            if place_markers
+                .get(h)
+                .is_some_and(|ms| ms.iter().any(|m| m == "wire"))
+            {
+                return Some(format!("enters wire at {}", label(*h)));
+            }
+            if enemy_at(*h) && i + 1 < hexes.len() {
+                return Some(format!("goes on past the enemy at {}", label(*h)));
+            }
+            if enemy_at(*h) && !p.soldier {
+                return Some(format!("a decoy enters the enemy at {} (4.e)", label(*h)));
+            }
+            cost += self.board.entry(*h);
+            prev = *h;
+        }
+        let all_path =
+            self.board.is(start, "path") && hexes.iter().all(|h| self.board.is(*h, "path"));
+        let allowed = mf + if all_path { PATH_BONUS } else { 0 };
+        (cost > allowed).then(|| {
+            format!(
+                "costs {cost}, movement factor {mf}{}",
+                if all_path { " + 1 on the path" } else { "" }
+            )
+        })
+    }
+
+    /// 7.d.4: a point per American soldier eliminated and per NVA soldier off at an exit hex;
+    /// NVA win on 6+, on more Americans than NVA eliminated, or on all Americans eliminated.
+    fn check_victory(
+        &self,
+        winner: Option<&str>,
+        eliminated: &[String],
+        exited: &[(String, String)],
+        at: &HashMap<String, Hex>,
+        r: &mut Report,
+    ) {
+        let soldiers_of = |side: &str, v: &[String]| {
+            v.iter()
+                .filter(|l| self.piece(l).soldier && self.piece(l).side == side)
+                .count()
+        };
+        let us_lost = soldiers_of("us", eliminated);
+        let nva_lost = soldiers_of("nva", eliminated);
+        let nva_out = exited
+            .iter()
+            .filter(|(l, h)| {
+                self.piece(l).soldier
+                    && self.piece(l).side == "nva"
+                    && self.exits["nva"].contains(h)
+            })
+            .count();
+        let us_left = at
+            .keys()
+            .filter(|l| self.piece(l).soldier && self.piece(l).side == "us")
+            .count();
+        let points = us_lost + nva_out;
+        let want = if points >= 6 || us_lost > nva_lost || us_left == 0 {
+            "nva"
+        } else {
+            "us"
+        };
+        r.check(
+            "victory as the scenario says (7.d.4)",
+            (winner != Some(want)).then(|| format!(
+                "{points} points ({us_lost} Americans lost, {nva_out} NVA out, {nva_lost} NVA lost): {want} wins, the log says {winner:?}"
+            )),
+        );
+    }
+}
