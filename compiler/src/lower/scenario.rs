@@ -934,6 +934,33 @@ impl Lowerer<'_> {
                 }
             }
         }
+        // `markers: bunker = 3` counts a piece by name: the name must be one.
+        if let Some((_, values)) = prop(f, "markers") {
+            for v in values {
+                let Some(n) = &v.name else { continue };
+                if matches!(
+                    self.globals.get(&n.name).map(|d| d.sym),
+                    Some(Sym::Entity(_))
+                ) || self.broken.contains(&n.name)
+                {
+                    continue;
+                }
+                let help = self.suggest(&n.name, &[]).map_or(
+                    "name a marker or another piece of no side".to_string(),
+                    |s| format!("did you mean `{s}`?"),
+                );
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::ScenarioBadValue,
+                        file,
+                        n.span,
+                        format!("`markers:` counts `{}`, which is not a piece", n.name),
+                    )
+                    .label("not a piece")
+                    .help(help),
+                );
+            }
+        }
         let max_per_hex = prop(f, "max_per_hex")
             .and_then(|(_, v)| v.first())
             .and_then(|v| int_of(&v.value));
