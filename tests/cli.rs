@@ -1321,3 +1321,71 @@ fn scenarios_refuses_bad_input_plainly_and_as_json() {
             .contains("no/such/ruleset")
     );
 }
+
+/// All four Platoon scenarios play to a result with their assumptions files; Return to the
+/// Black Virgin (7.c), whose victory conditions the book does not print, stops and names the
+/// assumption to give when its file does not supply the placeholder winner.
+#[test]
+fn every_platoon_scenario_plays_and_the_second_asks_for_its_winner() {
+    for scenario in [
+        "ambush-at-night",
+        "return-to-the-black-virgin",
+        "protecting-the-flank",
+        "down-in-the-valley",
+    ] {
+        let (code, out, err) = sandtable(&[
+            "run",
+            "rules/platoon",
+            "--scenario",
+            scenario,
+            "--seed",
+            "1",
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{scenario}: {err}");
+        assert!(out.contains("\"winner\""), "{scenario}: {out}");
+    }
+    // The same ruleset without the placeholder: the run fails and says what to supply.
+    let dir = temp("platoon-no-winner");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("assumptions")).unwrap();
+    for f in std::fs::read_dir("rules/platoon").unwrap() {
+        let f = f.unwrap().path();
+        if f.extension().is_some_and(|e| e == "sand") {
+            std::fs::copy(&f, dir.join(f.file_name().unwrap())).unwrap();
+        }
+    }
+    let assume = "return-to-the-black-virgin.assume";
+    let text = std::fs::read_to_string(format!("rules/platoon/assumptions/{assume}")).unwrap();
+    let without: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.contains("victory.winner"))
+        .collect();
+    assert!(without.len() < text.lines().count());
+    std::fs::write(dir.join("assumptions").join(assume), without.join("\n")).unwrap();
+    let rules = dir.to_str().unwrap();
+    let args = [
+        "run",
+        rules,
+        "--scenario",
+        "return-to-the-black-virgin",
+        "--seed",
+        "1",
+    ];
+    let (code, _, err) = sandtable(&args);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("scenario.return_to_the_black_virgin.victory.winner")
+            && err.contains("no victory conditions"),
+        "{err}"
+    );
+    let mut given = args.to_vec();
+    given.extend([
+        "--assume",
+        "scenario.return_to_the_black_virgin.victory.winner=nva",
+    ]);
+    let (code, out, err) = sandtable(&given);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Result: nva wins"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

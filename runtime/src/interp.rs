@@ -435,7 +435,21 @@ impl<'p> Interp<'p> {
                 value: self.int(value, f, ctx)?,
             },
             ir::Effect::Win(s) => EffectRec::Win(*s),
-            ir::Effect::Undecided(u) => return Err(self.unknown(*u)),
+            // `win ?`: the book names no winner; an assumption may name the side.
+            ir::Effect::Undecided(u) => match self.assumptions.values.get(u) {
+                Some(Val::Side(s)) => EffectRec::Win(*s),
+                Some(Val::Sym(n) | Val::Text(n)) => {
+                    match self.program.sides.iter().position(|s| s.name == *n) {
+                        Some(i) => EffectRec::Win(i as sandtable_ir::SideId),
+                        None => {
+                            return Err(RunError::Type(format!(
+                                "the assumed winner `{n}` is not a side"
+                            )));
+                        }
+                    }
+                }
+                _ => return Err(self.unknown(*u)),
+            },
         })
     }
 

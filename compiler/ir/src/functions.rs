@@ -271,7 +271,7 @@ engine_functions! {
     UnitsIn = "units_in"(req("P", Place), opt("F", Filter), opt("F", Filter)) -> Pieces, Any, NO;
     /// The pieces within the distance of the place that match the filters, except the place itself when it is a piece.
     UnitsWithin = "units_within"(req("P", Place), req("r", Radius), opt("F", Filter), opt("F", Filter)) -> Pieces, Any, NO;
-    /// The piece carries the marker, or (for a place) the marker lies there.
+    /// The piece carries the marker, or (for a place) the marker lies there: placed by a rule, or set up there as a piece.
     HasMarker = "has_marker"(req("x", Place), req("marker", Marker)) -> Bool, Any, NO;
     /// The side of a piece (or the side itself).
     Owner = "owner"(req("x", Side)) -> Side, Any, NO;
@@ -291,7 +291,7 @@ engine_functions! {
     Position = "position"(req("P", Place)) -> Value, Any, NO;
     /// The middle of the side's set-up area: a hex label or a point.
     Home = "home"(req("side", Side)) -> Value, Any, NO;
-    /// Hex boards: the cheapest cost for the piece to reach the hex (1 per hex plus the terrain field the board's `entry_cost:` names; no entering a hex whose marker `blocks_movement`; a hex with enemy units is entered but not passed through); 1,000,000 when it cannot.
+    /// Hex boards: the cheapest cost for the piece to reach the hex (1 per hex plus the terrain field the board's `entry_cost:` names; no entering a hex where a marker, placed or set up as a piece, has `blocks_movement: true`; a hex with enemy units is entered but not passed through); 1,000,000 when it cannot.
     MoveCost = "move_cost"(req("piece", Piece), req("hex", Hex)) -> Int, NonNegative, Some(Narrowing::Within(By::MoveCost));
     /// Hex boards: the hex next to `hex` through which the piece's cheapest move enters it (the piece's own hex when it stands next to it or on it; among equally cheap ones, the first in the order N, NE, SE, S, SW, NW); call it before the move.
     EnteredFrom = "entered_from"(req("piece", Piece), req("hex", Hex)) -> Value, Any, NO;

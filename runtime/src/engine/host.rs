@@ -324,13 +324,27 @@ impl GameHost<'_, '_> {
             let mut blocked = std::mem::take(&mut self.scratch.blocked);
             blocked.clear();
             blocked.resize(n, false);
-            for (p, m) in &self.state.place_markers {
+            // Markers placed by rules, and marker pieces set up on the board.
+            let pieces = self
+                .state
+                .pieces
+                .iter()
+                .filter(|p| p.on_board() && !p.is_unit)
+                .filter_map(|p| p.pos.map(|at| (at, p.entity)));
+            let markers: Vec<(Pos, EntityId)> = self
+                .state
+                .place_markers
+                .iter()
+                .copied()
+                .chain(pieces)
+                .collect();
+            for (p, m) in markers {
                 if let Pos::Hex(h) = p
                     && self
-                        .entity_field(*m, "blocks_movement")
+                        .entity_field(m, "blocks_movement")
                         .is_ok_and(|v| v == Val::Bool(true))
                 {
-                    blocked[BoardSpec::hex_index(grid, *h)] = true;
+                    blocked[BoardSpec::hex_index(grid, h)] = true;
                 }
             }
             let side = self.state.pieces[i].side;
@@ -823,7 +837,13 @@ impl Host for GameHost<'_, '_> {
                     }
                     other => {
                         let at = self.place(other)?;
-                        Val::Bool(self.state.place_markers.contains(&(at, *m)))
+                        // Placed on the place by a rule, or set up there as a piece.
+                        Val::Bool(
+                            self.state.place_markers.contains(&(at, *m))
+                                || self.state.pieces.iter().any(|p| {
+                                    p.entity == *m && p.on_board() && p.pos == Some(at)
+                                }),
+                        )
                     }
                 }
             }
