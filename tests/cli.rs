@@ -711,10 +711,22 @@ fn game_commands_refuse_bad_input_plainly() {
     let (code, _, err) = sandtable(&["replay", "/no/such/log.jsonl"]);
     assert_eq!(code, 2);
     assert!(err.contains("cannot read"), "{err}");
-    // A scenario whose book leaves values unknown names them when no assumptions are given.
-    let (code, _, err) = sandtable(&["run", "rules/platoon", "--scenario", "ambush-at-night"]);
+    // A scenario whose book leaves values unknown names them when no assumptions are given
+    // (the rules copied without their assumptions folder).
+    let dir = temp("platoon-no-assumptions");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in std::fs::read_dir("rules/platoon").unwrap() {
+        let f = f.unwrap().path();
+        if f.extension().is_some_and(|e| e == "sand") {
+            std::fs::copy(&f, dir.join(f.file_name().unwrap())).unwrap();
+        }
+    }
+    let rules = dir.to_str().unwrap();
+    let (code, _, err) = sandtable(&["run", rules, "--scenario", "ambush-at-night"]);
     assert_eq!(code, 1);
     assert!(err.contains("is unknown (`?`)"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Protecting the Flank, seed 4, with the US played at the terminal through pipes.

@@ -840,9 +840,11 @@ impl Host for GameHost<'_, '_> {
                         // Placed on the place by a rule, or set up there as a piece.
                         Val::Bool(
                             self.state.place_markers.contains(&(at, *m))
-                                || self.state.pieces.iter().any(|p| {
-                                    p.entity == *m && p.on_board() && p.pos == Some(at)
-                                }),
+                                || self
+                                    .state
+                                    .pieces
+                                    .iter()
+                                    .any(|p| p.entity == *m && p.on_board() && p.pos == Some(at)),
                         )
                     }
                 }
