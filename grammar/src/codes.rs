@@ -149,6 +149,14 @@ codes! {
     ConfigDuplicateRuleset = "sand::config::duplicate-ruleset", Error;
     /// A list of sides (`first:`, `order:`) that is empty or names a side twice.
     ConfigBadOrder = "sand::config::bad-order", Error;
+    /// An activation's `activates:` that is not `piece`, `place`, `group` or `side`.
+    ActivationUnknownUnit = "sand::activation::unknown-unit", Error;
+    /// An activation condition (`all_act_when:`, `commands:`) that is not true or false.
+    ActivationNotCondition = "sand::activation::not-a-condition", Error;
+    /// A `together:` entry that names no action.
+    ActivationNotAction = "sand::activation::not-an-action", Error;
+    /// An activation property the unit it activates never reads (`commands:` without `activates: group`).
+    ActivationIgnored = "sand::activation::ignored", Error;
     /// A pool count or die face beyond what the runtime computes with.
     LimitTooLarge = "sand::limit::too-large", Error;
     /// An activation or board property (or block) that the chosen scheme never reads.

@@ -115,6 +115,11 @@ pub(crate) const SCHEMAS: &[Schema] = &[
             "rolls",
             "reroll",
             "units",
+            "activates",
+            "actions_per_piece",
+            "all_act_when",
+            "commands",
+            "together",
         ],
         blocks: &["card", "income", "roll"],
         schemes: &[
@@ -125,7 +130,7 @@ pub(crate) const SCHEMAS: &[Schema] = &[
             "all",
             "alternating",
         ],
-        references: &[],
+        references: &["together"],
     },
     Schema {
         keyword: "scenario",
@@ -332,6 +337,16 @@ impl<'a> Lowerer<'a> {
                         && matches!(key.name.as_str(), "order" | "sides" | "first")
                     {
                         self.check_side_order(file, key, values);
+                    }
+                    if kw == "activation"
+                        && let Some(params) = super::activation::condition_params(&key.name)
+                    {
+                        if let Some(id) =
+                            self.activation_condition(file, section, &owner, key, values, params)
+                        {
+                            block.hooks.push((key.name.clone(), id));
+                        }
+                        continue;
                     }
                     let strict = sch.is_some_and(|s| s.references.contains(&key.name.as_str()));
                     let path = format!("{owner}.{}", key.name);

@@ -6,6 +6,7 @@
 //! Errors never stop a pass: a bad expression lowers to `?`-typed `Any` so later checks go on
 //! and every problem in the file is reported.
 
+mod activation;
 mod calls;
 mod config;
 pub(crate) mod expr;

@@ -22,6 +22,12 @@ const SCHEME_PROPERTIES: &[(&str, &[&str])] = &[
     ("draws_before_reshuffle", &["deck"]),
     ("deck", &["deck"]),
     ("chips", &["chip_cup"]),
+    // Units bigger than a piece are played where a draw gives a side an activation.
+    ("activates", &["chip_cup", "deck"]),
+    ("actions_per_piece", &["chip_cup", "deck"]),
+    ("all_act_when", &["chip_cup", "deck"]),
+    ("commands", &["chip_cup", "deck"]),
+    ("together", &["chip_cup", "deck"]),
     ("draw", &["chip_cup"]),
     ("first", &["alternating"]),
     ("alternate", &["alternating"]),
@@ -257,6 +263,7 @@ impl Lowerer<'_> {
             // An unknown scheme is reported with the config schema.
             return;
         }
+        self.check_activation_unit(file, a);
         let wrong = |key: &str| {
             SCHEME_PROPERTIES
                 .iter()

@@ -55,12 +55,45 @@ pub enum Stage {
         queues: Vec<Vec<usize>>,
         k: usize,
     },
+    /// An activation in progress: a chip, side card or free action gave a side a unit bigger
+    /// than one piece (the activation block's `activates:`). When it ends the game goes on
+    /// from `then`, the stage that gave it.
+    Unit { unit: UnitTurn, then: Box<Stage> },
     /// The turn's end hooks have run.
     TurnEnd,
     /// The last turn is over (or the game is decided): the victory block runs.
     Victory,
     /// The game is over.
     Over,
+}
+
+impl Stage {
+    /// How many activations are in progress, one inside another (a free action taken during
+    /// an activation is one more).
+    pub fn unit_depth(&self) -> usize {
+        match self {
+            Stage::Unit { then, .. } => 1 + then.unit_depth(),
+            _ => 0,
+        }
+    }
+}
+
+/// An activation unit being played: see [`Stage::Unit`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnitTurn {
+    pub side: SideId,
+    /// The phase whose actions and unit are played; `None` for a free action.
+    pub ph: Option<usize>,
+    /// What gave the activation, for the log: `chip`, `card`, `free action`.
+    pub by: String,
+    /// The pieces of the unit: those in it when it was activated, wherever they go after.
+    /// `None` until the side has picked the unit.
+    pub pieces: Option<Vec<usize>>,
+    /// Actions taken so far by each piece of `pieces`.
+    pub used: Vec<u32>,
+    /// Every piece of the unit may act (`all_act_when` held when it was activated);
+    /// otherwise only one does.
+    pub all: bool,
 }
 
 /// A decision waiting for a side.
@@ -70,6 +103,10 @@ pub struct Decision {
     pub choices: Vec<Choice>,
     /// Set when the decision is a `choose` inside an action.
     pub inside: Option<Inside>,
+    /// The decision belongs to the activation in progress ([`Stage::Unit`]): what is chosen
+    /// is booked to its pieces.
+    #[serde(default)]
+    pub unit: bool,
 }
 
 /// An action stopped at a `choose`: the game's state is as it was before the action, which is
@@ -116,22 +153,51 @@ impl Game<'_, '_> {
     /// Play on until a side must decide or the game is over. Does nothing while a decision
     /// waits.
     pub fn advance(&mut self) -> Result<(), EngineError> {
-        while self.flow.pending.is_none() {
-            if self.flow.drain {
-                self.free_action()?;
-                continue;
+        while self.flow.pending.is_none() && self.advance_once()? {}
+        Ok(())
+    }
+
+    /// One step of [`Game::advance`]: a free action, a hook or a step of the turn sequence.
+    /// False when the game is over.
+    fn advance_once(&mut self) -> Result<bool, EngineError> {
+        if self.flow.drain {
+            self.free_action()?;
+            return Ok(true);
+        }
+        if !self.flow.hooks.is_empty() {
+            let h = self.flow.hooks.remove(0);
+            self.run_hook(h)?;
+            self.flow.drain = true;
+            return Ok(true);
+        }
+        if self.flow.stage == Stage::Over {
+            return Ok(false);
+        }
+        let stage = std::mem::replace(&mut self.flow.stage, Stage::Over);
+        self.flow.stage = self.step(stage)?;
+        Ok(true)
+    }
+
+    /// Play on with `policy` (deciding for whoever must) until the activation in progress at
+    /// depth `depth` is over: a look-ahead to the end of an activation.
+    pub(crate) fn finish_unit(
+        &mut self,
+        depth: usize,
+        policy: &mut dyn super::policy::Policy,
+    ) -> Result<(), EngineError> {
+        while self.flow.stage.unit_depth() >= depth && !self.is_over() {
+            match self.flow.pending.as_ref() {
+                Some(d) => {
+                    let side = d.side;
+                    let k = policy.choose(self, side, self.legal())?;
+                    self.apply_only(k)?;
+                }
+                None => {
+                    if !self.advance_once()? {
+                        break;
+                    }
+                }
             }
-            if !self.flow.hooks.is_empty() {
-                let h = self.flow.hooks.remove(0);
-                self.run_hook(h)?;
-                self.flow.drain = true;
-                continue;
-            }
-            if self.flow.stage == Stage::Over {
-                return Ok(());
-            }
-            let stage = std::mem::replace(&mut self.flow.stage, Stage::Over);
-            self.flow.stage = self.step(stage)?;
         }
         Ok(())
     }
@@ -197,7 +263,7 @@ impl Game<'_, '_> {
         match d.inside {
             None => {
                 let c = &d.choices[k];
-                self.carry_out(side, c)
+                self.carry_out(side, c, d.unit)
             }
             Some(mut inside) => {
                 inside.picks.push(k);
@@ -220,21 +286,32 @@ impl Game<'_, '_> {
             side,
             choices,
             inside: None,
+            unit: false,
         });
         self.flow.drain = true;
         Ok(())
     }
 
-    /// Deploy a piece, hold, or start an action.
-    pub(crate) fn carry_out(&mut self, side: SideId, choice: &Choice) -> Result<(), EngineError> {
+    /// Deploy a piece, hold, or start an action. `unit`: the choice was offered by the
+    /// activation in progress, which books it.
+    pub(crate) fn carry_out(
+        &mut self,
+        side: SideId,
+        choice: &Choice,
+        unit: bool,
+    ) -> Result<(), EngineError> {
         if let Some(Val::Piece(i)) = choice.args.first() {
             let i = *i as usize;
             if self.state.pieces.get(i).is_none_or(|p| !p.on_board()) {
                 self.acted_off_board.push(i);
             }
         }
+        if unit {
+            self.book_unit_choice(choice)?;
+        }
         match choice.act {
-            Act::Hold => Ok(()),
+            Act::Hold | Act::Activate | Act::Done => Ok(()),
+            Act::Together(a) => self.act_together(side, a, &choice.args),
             Act::Deploy => {
                 let (Some(Val::Piece(i)), Some(at)) = (choice.args.first(), choice.args.get(1))
                 else {
@@ -293,6 +370,7 @@ impl Game<'_, '_> {
         self.scratch.version += 1;
         self.flow.pending = Some(Decision {
             side,
+            unit: false,
             choices: (0..options.len())
                 .map(|k| Choice {
                     act: Act::Pick,
@@ -319,6 +397,21 @@ impl Game<'_, '_> {
             return Ok(());
         }
         let side = self.state.pending_free.remove(0);
+        if self.rules.free_unit.kind != setup::UnitKind::Piece {
+            // 7.b.3-style free actions are taken "without a chip": one activation as a
+            // chip would give, then the free actions still owed.
+            let name = self.side_name(side);
+            self.log(Event::Said {
+                text: format!("free action for {name}"),
+            });
+            let then = std::mem::replace(&mut self.flow.stage, Stage::Over);
+            self.flow.stage = Stage::Unit {
+                unit: UnitTurn::new(side, None, "free action"),
+                then: Box::new(then),
+            };
+            self.flow.drain = false;
+            return Ok(());
+        }
         let actions = self.rules.free_actions.clone();
         let choices = self.legal_for(side, &actions, None)?;
         let name = self.side_name(side);
@@ -397,6 +490,12 @@ impl Game<'_, '_> {
                     side: name,
                     left: cup.len() as u32,
                 });
+                if rules.phases[ph].unit.kind != setup::UnitKind::Piece {
+                    return Ok(Stage::Unit {
+                        unit: UnitTurn::new(side, Some(ph), "chip"),
+                        then: Box::new(Stage::Cup { ph, cup }),
+                    });
+                }
                 let choices = self.legal_for(side, &rules.phases[ph].actions, None)?;
                 if choices.is_empty() {
                     self.log(Event::Said {
@@ -423,13 +522,20 @@ impl Game<'_, '_> {
                     self.state.deck = Some((pile, aside));
                     return Ok(Stage::PhaseBegin { ph: ph + 1 });
                 };
-                self.draw_card(ph, &card, pile.len() as u32)?;
+                let unit = self.draw_card(ph, &card, pile.len() as u32)?;
                 aside.push(card);
-                Stage::Deck {
+                let next = Stage::Deck {
                     ph,
                     pile,
                     aside,
                     left: left - 1,
+                };
+                match unit {
+                    Some(unit) => Stage::Unit {
+                        unit,
+                        then: Box::new(next),
+                    },
+                    None => next,
                 }
             }
             Stage::EachPiece { ph, k, ids } => {
@@ -480,6 +586,7 @@ impl Game<'_, '_> {
                     k: k + 1,
                 }
             }
+            Stage::Unit { unit, then } => self.step_unit(unit, *then)?,
             Stage::TurnEnd => {
                 if let Some(c) = &rules.distance_counter {
                     for p in &mut self.state.pieces {
@@ -590,10 +697,17 @@ impl Game<'_, '_> {
 
     /// A card drawn: a side card is one action for that side, the first card of an inserted
     /// kind runs its event's hooks.
-    fn draw_card(&mut self, ph: usize, card: &DeckCard, left: u32) -> Result<(), EngineError> {
+    /// A side card of a phase whose unit is bigger than a piece gives that side an
+    /// activation: returned, to be played before the next card.
+    fn draw_card(
+        &mut self,
+        ph: usize,
+        card: &DeckCard,
+        left: u32,
+    ) -> Result<Option<UnitTurn>, EngineError> {
         let rules = self.rules;
         let setup::Activation::Deck(deck) = &rules.phases[ph].activation else {
-            return Ok(());
+            return Ok(None);
         };
         match (&card.event, card.side) {
             (Some(ev), _) if !self.state.events_fired.contains(ev) => {
@@ -616,6 +730,9 @@ impl Game<'_, '_> {
                     side: name,
                     left,
                 });
+                if rules.phases[ph].unit.kind != setup::UnitKind::Piece {
+                    return Ok(Some(UnitTurn::new(side, Some(ph), "card")));
+                }
                 let choices = self.legal_for(side, &rules.phases[ph].actions, None)?;
                 if choices.is_empty() {
                     self.flow.drain = true;
@@ -627,7 +744,7 @@ impl Game<'_, '_> {
                 text: format!("card drawn: {}", card.label),
             }),
         }
-        Ok(())
+        Ok(None)
     }
 
     /// One piece's activation: its legal actions, or holding still; the free actions it

@@ -112,6 +112,15 @@ pub enum Event {
         of: usize,
         label: String,
     },
+    /// A side activated a unit (a place, a group, its whole side): `pieces` of them, and
+    /// whether all of those may act (else only one).
+    Activated {
+        by: String,
+        side: String,
+        unit: String,
+        pieces: u32,
+        all: bool,
+    },
     Said {
         text: String,
     },
@@ -194,6 +203,21 @@ pub fn narrate(e: &Event) -> Option<String> {
             format!("card drawn: {card}, {side} acts ({left} left in the deck)")
         }
         Event::Decision { side, label, .. } => format!("  {side}: {label}"),
+        Event::Activated {
+            by,
+            side,
+            unit,
+            pieces,
+            all,
+        } => format!(
+            "{by}: {side} activates {unit} ({pieces} unit{}{})",
+            if *pieces == 1 { "" } else { "s" },
+            if *all || *pieces == 1 {
+                ""
+            } else {
+                ", one of them may act"
+            }
+        ),
         Event::Said { text } => format!("      {text}"),
         Event::Deployed { .. } | Event::Acted { .. } | Event::Unmarked { .. } => return None,
         Event::Moved {

@@ -26,6 +26,7 @@ pub mod save;
 pub mod setup;
 pub mod sim;
 pub mod state;
+pub mod unit;
 
 use sandtable_ir::{Category, EntityId, ProcId, SideId, Stmt};
 
@@ -443,11 +444,17 @@ impl<'r, 'p> Game<'r, 'p> {
         c: &Choice,
         inner: &mut dyn Policy,
     ) -> Result<(), EngineError> {
+        let unit = self.flow.pending.as_ref().is_some_and(|d| d.unit);
         self.flow.pending = None;
-        self.carry_out(side, c)?;
+        let depth = self.flow.stage.unit_depth();
+        self.carry_out(side, c, unit)?;
         while self.flow.pending.is_some() {
             let k = inner.choose(self, side, self.legal())?;
             self.apply_only(k)?;
+        }
+        // Picking a unit changes nothing yet: look on to the end of its activation.
+        if unit && c.act == Act::Activate {
+            self.finish_unit(depth, inner)?;
         }
         Ok(())
     }

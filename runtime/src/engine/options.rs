@@ -41,6 +41,13 @@ pub enum Act {
     Hold,
     /// One of the options of a `choose` inside an action (the option's index is the argument).
     Pick,
+    /// Activate a unit: the place (a hex, a point) or the group's leader.
+    Activate,
+    /// Several unused pieces of the unit take this action to the same place: the pieces (a
+    /// list), then the action's other arguments.
+    Together(ProcId),
+    /// End the activation in progress.
+    Done,
 }
 
 /// One thing a side may do. Its words (`fire_at(taylor, P7)`) come from [`Game::label`],
@@ -230,7 +237,7 @@ pub fn leading_guards(body: &[Stmt]) -> Vec<(&Expr, usize)> {
 static ONE: Expr = Expr::Const(sandtable_ir::Value::Int(1));
 
 impl Game<'_, '_> {
-    fn with_host<T>(
+    pub(crate) fn with_host<T>(
         &mut self,
         f: impl FnOnce(&Interp, &mut Ctx) -> Result<T, crate::error::RunError>,
     ) -> Result<T, EngineError> {
@@ -737,6 +744,49 @@ impl Game<'_, '_> {
                     .zip(c.args.first().and_then(Val::as_int))
                     .and_then(|(inside, k)| inside.options.get(usize::try_from(k).ok()?));
                 super::policy::choose_label(option.map_or("?", String::as_str))
+            }
+            super::Act::Activate => match c.args.first() {
+                Some(Val::Piece(l)) => format!("activate the group of {}", show(&Val::Piece(*l))),
+                Some(v) => match decode_place(self.rules, v) {
+                    Ok(at) => {
+                        let n = self
+                            .state
+                            .pieces_at(at)
+                            .filter(|(_, p)| p.side == Some(side) && p.is_unit)
+                            .count();
+                        let what = match at {
+                            Pos::Hex(h) => format!("hex {h}"),
+                            Pos::Point(_) => format!("the pieces at {}", at.label()),
+                        };
+                        format!(
+                            "activate {what} ({n} unit{})",
+                            if n == 1 { "" } else { "s" }
+                        )
+                    }
+                    Err(_) => "activate ?".into(),
+                },
+                None => "activate ?".into(),
+            },
+            super::Act::Done => "end the activation".into(),
+            super::Act::Together(a) => {
+                let p = &self.rules.program.procs[*a as usize];
+                let who = match c.args.first() {
+                    Some(Val::List(ps)) => ps.iter().map(show).collect::<Vec<_>>().join(" + "),
+                    _ => "?".into(),
+                };
+                let words: Vec<String> = c
+                    .args
+                    .iter()
+                    .skip(1)
+                    .zip(p.params.iter().skip(1))
+                    .map(|(v, param)| match (v, &param.ty) {
+                        (Val::Int(n), Type::Length) => self.rules.program.show_length(*n),
+                        _ => show(v),
+                    })
+                    .collect();
+                let mut all = vec![who];
+                all.extend(words);
+                format!("{}({}) together", p.name, all.join(", "))
             }
             super::Act::Action(a) => {
                 let p = &self.rules.program.procs[*a as usize];

@@ -185,25 +185,37 @@ fn check(rules: &Rules, g: &GameState) -> Result<(), String> {
     }
     let phases = rules.phases.len();
     let piece_ok = |i: &usize| *i < pieces;
-    let stage_ok = match &g.flow.stage {
-        Stage::Deploy { next } => *next <= pieces,
-        Stage::PhaseBegin { ph } | Stage::Activation { ph } => *ph <= phases,
-        Stage::Cup { ph, cup } => *ph < phases && cup.iter().all(|s| (*s as usize) < sides),
-        Stage::Deck {
-            ph, pile, aside, ..
-        } => {
-            *ph < phases
-                && pile
-                    .iter()
-                    .chain(aside)
-                    .all(|c| c.side.is_none_or(|s| (s as usize) < sides))
-        }
-        Stage::EachPiece { ph, ids, .. } => *ph < phases && ids.iter().flatten().all(piece_ok),
-        Stage::Alternating { ph, queues, .. } => {
-            *ph < phases && queues.iter().flatten().all(piece_ok)
-        }
-        Stage::Begin | Stage::TurnBegin | Stage::TurnEnd | Stage::Victory | Stage::Over => true,
-    };
+    // An activation in progress stands on the stage that gave it.
+    let mut stage = &g.flow.stage;
+    let mut units_ok = true;
+    while let Stage::Unit { unit, then } = stage {
+        units_ok &= (unit.side as usize) < sides
+            && unit.ph.is_none_or(|ph| ph < phases)
+            && unit.pieces.iter().flatten().all(piece_ok)
+            && unit.used.len() == unit.pieces.as_ref().map_or(0, Vec::len);
+        stage = then;
+    }
+    let stage_ok = units_ok
+        && match stage {
+            Stage::Deploy { next } => *next <= pieces,
+            Stage::PhaseBegin { ph } | Stage::Activation { ph } => *ph <= phases,
+            Stage::Cup { ph, cup } => *ph < phases && cup.iter().all(|s| (*s as usize) < sides),
+            Stage::Deck {
+                ph, pile, aside, ..
+            } => {
+                *ph < phases
+                    && pile
+                        .iter()
+                        .chain(aside)
+                        .all(|c| c.side.is_none_or(|s| (s as usize) < sides))
+            }
+            Stage::EachPiece { ph, ids, .. } => *ph < phases && ids.iter().flatten().all(piece_ok),
+            Stage::Alternating { ph, queues, .. } => {
+                *ph < phases && queues.iter().flatten().all(piece_ok)
+            }
+            Stage::Begin | Stage::TurnBegin | Stage::TurnEnd | Stage::Victory | Stage::Over => true,
+            Stage::Unit { .. } => false,
+        };
     if !stage_ok {
         return bad("the turn sequence stands at a place these rules do not have");
     }
@@ -223,7 +235,7 @@ fn check(rules: &Rules, g: &GameState) -> Result<(), String> {
             .all(|c| {
                 vals_ok(&c.args)
                     && match c.act {
-                        Act::Action(a) => (a as usize) < procs,
+                        Act::Action(a) | Act::Together(a) => (a as usize) < procs,
                         _ => true,
                     }
             });

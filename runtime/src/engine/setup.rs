@@ -132,10 +132,51 @@ pub struct DeckSpec {
     pub hooks: Vec<(String, ProcId)>,
 }
 
+/// What one chip, side card or free action activates (the activation block's `activates:`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnitKind {
+    /// One piece takes its actions (the default).
+    Piece,
+    /// Every piece of the side in one place of its choice (a hex stack, a point).
+    Place,
+    /// A piece of the side and the pieces it `commands:`.
+    Group,
+    /// The whole side: every piece of it may act.
+    Side,
+}
+
+/// How one activation is played: see `docs/language.md`, "Activation units".
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnitSpec {
+    pub kind: UnitKind,
+    /// Actions each activated piece takes.
+    pub actions_per_piece: u32,
+    /// `all_act_when:` (a hook reading the unit): when it fails, only one piece of the unit
+    /// acts. `None`: every piece may act.
+    pub all_act_when: Option<ProcId>,
+    /// `commands:` (a hook reading `leader` and `member`) for `Group`.
+    pub commands: Option<ProcId>,
+    /// Actions that unused pieces of the unit may take together, as one choice.
+    pub together: Vec<ProcId>,
+}
+
+impl Default for UnitSpec {
+    fn default() -> Self {
+        UnitSpec {
+            kind: UnitKind::Piece,
+            actions_per_piece: 1,
+            all_act_when: None,
+            commands: None,
+            together: Vec::new(),
+        }
+    }
+}
+
 pub struct PhaseSpec {
     pub name: String,
     pub title: String,
     pub activation: Activation,
+    pub unit: UnitSpec,
     pub actions: Vec<ProcId>,
     pub on_run: Vec<ProcId>,
 }
@@ -182,6 +223,8 @@ pub struct Rules<'p> {
     pub victory: Option<ProcId>,
     /// Actions a free action may pick from: those of the first phase with an activation.
     pub free_actions: Vec<ProcId>,
+    /// What a free action activates: the unit of that same phase.
+    pub free_unit: UnitSpec,
     /// Hex boards: the cost of entering each hex (by [`BoardSpec::hex_index`]): 1 plus the
     /// terrain field the board's `entry_cost:` names, when it has one.
     pub hex_cost: Vec<Option<u32>>,
@@ -255,6 +298,7 @@ impl<'p> Rules<'p> {
             hooks: typed.hooks.clone(),
             victory: typed.victory,
             free_actions: Vec::new(),
+            free_unit: UnitSpec::default(),
             hex_cost: Vec::new(),
             hex_adjacent: Vec::new(),
             turn_end: Vec::new(),
@@ -419,8 +463,8 @@ impl<'p> Rules<'p> {
                     actions.push(id);
                 }
             }
-            let activation = match prop(ph, "activation") {
-                None => Activation::None,
+            let (activation, unit) = match prop(ph, "activation") {
+                None => (Activation::None, UnitSpec::default()),
                 Some(p) => {
                     let an = sym(&cv(&p.values[0].1)?)?;
                     let block = program
@@ -428,16 +472,21 @@ impl<'p> Rules<'p> {
                         .iter()
                         .find(|c| c.keyword == "activation" && c.name.as_deref() == Some(&an))
                         .ok_or_else(|| EngineError::Setup(format!("no activation `{an}`")))?;
-                    read_activation(program, &interp, block, &chips)?
+                    (
+                        read_activation(program, &interp, block, &chips)?,
+                        read_unit(program, &interp, block)?,
+                    )
                 }
             };
             if r.free_actions.is_empty() && activation != Activation::None {
                 r.free_actions = actions.clone();
+                r.free_unit = unit.clone();
             }
             r.phases.push(PhaseSpec {
                 title: ph.title.clone().unwrap_or(name.clone()),
                 name,
                 activation,
+                unit,
                 actions,
                 on_run: ph
                     .hooks
@@ -715,6 +764,56 @@ fn read_activation(
             "an activation block needs a scheme".into(),
         )),
     }
+}
+
+/// What one activation of block `b` activates; the compiler checked the values.
+fn read_unit(program: &Program, interp: &Interp, b: &ConfigBlock) -> Result<UnitSpec, EngineError> {
+    let mut u = UnitSpec::default();
+    if let Some(p) = prop(b, "activates") {
+        u.kind = match sym(&const_value(interp, &p.values[0].1)?)?.as_str() {
+            "piece" => UnitKind::Piece,
+            "place" => UnitKind::Place,
+            "group" => UnitKind::Group,
+            "side" => UnitKind::Side,
+            other => {
+                return Err(EngineError::Setup(format!(
+                    "`activates: {other}` names no unit (piece, place, group, side)"
+                )));
+            }
+        };
+    }
+    if let Some(p) = prop(b, "actions_per_piece") {
+        let n = int(&const_value(interp, &p.values[0].1)?)?;
+        u.actions_per_piece = u32::try_from(n)
+            .ok()
+            .filter(|n| (1..=20).contains(n))
+            .ok_or_else(|| {
+                EngineError::Setup(format!("`actions_per_piece: {n}` is out of range"))
+            })?;
+    }
+    let hook = |key: &str| b.hooks.iter().find(|(k, _)| k == key).map(|(_, p)| *p);
+    u.all_act_when = hook("all_act_when");
+    u.commands = hook("commands");
+    if u.kind == UnitKind::Group && u.commands.is_none() {
+        return Err(EngineError::Setup(
+            "a group activation needs `commands:`".into(),
+        ));
+    }
+    if let Some(p) = prop(b, "together") {
+        for v in flat(interp, p)? {
+            let a = sym(&v)?;
+            let (id, def) = program.proc_by_name(&a).ok_or_else(|| {
+                EngineError::Setup(format!("`together:` names unknown action `{a}`"))
+            })?;
+            if def.kind != ProcKind::Action {
+                return Err(EngineError::Setup(format!(
+                    "`together:` names `{a}`, which is not an action"
+                )));
+            }
+            u.together.push(id);
+        }
+    }
+    Ok(u)
 }
 
 /// Most cards one deck may hold.
