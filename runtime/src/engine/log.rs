@@ -210,7 +210,7 @@ pub fn narrate(e: &Event) -> Option<String> {
             pieces,
             all,
         } => format!(
-            "{by}: {side} activates {unit} ({pieces} unit{}{})",
+            "      {by}: {side} activates {unit} ({pieces} unit{}{})",
             if *pieces == 1 { "" } else { "s" },
             if *all || *pieces == 1 {
                 ""
