@@ -180,3 +180,41 @@ fn mcts_is_deterministic_for_a_seed_and_leaves_the_game_alone() {
         assert!(Mcts::parse(bad).is_err(), "{bad}");
     }
 }
+
+/// Activation units: a game stopped at every decision inside an activation (the unit picked,
+/// some of its pieces used) plays on, copied or saved, to the end the uninterrupted one
+/// reaches.
+#[test]
+fn a_game_stopped_mid_activation_plays_on_to_the_same_end() {
+    use sandtable_runtime::engine::flow::Stage;
+    for (path, assume, scenario, seeds) in [
+        ("runtime/conformance/tests/games/squads.sand", None, "squads", 0..12),
+        (
+            "rules/platoon",
+            Some("rules/platoon/assumptions/protecting-the-flank.assume"),
+            "protecting-the-flank",
+            0..2,
+        ),
+    ] {
+        let (program, a) = load(path, assume);
+        let rules = Rules::new(&program, &a, scenario).unwrap();
+        let sides = rules.program.sides.len();
+        let mut mid = 0;
+        for seed in seeds {
+            let whole = finish(Game::new(&rules, seed, None), policies(seed, sides));
+            let mut g = Game::new(&rules, seed, None);
+            let mut ps = policies(seed, sides);
+            g.advance().unwrap();
+            while let Some(side) = g.to_move() {
+                if matches!(&g.flow.stage, Stage::Unit { unit, .. } if unit.pieces.is_some()) {
+                    mid += 1;
+                    let saved = finish(through_json(&g, &rules), ps.clone());
+                    assert_eq!(saved, whole, "{scenario} seed {seed}: a save mid-activation");
+                }
+                let k = ps[side as usize].choose(&g, side, g.legal()).unwrap();
+                g.apply(k).unwrap();
+            }
+        }
+        assert!(mid > 0, "{scenario}: no game stopped mid-activation");
+    }
+}

@@ -1,0 +1,280 @@
+//! Activation units (`activates:`, `all_act_when:`, `together:`): a chip activates every piece
+//! of its side in one hex; they act one at a time in the order the side chooses, each once,
+//! until the side ends the activation; the leader condition is read from the pieces that
+//! started in the hex. Played on `games/squads.sand` and on Platoon.
+
+use sandtable_ir::Program;
+use sandtable_runtime::engine::flow::Stage;
+use sandtable_runtime::engine::log::Event;
+use sandtable_runtime::engine::state::Pos;
+use sandtable_runtime::engine::{Game, Rules};
+use sandtable_runtime::interp::Assumptions;
+
+fn squads() -> (Program, Assumptions) {
+    let root = sandtable_conformance::root();
+    let c = sandtable_compiler::compile_path(
+        &root.join("runtime/conformance/tests/games/squads.sand"),
+    )
+    .unwrap();
+    assert!(!c.has_errors());
+    (c.program, Assumptions::default())
+}
+
+fn labels(g: &Game) -> Vec<String> {
+    let side = g.to_move().unwrap();
+    g.legal().iter().map(|c| g.label(side, c)).collect()
+}
+
+/// Apply the choice with this label (it must be offered).
+fn choose(g: &mut Game, label: &str) {
+    let all = labels(g);
+    let k = all
+        .iter()
+        .position(|l| l == label)
+        .unwrap_or_else(|| panic!("`{label}` is not offered: {all:?}"));
+    g.apply(k).unwrap();
+}
+
+fn offered(g: &Game, label: &str) -> bool {
+    labels(g).iter().any(|l| l == label)
+}
+
+/// Whether an activation is under way (its unit picked).
+fn mid_activation(g: &Game) -> bool {
+    matches!(&g.flow.stage, Stage::Unit { unit, .. } if unit.pieces.is_some())
+}
+
+fn hex_of(g: &Game, label: &str) -> String {
+    let p = g.state.pieces.iter().find(|p| &*p.label == label).unwrap();
+    match p.pos {
+        Some(Pos::Hex(h)) => h.to_string(),
+        other => panic!("{label} is at {other:?}"),
+    }
+}
+
+/// Deploy as given, then let red wait until blue's chip: the game waits for blue to pick a
+/// unit.
+fn deployed<'r, 'p>(rules: &'r Rules<'p>, seed: u64, at: &[(&str, &str)]) -> Game<'r, 'p> {
+    let mut g = Game::new(rules, seed, None);
+    g.advance().unwrap();
+    for (piece, hex) in at {
+        choose(&mut g, &format!("deploy {piece} at {hex}"));
+    }
+    while g.to_move() == Some(1) {
+        if offered(&g, "wait()") {
+            choose(&mut g, "wait()");
+        } else {
+            choose(&mut g, "end the activation");
+        }
+    }
+    assert_eq!(g.to_move(), Some(0), "blue never drew a chip");
+    g
+}
+
+const LED: &[(&str, &str)] = &[
+    ("captain", "B2"),
+    ("blue_private #1", "B2"),
+    ("blue_private #2", "B2"),
+    ("red_private", "E5"),
+];
+
+#[test]
+fn a_chip_activates_every_piece_of_the_hex_one_at_a_time_in_the_order_chosen() {
+    let (program, a) = squads();
+    let rules = Rules::new(&program, &a, "squads").unwrap();
+    let mut g = deployed(&rules, 1, LED);
+    choose(&mut g, "activate hex B2 (3 units)");
+    assert!(matches!(
+        g.events.last(),
+        Some(Event::Activated { pieces: 3, all: true, .. })
+    ));
+    for piece in ["captain", "blue_private #1", "blue_private #2"] {
+        assert!(offered(&g, &format!("step({piece}, C2)")), "{piece}");
+    }
+    assert!(offered(&g, "end the activation"));
+    // The captain leaves first: the privates that started with him still act, all of them.
+    choose(&mut g, "step(captain, C2)");
+    assert!(mid_activation(&g));
+    assert!(!labels(&g).iter().any(|l| l.starts_with("step(captain")));
+    choose(&mut g, "step(blue_private #2, B3)");
+    assert!(!labels(&g).iter().any(|l| l.starts_with("step(blue_private #2")));
+    choose(&mut g, "step(blue_private #1, B1)");
+    // Each piece acted once: the activation is over.
+    assert!(!mid_activation(&g));
+    assert_eq!(
+        ["captain", "blue_private #1", "blue_private #2"].map(|p| hex_of(&g, p)),
+        ["C2", "B1", "B3"]
+    );
+}
+
+#[test]
+fn ending_the_activation_leaves_the_other_pieces_unused() {
+    let (program, a) = squads();
+    let rules = Rules::new(&program, &a, "squads").unwrap();
+    let mut g = deployed(&rules, 1, LED);
+    choose(&mut g, "activate hex B2 (3 units)");
+    choose(&mut g, "step(blue_private #1, A2)");
+    choose(&mut g, "end the activation");
+    assert!(!mid_activation(&g));
+    assert_eq!(hex_of(&g, "captain"), "B2");
+    assert_eq!(hex_of(&g, "blue_private #2"), "B2");
+}
+
+#[test]
+fn without_a_leader_only_one_piece_of_the_hex_acts() {
+    let (program, a) = squads();
+    let rules = Rules::new(&program, &a, "squads").unwrap();
+    let mut g = deployed(
+        &rules,
+        1,
+        &[
+            ("captain", "D1"),
+            ("blue_private #1", "B2"),
+            ("blue_private #2", "B2"),
+            ("red_private", "E5"),
+        ],
+    );
+    choose(&mut g, "activate hex B2 (2 units)");
+    assert!(matches!(
+        g.events.last(),
+        Some(Event::Activated { pieces: 2, all: false, .. })
+    ));
+    choose(&mut g, "step(blue_private #2, C2)");
+    assert!(!mid_activation(&g));
+    assert_eq!(hex_of(&g, "blue_private #1"), "B2");
+}
+
+#[test]
+fn a_shaken_leader_does_not_lead() {
+    let (program, a) = squads();
+    let rules = Rules::new(&program, &a, "squads").unwrap();
+    // A seed whose first chip is red's: red shakes the blues next to it first.
+    let mut found = false;
+    for seed in 0..40 {
+        let mut g = Game::new(&rules, seed, None);
+        g.advance().unwrap();
+        for (piece, hex) in [
+            ("captain", "B2"),
+            ("blue_private #1", "B2"),
+            ("blue_private #2", "B2"),
+            ("red_private", "B4"),
+        ] {
+            choose(&mut g, &format!("deploy {piece} at {hex}"));
+        }
+        if g.to_move() != Some(1) {
+            continue;
+        }
+        choose(&mut g, "activate hex B4 (1 unit)");
+        choose(&mut g, "shake(red_private)");
+        while g.to_move() == Some(1) {
+            choose(&mut g, "wait()");
+        }
+        choose(&mut g, "activate hex B2 (3 units)");
+        assert!(matches!(
+            g.events.last(),
+            Some(Event::Activated { pieces: 3, all: false, .. })
+        ));
+        choose(&mut g, "step(captain, C2)");
+        assert!(!mid_activation(&g));
+        found = true;
+        break;
+    }
+    assert!(found, "no seed drew red's chip first");
+}
+
+#[test]
+fn unused_pieces_of_a_unit_may_step_together() {
+    let (program, a) = squads();
+    let rules = Rules::new(&program, &a, "squads").unwrap();
+    let mut g = deployed(&rules, 1, LED);
+    choose(&mut g, "activate hex B2 (3 units)");
+    choose(&mut g, "step(blue_private #1, A2)");
+    // The pieces still unused, to one place, as one choice; the one used is not in it.
+    assert!(!offered(
+        &g,
+        "step(captain + blue_private #1 + blue_private #2, C2) together"
+    ));
+    choose(&mut g, "step(captain + blue_private #2, C2) together");
+    assert!(!mid_activation(&g));
+    assert_eq!(hex_of(&g, "captain"), "C2");
+    assert_eq!(hex_of(&g, "blue_private #2"), "C2");
+    assert_eq!(hex_of(&g, "blue_private #1"), "A2");
+}
+
+#[test]
+fn passing_instead_of_a_unit_uses_up_the_chip() {
+    let (program, a) = squads();
+    let rules = Rules::new(&program, &a, "squads").unwrap();
+    let mut g = deployed(&rules, 1, LED);
+    let chips = g.chips_drawn().to_vec();
+    choose(&mut g, "wait()");
+    assert!(!mid_activation(&g));
+    // The next decision (if any) follows a new chip.
+    if !g.is_over() {
+        assert_eq!(
+            g.chips_drawn().iter().sum::<u32>(),
+            chips.iter().sum::<u32>() + 1
+        );
+    }
+}
+
+/// Platoon 3.b / 4.d: an NVA chip activates a hex of three with their leader, and all three
+/// act, one at a time.
+#[test]
+fn a_platoon_chip_lets_every_nva_unit_of_a_led_hex_act() {
+    let root = sandtable_conformance::root();
+    let c = sandtable_compiler::compile_path(&root.join("rules/platoon")).unwrap();
+    assert!(!c.has_errors());
+    let a = sandtable_conformance::assumptions(
+        &c.program,
+        &[],
+        &[root
+            .join("rules/platoon/assumptions/protecting-the-flank.assume")
+            .as_path()],
+    )
+    .unwrap();
+    let rules = Rules::new(&c.program, &a, "protecting-the-flank").unwrap();
+    let nva = c.program.sides.iter().position(|s| s.name == "nva").unwrap() as u32;
+    let mut g = Game::new(&rules, 2, None);
+    g.advance().unwrap();
+    let stack = ["nva_leader_ak47_2_3", "nva_rpd", "nva_rpg"];
+    for p in stack {
+        choose(&mut g, &format!("deploy {p} at N4"));
+    }
+    // Everything else where it may go first; the Americans pass.
+    while labels(&g)[0].starts_with("deploy") {
+        g.apply(0).unwrap();
+    }
+    let mut acted = Vec::new();
+    while !g.is_over() {
+        let side = g.to_move().unwrap();
+        if side != nva {
+            let l = if offered(&g, "pass()") {
+                "pass()"
+            } else {
+                "end the activation"
+            };
+            choose(&mut g, l);
+            continue;
+        }
+        choose(&mut g, "activate hex N4 (3 units)");
+        assert!(matches!(
+            g.events.last(),
+            Some(Event::Activated { pieces: 3, all: true, .. })
+        ));
+        while mid_activation(&g) {
+            let all = labels(&g);
+            let k = all.iter().position(|l| l.starts_with("move_piece(")).unwrap();
+            acted.push(all[k].clone());
+            g.apply(k).unwrap();
+        }
+        break;
+    }
+    assert_eq!(acted.len(), 3, "{acted:?}");
+    for p in stack {
+        assert!(
+            acted.iter().any(|l| l.starts_with(&format!("move_piece({p},"))),
+            "{p} did not act: {acted:?}"
+        );
+    }
+}
