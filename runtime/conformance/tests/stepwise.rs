@@ -188,7 +188,12 @@ fn mcts_is_deterministic_for_a_seed_and_leaves_the_game_alone() {
 fn a_game_stopped_mid_activation_plays_on_to_the_same_end() {
     use sandtable_runtime::engine::flow::Stage;
     for (path, assume, scenario, seeds) in [
-        ("runtime/conformance/tests/games/squads.sand", None, "squads", 0..12),
+        (
+            "runtime/conformance/tests/games/squads.sand",
+            None,
+            "squads",
+            0..12,
+        ),
         (
             "rules/platoon",
             Some("rules/platoon/assumptions/protecting-the-flank.assume"),
@@ -209,7 +214,10 @@ fn a_game_stopped_mid_activation_plays_on_to_the_same_end() {
                 if matches!(&g.flow.stage, Stage::Unit { unit, .. } if unit.pieces.is_some()) {
                     mid += 1;
                     let saved = finish(through_json(&g, &rules), ps.clone());
-                    assert_eq!(saved, whole, "{scenario} seed {seed}: a save mid-activation");
+                    assert_eq!(
+                        saved, whole,
+                        "{scenario} seed {seed}: a save mid-activation"
+                    );
                 }
                 let k = ps[side as usize].choose(&g, side, g.legal()).unwrap();
                 g.apply(k).unwrap();

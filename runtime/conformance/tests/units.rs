@@ -12,10 +12,9 @@ use sandtable_runtime::interp::Assumptions;
 
 fn squads() -> (Program, Assumptions) {
     let root = sandtable_conformance::root();
-    let c = sandtable_compiler::compile_path(
-        &root.join("runtime/conformance/tests/games/squads.sand"),
-    )
-    .unwrap();
+    let c =
+        sandtable_compiler::compile_path(&root.join("runtime/conformance/tests/games/squads.sand"))
+            .unwrap();
     assert!(!c.has_errors());
     (c.program, Assumptions::default())
 }
@@ -86,7 +85,11 @@ fn a_chip_activates_every_piece_of_the_hex_one_at_a_time_in_the_order_chosen() {
     choose(&mut g, "activate hex B2 (3 units)");
     assert!(matches!(
         g.events.last(),
-        Some(Event::Activated { pieces: 3, all: true, .. })
+        Some(Event::Activated {
+            pieces: 3,
+            all: true,
+            ..
+        })
     ));
     for piece in ["captain", "blue_private #1", "blue_private #2"] {
         assert!(offered(&g, &format!("step({piece}, C2)")), "{piece}");
@@ -97,7 +100,11 @@ fn a_chip_activates_every_piece_of_the_hex_one_at_a_time_in_the_order_chosen() {
     assert!(mid_activation(&g));
     assert!(!labels(&g).iter().any(|l| l.starts_with("step(captain")));
     choose(&mut g, "step(blue_private #2, B3)");
-    assert!(!labels(&g).iter().any(|l| l.starts_with("step(blue_private #2")));
+    assert!(
+        !labels(&g)
+            .iter()
+            .any(|l| l.starts_with("step(blue_private #2"))
+    );
     choose(&mut g, "step(blue_private #1, B1)");
     // Each piece acted once: the activation is over.
     assert!(!mid_activation(&g));
@@ -137,7 +144,11 @@ fn without_a_leader_only_one_piece_of_the_hex_acts() {
     choose(&mut g, "activate hex B2 (2 units)");
     assert!(matches!(
         g.events.last(),
-        Some(Event::Activated { pieces: 2, all: false, .. })
+        Some(Event::Activated {
+            pieces: 2,
+            all: false,
+            ..
+        })
     ));
     choose(&mut g, "step(blue_private #2, C2)");
     assert!(!mid_activation(&g));
@@ -172,7 +183,11 @@ fn a_shaken_leader_does_not_lead() {
         choose(&mut g, "activate hex B2 (3 units)");
         assert!(matches!(
             g.events.last(),
-            Some(Event::Activated { pieces: 3, all: false, .. })
+            Some(Event::Activated {
+                pieces: 3,
+                all: false,
+                ..
+            })
         ));
         choose(&mut g, "step(captain, C2)");
         assert!(!mid_activation(&g));
@@ -234,7 +249,12 @@ fn a_platoon_chip_lets_every_nva_unit_of_a_led_hex_act() {
     )
     .unwrap();
     let rules = Rules::new(&c.program, &a, "protecting-the-flank").unwrap();
-    let nva = c.program.sides.iter().position(|s| s.name == "nva").unwrap() as u32;
+    let nva = c
+        .program
+        .sides
+        .iter()
+        .position(|s| s.name == "nva")
+        .unwrap() as u32;
     let mut g = Game::new(&rules, 2, None);
     g.advance().unwrap();
     let stack = ["nva_leader_ak47_2_3", "nva_rpd", "nva_rpg"];
@@ -260,11 +280,18 @@ fn a_platoon_chip_lets_every_nva_unit_of_a_led_hex_act() {
         choose(&mut g, "activate hex N4 (3 units)");
         assert!(matches!(
             g.events.last(),
-            Some(Event::Activated { pieces: 3, all: true, .. })
+            Some(Event::Activated {
+                pieces: 3,
+                all: true,
+                ..
+            })
         ));
         while mid_activation(&g) {
             let all = labels(&g);
-            let k = all.iter().position(|l| l.starts_with("move_piece(")).unwrap();
+            let k = all
+                .iter()
+                .position(|l| l.starts_with("move_piece("))
+                .unwrap();
             acted.push(all[k].clone());
             g.apply(k).unwrap();
         }
@@ -273,7 +300,9 @@ fn a_platoon_chip_lets_every_nva_unit_of_a_led_hex_act() {
     assert_eq!(acted.len(), 3, "{acted:?}");
     for p in stack {
         assert!(
-            acted.iter().any(|l| l.starts_with(&format!("move_piece({p},"))),
+            acted
+                .iter()
+                .any(|l| l.starts_with(&format!("move_piece({p},"))),
             "{p} did not act: {acted:?}"
         );
     }

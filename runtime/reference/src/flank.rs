@@ -27,6 +27,7 @@ struct Spec {
     fire_modifier: i64,
     movement: u32,
     fire_radius: i64,
+    leader: bool,
 }
 
 /// The scenario as plain data.
@@ -60,13 +61,18 @@ struct Play {
     decisions: u32,
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, PartialEq)]
 enum Choice {
     Move(usize, u32),
     Leave(usize, u32),
     Fire(usize, u32),
     Grenade(usize, u32),
     Pass,
+    /// 3.b: the side's units in this hex are activated.
+    Activate(u32),
+    /// 4.d exception: these unused units of the hex move together to the hex.
+    Together(Vec<usize>, u32),
+    Done,
 }
 
 fn roll10(d: &mut Dice) -> i64 {
@@ -150,6 +156,11 @@ impl Flank {
                     },
                     movement: field(e, "movement_factor")? as u32,
                     fire_radius: if soldier { field(e, "fire_radius")? } else { 0 },
+                    leader: soldier
+                        && interp
+                            .field(&Val::Entity(e as u32), "leader")
+                            .map_err(|x| x.to_string())?
+                            == Val::Bool(true),
                 });
             }
             let DeployArea::Hexes(hs) = &f.area else {
@@ -294,35 +305,29 @@ impl Flank {
         best.map_or(from, |(_, k)| k)
     }
 
-    fn legal(&self, s: &Play, side: SideId) -> Vec<Choice> {
+    /// The actions of piece `i` (of `side`), in the order of the phase's `actions:` (the
+    /// engine lists one actor's choices action by action).
+    fn legal_piece(&self, s: &Play, side: SideId, i: usize) -> Vec<Choice> {
         let mut out = Vec::new();
-        let mine = |i: usize| s.alive[i] && self.pieces[i].side == side;
-        // move_piece, then move_decoy (4.a, 4.e, 5).
-        for want_soldier in [true, false] {
-            for i in 0..self.pieces.len() {
-                if !mine(i) || self.pieces[i].soldier != want_soldier || s.pinned[i] {
-                    continue;
-                }
-                let mf = self.pieces[i].movement;
-                let reach = self.reach(s, i, mf);
-                for &h in &self.within[mf.min(6) as usize][s.pos[i] as usize] {
-                    if reach[h as usize] <= mf
-                        && h != s.pos[i]
-                        && (want_soldier || !self.enemy_at(s, side, h))
-                    {
-                        out.push(Choice::Move(i, h));
-                    }
-                }
+        if !s.alive[i] || self.pieces[i].side != side || s.pinned[i] {
+            return out;
+        }
+        let soldier = self.pieces[i].soldier;
+        // move_piece or move_decoy (4.a, 4.e, 5).
+        let mf = self.pieces[i].movement;
+        let reach = self.reach(s, i, mf);
+        for &h in &self.within[mf.min(6) as usize][s.pos[i] as usize] {
+            if reach[h as usize] <= mf && h != s.pos[i] && (soldier || !self.enemy_at(s, side, h)) {
+                out.push(Choice::Move(i, h));
             }
         }
+        if !soldier {
+            return out;
+        }
         // leave_board (5.e): a move through an exit hex of the force and one step beyond.
-        for i in 0..self.pieces.len() {
-            if !mine(i) || !self.pieces[i].soldier || s.pinned[i] || side != self.nva {
-                continue;
-            }
-            let Some(r) = self.pieces[i].movement.checked_sub(1) else {
-                continue;
-            };
+        if side == self.nva
+            && let Some(r) = self.pieces[i].movement.checked_sub(1)
+        {
             let reach = self.reach(s, i, r);
             for &h in &self.within[r.min(6) as usize][s.pos[i] as usize] {
                 if reach[h as usize] <= r && self.exits.contains(&h) && !self.enemy_at(s, side, h) {
@@ -337,32 +342,21 @@ impl Flank {
             .collect();
         occupied.sort_unstable();
         occupied.dedup();
-        for i in 0..self.pieces.len() {
-            if !mine(i) || !self.pieces[i].soldier || s.pinned[i] {
-                continue;
-            }
-            for &h in &occupied {
-                if self.enemy_at(s, side, h)
-                    && i64::from(self.distance(s.pos[i], h)) <= self.pieces[i].fire_radius
-                    && self.line_ok(s, s.pos[i], h)
-                {
-                    out.push(Choice::Fire(i, h));
-                }
+        for &h in &occupied {
+            if self.enemy_at(s, side, h)
+                && i64::from(self.distance(s.pos[i], h)) <= self.pieces[i].fire_radius
+                && self.line_ok(s, s.pos[i], h)
+            {
+                out.push(Choice::Fire(i, h));
             }
         }
         // throw_grenade (7.c): adjacent hexes with enemies.
-        for i in 0..self.pieces.len() {
-            if !mine(i) || !self.pieces[i].soldier || s.pinned[i] {
-                continue;
-            }
-            for &h in &self.within[1][s.pos[i] as usize] {
-                let adjacent = self.distance(s.pos[i], h) == 1;
-                if adjacent && self.enemy_at(s, side, h) {
-                    out.push(Choice::Grenade(i, h));
-                }
+        for &h in &self.within[1][s.pos[i] as usize] {
+            let adjacent = self.distance(s.pos[i], h) == 1;
+            if adjacent && self.enemy_at(s, side, h) {
+                out.push(Choice::Grenade(i, h));
             }
         }
-        out.push(Choice::Pass);
         out
     }
 
@@ -386,7 +380,16 @@ impl Flank {
 
     fn apply(&self, s: &mut Play, c: Choice) {
         match c {
-            Choice::Pass => {}
+            Choice::Pass | Choice::Activate(_) | Choice::Done => {}
+            Choice::Together(ps, h) => {
+                // One after another; a unit the earlier ones made unable to go stays.
+                for (n, &i) in ps.iter().enumerate() {
+                    let side = self.pieces[i].side;
+                    if n == 0 || self.legal_piece(s, side, i).contains(&Choice::Move(i, h)) {
+                        self.apply(s, Choice::Move(i, h));
+                    }
+                }
+            }
             Choice::Leave(i, h) => {
                 s.pos[i] = h;
                 s.alive[i] = false;
@@ -458,11 +461,104 @@ impl Flank {
         }
     }
 
-    fn decide(&self, s: &mut Play, side: SideId) {
-        let choices = self.legal(s, side);
+    fn pick(&self, s: &mut Play, side: SideId, choices: Vec<Choice>) -> Choice {
         let k = s.policy[side as usize].index(choices.len() as u32) as usize;
         s.decisions += 1;
-        self.apply(s, choices[k]);
+        choices.into_iter().nth(k).unwrap_or(Choice::Done)
+    }
+
+    /// One chip (or the free action): 3.b, the side picks a hex of its units with something
+    /// to do (or passes); 4.d, every unit that started there acts once, in the order the side
+    /// chooses, when one of them is an unpinned leader, else one does; units may move
+    /// together; the side may end the activation at any time.
+    fn decide(&self, s: &mut Play, side: SideId) {
+        let mut places: Vec<u32> = Vec::new();
+        for i in 0..self.pieces.len() {
+            if s.alive[i] && self.pieces[i].side == side && !places.contains(&s.pos[i]) {
+                places.push(s.pos[i]);
+            }
+        }
+        let mut choices: Vec<Choice> = places
+            .into_iter()
+            .filter(|&h| {
+                (0..self.pieces.len()).any(|i| {
+                    s.alive[i] && s.pos[i] == h && !self.legal_piece(s, side, i).is_empty()
+                })
+            })
+            .map(Choice::Activate)
+            .collect();
+        choices.push(Choice::Pass);
+        let Choice::Activate(h) = self.pick(s, side, choices) else {
+            return;
+        };
+        let unit: Vec<usize> = (0..self.pieces.len())
+            .filter(|&i| s.alive[i] && self.pieces[i].side == side && s.pos[i] == h)
+            .collect();
+        let all = unit.iter().any(|&i| self.pieces[i].leader && !s.pinned[i]);
+        let mut used = vec![false; unit.len()];
+        loop {
+            let none_yet = !used.contains(&true);
+            let mut choices = Vec::new();
+            let mut fresh: Vec<(usize, usize, usize)> = Vec::new();
+            for (k, &i) in unit.iter().enumerate() {
+                if used[k] || !s.alive[i] || !(all || none_yet) {
+                    continue;
+                }
+                let from = choices.len();
+                choices.extend(self.legal_piece(s, side, i));
+                fresh.push((i, from, choices.len()));
+            }
+            // move_piece, then move_decoy: same destination, two or more units.
+            let mut together = Vec::new();
+            for soldiers in [true, false] {
+                let mut groups: Vec<(u32, Vec<usize>)> = Vec::new();
+                for &(i, from, to) in &fresh {
+                    if self.pieces[i].soldier != soldiers {
+                        continue;
+                    }
+                    for c in &choices[from..to] {
+                        if let Choice::Move(_, d) = *c {
+                            match groups.iter_mut().find(|(g, _)| *g == d) {
+                                Some((_, ps)) => ps.push(i),
+                                None => groups.push((d, vec![i])),
+                            }
+                        }
+                    }
+                }
+                together.extend(
+                    groups
+                        .into_iter()
+                        .filter(|(_, ps)| ps.len() >= 2)
+                        .map(|(d, ps)| Choice::Together(ps, d)),
+                );
+            }
+            choices.extend(together);
+            if choices.is_empty() {
+                return;
+            }
+            choices.push(Choice::Done);
+            let c = self.pick(s, side, choices);
+            match &c {
+                Choice::Done => return,
+                Choice::Together(ps, _) => {
+                    for p in ps {
+                        if let Some(k) = unit.iter().position(|u| u == p) {
+                            used[k] = true;
+                        }
+                    }
+                }
+                Choice::Move(i, _)
+                | Choice::Leave(i, _)
+                | Choice::Fire(i, _)
+                | Choice::Grenade(i, _) => {
+                    if let Some(k) = unit.iter().position(|u| u == i) {
+                        used[k] = true;
+                    }
+                }
+                _ => {}
+            }
+            self.apply(s, c);
+        }
     }
 
     /// One game between random policies, as the engine plays it with the same seed.
