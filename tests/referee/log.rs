@@ -67,6 +67,9 @@ pub enum Ev {
     End {
         winner: Option<String>,
     },
+    /// A side's choice: the `acted` events up to the next one are that one choice (a move
+    /// together, 4.d's exception, is one choice of several pieces).
+    Decision,
     /// Events a referee has no rule about (decisions, narrative lines).
     Other,
 }
@@ -99,6 +102,7 @@ pub fn read(text: &str) -> Vec<Ev> {
         let ev = match v["event"].as_str().unwrap_or_default() {
             "turn" => Ev::Turn(v["turn"].as_u64().unwrap_or(0) as u32),
             "phase" => Ev::Phase,
+            "decision" => Ev::Decision,
             "chip" => Ev::Chip(s(&v, "side")),
             "deployed" => Ev::Deployed {
                 piece: piece(),

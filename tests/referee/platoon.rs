@@ -295,6 +295,8 @@ impl Platoon {
         let mut chips_drawn: BTreeMap<String, usize> = BTreeMap::new();
         // The chip being carried out: its side, the hex its units act from, who acted.
         let mut chip: Option<(String, Option<Hex>, Vec<String>, bool)> = None;
+        // The move of the current choice (action, destination), for moves made together.
+        let mut together: Option<(String, Option<String>)> = None;
         let mut moving: Option<(String, Hex)> = None;
         // After a melee: the mover that must fall back, and the hex it entered from.
         let mut fall_back: Option<(String, Hex, Hex)> = None;
@@ -375,8 +377,18 @@ impl Platoon {
                     );
                     at.insert(piece.clone(), hx);
                 }
+                Ev::Decision => together = None,
                 Ev::Acted { side, action, args } => {
                     let actor = args.first().filter(|_| action != "pass");
+                    // 4.d exception: units of the hex may move together (not fire), as one
+                    // choice, to one destination.
+                    let is_move = action == "move_piece" || action == "move_decoy";
+                    let dest = args.get(1).cloned();
+                    let moving_together =
+                        is_move && together.as_ref() == Some(&(action.clone(), dest.clone()));
+                    if is_move {
+                        together = Some((action.clone(), dest));
+                    }
                     if let (Some(actor), Some((cs, from, actors, leader))) = (actor, chip.as_mut())
                     {
                         let here = at.get(actor).copied();
@@ -397,7 +409,7 @@ impl Platoon {
                             Some(format!("{actor} acts from another hex than the chip's"))
                         } else if actors.contains(actor) {
                             Some(format!("{actor} acts twice on one chip"))
-                        } else if !actors.is_empty() && !*leader {
+                        } else if !actors.is_empty() && !*leader && !moving_together {
                             Some(format!(
                                 "{actor} acts on a chip already used, with no unpinned leader in the hex"
                             ))
