@@ -39,12 +39,25 @@ scenario first "First" {
 }
 "#;
 
-fn temp_file(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sandtable-assume-{}", std::process::id()));
+/// A file in a scratch folder of its own, removed with the folder when the test is done (the
+/// tests run in parallel, so each has its own folder).
+struct TempFile {
+    dir: PathBuf,
+    path: PathBuf,
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn temp_file(name: &str, text: &str) -> TempFile {
+    let dir = std::env::temp_dir().join(format!("sandtable-assume-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join(name);
     std::fs::write(&path, text).expect("write");
-    path
+    TempFile { dir, path }
 }
 
 #[test]
@@ -75,7 +88,7 @@ fn every_unknown_name_is_accepted_by_an_assumptions_file_and_by_assume() {
         .map(|n| format!("assume {n} = 1 \"round trip\"\n"))
         .collect();
     let file = temp_file("all.assume", &text);
-    let a = assumptions(&compiled.program, &[], &[file.as_path()])
+    let a = assumptions(&compiled.program, &[], &[file.path.as_path()])
         .unwrap_or_else(|e| panic!("{e}\n--- file:\n{text}"));
     assert_eq!(a.values.len(), names.len());
 
@@ -91,7 +104,8 @@ fn a_broken_assumptions_file_names_line_column_code_and_cause() {
         "broken.assume",
         "// per-side chips\nassume scenario.first.chips.us = 3\nassume chips#2 = 3\n",
     );
-    let err = assumptions(&compiled.program, &[], &[file.as_path()]).expect_err("a syntax error");
+    let err =
+        assumptions(&compiled.program, &[], &[file.path.as_path()]).expect_err("a syntax error");
     // Rendered like a `.sand` diagnostic: code, then the place as `file:line:column`.
     assert!(err.contains("sand::parse::syntax"), "{err}");
     assert!(err.contains("broken.assume:3:13]"), "{err}");
