@@ -411,6 +411,19 @@ impl GameHost<'_, '_> {
             .collect())
     }
 
+    /// The hexes that hold a unit on the board (what blocks a fire route).
+    fn occupied_hexes<B: FromIterator<HexCoord>>(&self) -> B {
+        self.state
+            .pieces
+            .iter()
+            .filter(|x| x.is_unit && x.on_board())
+            .filter_map(|x| match x.pos {
+                Some(Pos::Hex(h)) => Some(h),
+                _ => None,
+            })
+            .collect()
+    }
+
     fn segment_clear_of_pieces(&self, a: Point, b: Point, skip: &[usize], radius: Length) -> bool {
         self.state.pieces.iter().enumerate().all(|(i, p)| {
             if skip.contains(&i) || !p.on_board() || !p.is_unit {
@@ -701,16 +714,7 @@ impl Host for GameHost<'_, '_> {
                 let (x, y) = (self.place(arg(0)?)?, self.place(arg(1)?)?);
                 let blocked = match (&self.rules.board, x, y) {
                     (BoardSpec::Hex { grid, .. }, Pos::Hex(p), Pos::Hex(q)) => {
-                        let occupied: Vec<HexCoord> = self
-                            .state
-                            .pieces
-                            .iter()
-                            .filter(|x| x.is_unit && x.on_board())
-                            .filter_map(|x| match x.pos {
-                                Some(Pos::Hex(h)) => Some(h),
-                                _ => None,
-                            })
-                            .collect();
+                        let occupied: Vec<HexCoord> = self.occupied_hexes();
                         grid.route_blocked_by(p, q, &occupied)
                             .map_err(|e| err(e.to_string()))?
                     }
@@ -752,16 +756,7 @@ impl Host for GameHost<'_, '_> {
                         .ok_or_else(|| err("`clear_route` allows a number of hexes"))?,
                     None => 0,
                 };
-                let occupied: std::collections::HashSet<HexCoord> = self
-                    .state
-                    .pieces
-                    .iter()
-                    .filter(|x| x.is_unit && x.on_board())
-                    .filter_map(|x| match x.pos {
-                        Some(Pos::Hex(h)) => Some(h),
-                        _ => None,
-                    })
-                    .collect();
+                let occupied: std::collections::HashSet<HexCoord> = self.occupied_hexes();
                 let fewest = grid
                     .fewest_on_open_route(
                         p,
