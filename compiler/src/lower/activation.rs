@@ -92,24 +92,10 @@ impl Lowerer<'_> {
                 )),
             );
         }
-        let id = self.program.procs.len() as u32;
         self.stmt_lines.clear();
-        self.program.procs.push(ir::ProcDef {
-            name: path,
-            kind: ir::ProcKind::Hook,
-            params,
-            body: vec![ir::Stmt::Require(typed.expr)],
-            n_slots: scope.n_slots(),
-            slot_names: scope.slot_names(),
-            slot_types: scope.slot_types(),
-            file: String::new(),
-            line: 0,
-            lines: Vec::new(),
-            result_length: false,
-            cite: self.cite(section, &[]),
-        });
-        self.place_proc(id, file, value.value.span);
-        Some(id)
+        let cite = self.cite(section, &[]);
+        let body = vec![ir::Stmt::Require(typed.expr)];
+        Some(self.push_hook(path, params, body, &scope, cite, file, value.value.span))
     }
 
     /// The unit properties of an activation block, read as the engine will read them.

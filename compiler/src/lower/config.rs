@@ -508,23 +508,16 @@ impl<'a> Lowerer<'a> {
         let mut scope = Scope::new(&[]);
         self.stmt_lines.clear();
         let stmts = self.lower_block(file, &mut scope, body, name);
-        let id = self.program.procs.len() as u32;
-        self.program.procs.push(ir::ProcDef {
-            name: name.to_string(),
-            kind: ir::ProcKind::Hook,
-            params: Vec::new(),
-            body: stmts,
-            n_slots: scope.n_slots(),
-            slot_names: scope.slot_names(),
-            slot_types: scope.slot_types(),
-            file: String::new(),
-            line: 0,
-            lines: Vec::new(),
-            result_length: false,
-            cite: self.cite(section, see),
-        });
-        self.place_proc(id, file, body.span);
-        id
+        let cite = self.cite(section, see);
+        self.push_hook(
+            name.to_string(),
+            Vec::new(),
+            stmts,
+            &scope,
+            cite,
+            file,
+            body.span,
+        )
     }
 
     /// Property values: names resolve when they can; otherwise they are labels, except for

@@ -289,6 +289,38 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Adds a hook procedure (a config block's `on` or `victory` body, an activation's
+    /// condition) and places it at `span`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn push_hook(
+        &mut self,
+        name: String,
+        params: Vec<ir::Param>,
+        body: Vec<ir::Stmt>,
+        scope: &Scope,
+        cite: ir::Cite,
+        file: FileId,
+        span: Span,
+    ) -> u32 {
+        let id = self.program.procs.len() as u32;
+        self.program.procs.push(ir::ProcDef {
+            name,
+            kind: ir::ProcKind::Hook,
+            params,
+            body,
+            n_slots: scope.n_slots(),
+            slot_names: scope.slot_names(),
+            slot_types: scope.slot_types(),
+            file: String::new(),
+            line: 0,
+            lines: Vec::new(),
+            result_length: false,
+            cite,
+        });
+        self.place_proc(id, file, span);
+        id
+    }
+
     pub(crate) fn place_proc(&mut self, id: u32, file: FileId, span: Span) {
         self.lint_not_applicable();
         let (line, _) = self.line_of(file, span);
