@@ -226,3 +226,98 @@ fn a_game_stopped_mid_activation_plays_on_to_the_same_end() {
         assert!(mid > 0, "{scenario}: no game stopped mid-activation");
     }
 }
+
+/// A human player sees, before each decision, everything that happened since the last one
+/// (chips drawn, the enemy's visible actions, every resolution with its dice and result) in
+/// the order it happened, the board, and the choices grouped by piece; the enemy's face-down
+/// pieces are never named.
+#[test]
+fn a_human_player_sees_everything_visible_that_happened_since_the_last_decision() {
+    use sandtable_runtime::engine::log::narrate;
+    use sandtable_runtime::engine::policy::Human;
+    let (program, a) = load(
+        "rules/platoon",
+        Some("rules/platoon/assumptions/protecting-the-flank.assume"),
+    );
+    let rules = Rules::new(&program, &a, "protecting-the-flank").unwrap();
+    let us = rules
+        .sides()
+        .into_iter()
+        .find(|&s| rules.side_name(s) == "us")
+        .unwrap();
+    let mut resolutions_seen = 0;
+    for seed in 1..=10 {
+        // Varied answers (one past the list is asked again), so the game has fights.
+        let answers: String = (0..4000).map(|i| format!("{}\n", i * 7 % 13 + 1)).collect();
+        let mut shown = Vec::new();
+        let mut g = Game::new(&rules, seed, None);
+        {
+            let mut human = Some(Human::new(answers.as_bytes(), &mut shown));
+            let mut ps: Vec<Box<dyn Policy + '_>> = Vec::new();
+            // Indexed by side id.
+            let mut sides = rules.sides();
+            sides.sort();
+            for s in sides {
+                match human.take_if(|_| s == us) {
+                    Some(h) => ps.push(Box::new(h)),
+                    None => ps.push(Box::new(Random::new(seed, s))),
+                }
+            }
+            g.play(&mut ps).unwrap();
+        }
+        let shown = String::from_utf8(shown).unwrap();
+        assert!(
+            shown.contains("--- since your last decision ---"),
+            "{shown}"
+        );
+        assert!(shown.contains("Turn 1 of 3"), "no board shown: {shown}");
+        let grouped = shown
+            .lines()
+            .zip(shown.lines().skip(1))
+            .any(|(head, first)| {
+                head.starts_with("  ")
+                    && head.ends_with(':')
+                    && first.trim_start().starts_with(|c: char| c.is_ascii_digit())
+            });
+        assert!(grouped, "choices not grouped by piece: {shown}");
+        assert!(
+            shown.contains("chip drawn: nva"),
+            "the enemy's chips are not shown"
+        );
+        assert!(
+            shown.contains("nva: activate hex"),
+            "the enemy's activations are not shown"
+        );
+        let named: Vec<&str> = shown.lines().filter(|l| l.contains("nva_ak47")).collect();
+        assert!(
+            named.is_empty(),
+            "seed {seed}: the American player saw a face-down NVA piece's identity: {named:?}"
+        );
+        // Every event that names no NVA piece is shown, in order, up to the last American
+        // decision.
+        let last_prompt = shown.rfind("us chooses").unwrap();
+        let mut rest = &shown[..last_prompt];
+        // The last American decision is logged when it is made, after its prompt.
+        let upto = g
+            .events
+            .iter()
+            .rposition(|e| matches!(e, Event::Decision { side, .. } if side == "us"))
+            .unwrap();
+        for e in &g.events[..upto] {
+            let Some(line) = narrate(e) else { continue };
+            let line = line.trim_start_matches('\n');
+            if line.contains("nva_") || line.trim().is_empty() {
+                continue;
+            }
+            let at = rest.find(line).unwrap_or_else(|| {
+                panic!("seed {seed}: the player never saw `{line}` (or saw it out of order)")
+            });
+            if matches!(e, Event::Resolved { .. }) {
+                assert!(line.contains(" rolled d10 "), "no dice in `{line}`");
+                resolutions_seen += 1;
+            }
+            rest = &rest[at + line.len()..];
+        }
+    }
+    assert!(resolutions_seen > 0, "no resolution was seen in ten games");
+}

@@ -227,7 +227,25 @@ pub fn narrate(e: &Event) -> Option<String> {
             label_or_unknown(from),
             to.label()
         ),
-        Event::Resolved { name, result, .. } => format!("      {name}: {result}"),
+        Event::Resolved {
+            name,
+            args,
+            dice,
+            result,
+            ..
+        } => {
+            // The inputs and the dice, so a player can follow (and check) every resolution.
+            let rolled: Vec<String> = dice
+                .iter()
+                .map(|r| format!("{} {}", r.die, r.face))
+                .collect();
+            let rolled = if rolled.is_empty() {
+                String::new()
+            } else {
+                format!(" rolled {}", rolled.join(", "))
+            };
+            format!("      {name}({}){rolled}: {result}", args.join(", "))
+        }
         Event::Eliminated { piece, .. } => format!("      {piece} eliminated"),
         Event::Exited { piece, at, .. } => {
             format!("      {piece} leaves the board at {}", label_or_unknown(at))
@@ -395,7 +413,7 @@ mod tests {
     }
 
     #[test]
-    fn board_events_read_back_and_tell_the_story_in_the_old_words() {
+    fn board_events_read_back_and_tell_the_story() {
         let hex = |h: &str| Place::Hex { hex: h.into() };
         // 1 inch is 254 tenths of a millimetre.
         let point = Place::Point {
@@ -442,7 +460,7 @@ mod tests {
                     result: "attackers_fall_back".into(),
                     why: Some("move_piece".into()),
                 },
-                Some("      melee: attackers_fall_back"),
+                Some("      melee(1, 2) rolled d10 3, d10 7: attackers_fall_back"),
             ),
             (
                 Event::Eliminated {

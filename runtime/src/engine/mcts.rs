@@ -5,9 +5,18 @@
 //! how many there are) and the dice are fresh, so the search learns neither hidden
 //! identities nor the rolls to come. In that world it walks down one shared tree, choosing by
 //! UCT among the choices that world offers (a child's count of worlds it was available in
-//! stands in for its parent's visits), adds one node, plays on at random to the end, and
-//! scores the end for every side that chose on the way (1 a win, ½ a draw, 0 a loss). The
-//! answer is the choice tried most often.
+//! stands in for its parent's visits), adds one node, and plays on at random to its horizon:
+//! the end of the side's turn (the next decision that is another side's, or the end of the
+//! game). The position there is scored as `greedy` scores one ([`Game::into_value`]: who
+//! would win now, the scores, the losses), squashed to `0..=1` around the value of the
+//! position searched from, so the search plans a whole turn of the side's choices (which
+//! unit, in which order, moving where) against the dice instead of one choice at a time.
+//!
+//! A decision can offer hundreds of choices and an iteration adds one node, so a node may only
+//! widen as it is visited (progressive widening: about `2√visits` children). At the root the
+//! choices are tried in the order `greedy`'s look-ahead ranks them, so the search refines
+//! greedy's best few rather than sampling the whole list thinly; deeper nodes try theirs in a
+//! random order. The answer is the choice tried most often, ties to the better greedy rank.
 //!
 //! Everything random comes from the policy's own stream, seeded from the game seed and the
 //! side: with `mcts:ITERATIONS` a game is the same whatever the machine or `--jobs`. A time
@@ -18,13 +27,26 @@ use std::time::{Duration, Instant};
 
 use sandtable_ir::SideId;
 
-use super::policy::Policy;
-use super::state::Winner;
+use super::policy::{Policy, is_pick, lookahead_values};
 use super::{Choice, EngineError, Game, stream_seed};
 use crate::rng::{Dice, DiceState};
 
 /// UCT's exploration constant for rewards in `0..=1`.
 const EXPLORE: f64 = std::f64::consts::SQRT_2;
+
+/// Children a node may have after `visits` visits: about `WIDEN·√visits`.
+const WIDEN: f64 = 2.0;
+
+/// Position values ([`Game::into_value`] units: 10 a loss, 100 a score point) a reward of
+/// 0.73 stands for, relative to the position searched from.
+const VALUE_SCALE: f64 = 20.0;
+
+/// Look-ahead samples per root choice when ranking them (as `greedy` does, fewer).
+const PRIOR_SAMPLES: u32 = 2;
+
+/// Decisions a roll-out plays at most before it is scored: a bound on work for rules whose
+/// turns never end.
+const ROLLOUT_LIMIT: usize = 10_000;
 
 pub struct Mcts {
     dice: Dice,
@@ -34,8 +56,6 @@ pub struct Mcts {
 
 #[derive(Default)]
 struct Node {
-    /// The side whose choice led here (none at the root).
-    mover: Option<SideId>,
     visits: u32,
     /// Iterations in which this node's choice was offered.
     available: u32,
@@ -80,7 +100,28 @@ impl Mcts {
         (u64::from(self.dice.index(u32::MAX)) << 32) | u64::from(self.dice.index(u32::MAX))
     }
 
+    /// The root's choices in the order greedy's look-ahead ranks them (best first, ties in
+    /// list order), and the value of the position searched from. A `choose` inside an action
+    /// has no position to score: list order.
+    fn rank(&mut self, game: &Game, side: SideId) -> (Vec<usize>, i64) {
+        let base = game.lookahead_copy(side, self.seed()).into_value(side);
+        let legal = game.legal();
+        let mut order: Vec<usize> = (0..legal.len()).collect();
+        if is_pick(legal) {
+            return (order, base);
+        }
+        let value = lookahead_values(game, side, legal, PRIOR_SAMPLES, &mut self.dice);
+        order.sort_by_key(|&k| std::cmp::Reverse(value[k]));
+        (order, base)
+    }
+
     fn search(&mut self, game: &Game, side: SideId) -> Result<usize, EngineError> {
+        let (order, base) = self.rank(game, side);
+        let rank_of: HashMap<&Choice, usize> = order
+            .iter()
+            .enumerate()
+            .map(|(r, &k)| (&game.legal()[k], r))
+            .collect();
         let mut tree = vec![Node::default()];
         let started = Instant::now();
         for _ in 0..self.iterations {
@@ -91,8 +132,8 @@ impl Mcts {
             let mut g = game.possible_world(side, seed);
             let mut path = vec![0usize];
             let mut node = 0usize;
-            // Down the tree while every choice offered here has been tried.
-            while let Some(mover) = g.to_move() {
+            // Down the tree, within the side's turn, until a node may widen.
+            while g.to_move() == Some(side) {
                 let legal = g.legal();
                 let mut untried = Vec::new();
                 let mut best: Option<(f64, usize, usize)> = None;
@@ -115,11 +156,19 @@ impl Mcts {
                         }
                     }
                 }
-                if !untried.is_empty() {
-                    let k = untried[self.dice.index(untried.len() as u32) as usize];
+                let room = (WIDEN * f64::from(tree[node].visits + 1).sqrt()).ceil() as usize;
+                if !untried.is_empty() && (tree[node].children.len() < room || best.is_none()) {
+                    let k = if node == 0 {
+                        // Greedy's best untried choice (the world may lack some of the root's).
+                        *untried
+                            .iter()
+                            .min_by_key(|&&k| rank_of.get(&legal[k]).copied().unwrap_or(usize::MAX))
+                            .unwrap_or(&untried[0])
+                    } else {
+                        untried[self.dice.index(untried.len() as u32) as usize]
+                    };
                     let child = tree.len();
                     tree.push(Node {
-                        mover: Some(mover),
                         available: 1,
                         ..Node::default()
                     });
@@ -133,28 +182,29 @@ impl Mcts {
                 node = child;
                 path.push(child);
             }
-            // Then at random to the end.
-            while g.to_move().is_some() {
+            // Then at random to the end of the side's turn.
+            let mut played = 0;
+            while g.to_move() == Some(side) && played < ROLLOUT_LIMIT {
                 let k = self.dice.index(g.legal().len() as u32) as usize;
                 g.apply(k)?;
+                played += 1;
             }
-            let winner = g.result().map_or(Winner::Draw, |r| r.winner);
+            let value = g.into_value(side);
+            let reward = 1.0 / (1.0 + (-((value - base) as f64) / VALUE_SCALE).exp());
             for &n in &path {
-                let node = &mut tree[n];
-                node.visits += 1;
-                node.reward += match (node.mover, winner) {
-                    (Some(s), Winner::Side(w)) if s == w => 1.0,
-                    (Some(_), Winner::Draw) => 0.5,
-                    _ => 0.0,
-                };
+                tree[n].visits += 1;
+                tree[n].reward += reward;
             }
         }
-        // The choice tried most often; ties go to the earliest offered.
+        // The choice tried most often; ties go to the better greedy rank.
         let legal = game.legal();
-        let mut pick = 0;
+        let mut pick = order.first().copied().unwrap_or(0);
         let mut most = 0;
-        for (k, c) in legal.iter().enumerate() {
-            let v = tree[0].children.get(c).map_or(0, |&n| tree[n].visits);
+        for &k in &order {
+            let v = tree[0]
+                .children
+                .get(&legal[k])
+                .map_or(0, |&n| tree[n].visits);
             if v > most {
                 most = v;
                 pick = k;

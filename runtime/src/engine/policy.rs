@@ -31,7 +31,7 @@ pub trait Policy {
 }
 
 /// The decision is a `choose` inside an action.
-fn is_pick(choices: &[Choice]) -> bool {
+pub(super) fn is_pick(choices: &[Choice]) -> bool {
     choices.first().is_some_and(|c| c.act == super::Act::Pick)
 }
 
@@ -107,29 +107,9 @@ impl Policy for Greedy {
         if is_pick(choices) {
             return Ok(self.dice.index(choices.len() as u32) as usize);
         }
-        let mut best: Vec<usize> = Vec::new();
-        let mut best_value = i64::MIN;
-        for (k, c) in choices.iter().enumerate() {
-            let mut total = 0i64;
-            for _ in 0..self.samples {
-                let seed = (u64::from(self.dice.index(u32::MAX)) << 32)
-                    | u64::from(self.dice.index(u32::MAX));
-                let mut g = game.lookahead_copy(side, seed);
-                // Choices inside the action are made at random in the look-ahead.
-                let mut inner = Random::new(seed, side);
-                total += match g.try_choice(side, c, &mut inner) {
-                    Ok(()) => g.into_value(side),
-                    Err(_) => i64::MIN / 1024,
-                };
-            }
-            if total > best_value {
-                best_value = total;
-                best.clear();
-            }
-            if total == best_value {
-                best.push(k);
-            }
-        }
+        let values = lookahead_values(game, side, choices, self.samples, &mut self.dice);
+        let top = values.iter().copied().max().unwrap_or(0);
+        let best: Vec<usize> = (0..values.len()).filter(|&k| values[k] == top).collect();
         Ok(best[self.dice.index(best.len() as u32) as usize])
     }
     fn stream(&self) -> Option<DiceState> {
@@ -139,6 +119,35 @@ impl Policy for Greedy {
         self.dice = Dice::from_portable(stream)?;
         Ok(())
     }
+}
+
+/// Each choice's total value over `samples` look-ahead copies (own dice, hidden pieces
+/// shuffled; `choose` points inside it answered at random), the position scored by
+/// [`Game::into_value`]. A choice that fails in a copy counts as very bad.
+pub(super) fn lookahead_values(
+    game: &Game,
+    side: SideId,
+    choices: &[Choice],
+    samples: u32,
+    dice: &mut Dice,
+) -> Vec<i64> {
+    choices
+        .iter()
+        .map(|c| {
+            let mut total = 0i64;
+            for _ in 0..samples {
+                let seed =
+                    (u64::from(dice.index(u32::MAX)) << 32) | u64::from(dice.index(u32::MAX));
+                let mut g = game.lookahead_copy(side, seed);
+                let mut inner = Random::new(seed, side);
+                total += match g.try_choice(side, c, &mut inner) {
+                    Ok(()) => g.into_value(side),
+                    Err(_) => i64::MIN / 1024,
+                };
+            }
+            total
+        })
+        .collect()
 }
 
 /// Longest answer line the human prompt reads.
