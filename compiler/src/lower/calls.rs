@@ -7,7 +7,7 @@ use super::{Lowerer, Sym};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::functions::{Param, ParamTy, Values};
 use crate::ir::{self, Builtin, EngineFn, Expr, Type, Value};
-use crate::reach::{Reach, floor_div};
+use crate::reach::{Reach, ceil_div};
 use crate::source::FileId;
 
 impl<'a> Lowerer<'a> {
@@ -618,7 +618,7 @@ impl<'a> Lowerer<'a> {
                 lowered[0].ty.clone(),
                 lowered[0].reach.combine(
                     &lowered[1].reach,
-                    |x, y| floor_div(x, y).map(|q| if q * y != x { q + 1 } else { q }),
+                    ceil_div,
                     |_, _| Reach::any(),
                 ),
             ),
