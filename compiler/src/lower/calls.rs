@@ -616,11 +616,9 @@ impl<'a> Lowerer<'a> {
             ),
             Builtin::DivUp => (
                 lowered[0].ty.clone(),
-                lowered[0].reach.combine(
-                    &lowered[1].reach,
-                    ceil_div,
-                    |_, _| Reach::any(),
-                ),
+                lowered[0]
+                    .reach
+                    .combine(&lowered[1].reach, ceil_div, |_, _| Reach::any()),
             ),
             Builtin::Sum => {
                 pool_arg(self, 0);
