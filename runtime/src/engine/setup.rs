@@ -1130,9 +1130,9 @@ fn expand(interp: &Interp, list: &[Pieces]) -> Result<Vec<Val>, EngineError> {
     for p in list {
         match *p {
             Pieces::Of { entity, count } => {
-                if count > 1000 {
+                if i64::from(count) > MAX_COPIES {
                     return Err(EngineError::Setup(format!(
-                        "{count} copies is out of range"
+                        "{count} copies is out of range: 0 to {MAX_COPIES} copies of one piece"
                     )));
                 }
                 out.extend(std::iter::repeat_n(Val::Entity(entity), count as usize));
