@@ -5,7 +5,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 corpus="$here/corpus"
-mkdir -p "$corpus/parse" "$corpus/compile" "$corpus/prob" "$corpus/log"
+mkdir -p "$corpus/parse" "$corpus/compile" "$corpus/prob" "$corpus/log" "$corpus/resolve"
 n=0
 while IFS= read -r -d '' f; do
   name="$(echo "${f#"$root"/}" | tr '/' '_')"

@@ -228,6 +228,18 @@ pub fn floor_div(x: i64, y: i64) -> Option<i64> {
     }
 }
 
+/// `x / y` rounding toward positive infinity (`div_up`). `None` where the quotient does not
+/// fit, or `y` is 0. The remainder decides the rounding: multiplying the floored quotient back
+/// overflows when it rounded away from a quotient near the ends of 64 bits.
+pub fn ceil_div(x: i64, y: i64) -> Option<i64> {
+    let q = floor_div(x, y)?;
+    if x.checked_rem(y).is_some_and(|r| r != 0) {
+        q.checked_add(1)
+    } else {
+        Some(q)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,5 +274,17 @@ mod tests {
         assert_eq!(floor_div(3, 2), Some(1));
         assert_eq!(floor_div(3, 0), None);
         assert_eq!(floor_div(i64::MIN, -1), None);
+    }
+
+    #[test]
+    fn ceiling_division_rounds_up_without_overflow_near_the_ends() {
+        assert_eq!(ceil_div(3, 2), Some(2));
+        assert_eq!(ceil_div(-3, 2), Some(-1));
+        assert_eq!(ceil_div(4, 2), Some(2));
+        assert_eq!(ceil_div(3, 0), None);
+        assert_eq!(ceil_div(i64::MIN, -1), None);
+        // Found by fuzzing (`resolve` target): the floored quotient times -3 is past i64::MAX.
+        assert_eq!(ceil_div(i64::MAX, -3), Some(-3_074_457_345_618_258_602));
+        assert_eq!(ceil_div(i64::MIN, 7), Some(i64::MIN / 7));
     }
 }

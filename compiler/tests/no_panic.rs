@@ -167,3 +167,15 @@ proptest! {
         }
     }
 }
+
+// Programs the fuzz campaigns found (docs/fuzzing.md), cut down to what crashed.
+
+/// `resolve` target: the checker's interval for `div_up` multiplied the floored quotient back
+/// and overflowed near the ends of 64 bits.
+#[test]
+fn div_up_of_a_huge_dividend_by_a_negative_range_is_checked_without_overflow() {
+    let src =
+        "die c1 = [-3, 9, 1, 4, 8]\nresolve r() {\n  result div_up(9223372036854775807, c1)\n}\n";
+    let compiled = sandtable_compiler::compile_sources(&[("fuzz.sand", src)]);
+    assert!(!compiled.has_errors(), "{:?}", compiled.diagnostics);
+}

@@ -121,7 +121,8 @@ impl<'p, W: Weight> Exact<'p, W> {
         if self.depth.get() >= crate::interp::MAX_CALL_DEPTH {
             return Err(RunError::Limit {
                 what: "call depth".into(),
-                size: self.depth.get() as u64,
+                // The depth the call would reach: the resolution itself is depth 1.
+                size: self.depth.get() as u64 + 1,
                 limit: crate::interp::MAX_CALL_DEPTH as u64,
             });
         }

@@ -13,7 +13,7 @@ use crate::value::{EffectRec, Outcome, OutcomeKey, ScoreOpRec, Val};
 
 /// Most iterations one `for`/`repeat` may run, so every run ends.
 pub const MAX_LOOP: i64 = 100_000;
-/// Deepest chain of calls.
+/// Deepest chain of calls, the resolution itself counted as depth 1.
 pub const MAX_CALL_DEPTH: usize = 64;
 /// Largest pool rolled at once.
 pub const MAX_POOL: i64 = 100_000;
@@ -175,7 +175,8 @@ impl<'p> Interp<'p> {
         if ctx.depth >= MAX_CALL_DEPTH {
             return Err(RunError::Limit {
                 what: "call depth".into(),
-                size: ctx.depth as u64,
+                // The depth the call would reach: the resolution itself is depth 1.
+                size: ctx.depth as u64 + 1,
                 limit: MAX_CALL_DEPTH as u64,
             });
         }

@@ -7,7 +7,7 @@ use super::{Lowerer, Sym};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::functions::{Param, ParamTy, Values};
 use crate::ir::{self, Builtin, EngineFn, Expr, Type, Value};
-use crate::reach::{Reach, floor_div};
+use crate::reach::{Reach, ceil_div};
 use crate::source::FileId;
 
 impl<'a> Lowerer<'a> {
@@ -616,11 +616,9 @@ impl<'a> Lowerer<'a> {
             ),
             Builtin::DivUp => (
                 lowered[0].ty.clone(),
-                lowered[0].reach.combine(
-                    &lowered[1].reach,
-                    |x, y| floor_div(x, y).map(|q| if q * y != x { q + 1 } else { q }),
-                    |_, _| Reach::any(),
-                ),
+                lowered[0]
+                    .reach
+                    .combine(&lowered[1].reach, ceil_div, |_, _| Reach::any()),
             ),
             Builtin::Sum => {
                 pool_arg(self, 0);

@@ -493,6 +493,14 @@ impl<'a> Lowerer<'a> {
                 };
                 let table = match self.lookup(tname) {
                     Some(Sym::Table(t)) => t,
+                    // The table did not parse: its syntax error stands for this look-up too,
+                    // and the keys are still checked.
+                    None if self.broken.contains(tname.as_str()) => {
+                        for a in args {
+                            self.lower_expr(file, scope, &a.value, path);
+                        }
+                        return Typed::error();
+                    }
                     other => {
                         let msg = match other {
                             Some(s) => format!("`{tname}` is a {}, not a table", s.describe()),

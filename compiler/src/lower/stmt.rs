@@ -320,6 +320,8 @@ impl<'a> Lowerer<'a> {
     pub(crate) fn side(&mut self, file: FileId, s: &ast::Ident) -> Option<u32> {
         match self.lookup(&s.name) {
             Some(Sym::Side(id)) => Some(id),
+            // The side did not parse: its syntax error stands for this use too.
+            None if self.broken.contains(&s.name) => None,
             _ => {
                 let sides: Vec<String> =
                     self.program.sides.iter().map(|s| s.name.clone()).collect();

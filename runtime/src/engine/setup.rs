@@ -18,6 +18,10 @@ use crate::value::Val;
 
 /// Most turns a game may last when its scenario sets no limit.
 pub const MAX_TURNS: u32 = 200;
+/// Most chips one side puts in the cup per turn.
+pub const MAX_CHIPS: u32 = 1_000;
+/// Most copies of one piece a force lists (`20 * soldier`).
+pub const MAX_COPIES: i64 = 1_000;
 
 /// What a hex is made of: a terrain entity (with a stat line), or a member of an enum the
 /// rules name their ground with (`enum ground { paddy, dyke }`), which has no fields.
@@ -420,9 +424,15 @@ impl<'p> Rules<'p> {
                         },
                         v => {
                             let n = int(&v)?;
-                            Chips::Fixed(u32::try_from(n).ok().filter(|n| *n <= 1000).ok_or_else(
-                                || EngineError::Setup(format!("chip count {n} is out of range")),
-                            )?)
+                            Chips::Fixed(
+                                u32::try_from(n).ok().filter(|n| *n <= MAX_CHIPS).ok_or_else(
+                                    || {
+                                        EngineError::Setup(format!(
+                                            "chip count {n} is out of range: a side has 0 to {MAX_CHIPS} chips"
+                                        ))
+                                    },
+                                )?,
+                            )
                         }
                     };
                     Ok((side, chips))
@@ -657,8 +667,10 @@ pub fn const_value(interp: &Interp, e: &Expr) -> Result<Val, EngineError> {
             match (&a, &b) {
                 (Val::Int(x), Val::Int(y)) => Val::Int(x.saturating_mul(*y)),
                 (Val::Int(n), other) | (other, Val::Int(n)) => {
-                    if !(0..=1000).contains(n) {
-                        return Err(EngineError::Setup(format!("{n} copies is out of range")));
+                    if !(0..=MAX_COPIES).contains(n) {
+                        return Err(EngineError::Setup(format!(
+                            "{n} copies is out of range: 0 to {MAX_COPIES} copies of one piece"
+                        )));
                     }
                     Val::List(vec![other.clone(); *n as usize])
                 }
@@ -832,7 +844,9 @@ fn read_deck(program: &Program, interp: &Interp, b: &ConfigBlock) -> Result<Deck
             Some(v) => u32::try_from(int(&v)?)
                 .ok()
                 .filter(|n| *n <= MAX_CARDS)
-                .ok_or_else(|| EngineError::Setup(format!("`{key}` is out of range"))),
+                .ok_or_else(|| {
+                    EngineError::Setup(format!("`{key}` is out of range: 0 to {MAX_CARDS}"))
+                }),
             None => Ok(1),
         }
     };
@@ -1116,9 +1130,9 @@ fn expand(interp: &Interp, list: &[Pieces]) -> Result<Vec<Val>, EngineError> {
     for p in list {
         match *p {
             Pieces::Of { entity, count } => {
-                if count > 1000 {
+                if i64::from(count) > MAX_COPIES {
                     return Err(EngineError::Setup(format!(
-                        "{count} copies is out of range"
+                        "{count} copies is out of range: 0 to {MAX_COPIES} copies of one piece"
                     )));
                 }
                 out.extend(std::iter::repeat_n(Val::Entity(entity), count as usize));
