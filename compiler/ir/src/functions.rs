@@ -291,10 +291,10 @@ engine_functions! {
     Position = "position"(req("P", Place)) -> Value, Any, NO;
     /// The middle of the side's set-up area: a hex label or a point.
     Home = "home"(req("side", Side)) -> Value, Any, NO;
-    /// Hex boards: the cheapest cost for the piece to reach the hex (1 per hex plus the terrain field the board's `entry_cost:` names; no entering a hex where a marker, placed or set up as a piece, has `blocks_movement: true`; a hex with enemy units is entered but not passed through); 1,000,000 when it cannot.
-    MoveCost = "move_cost"(req("piece", Piece), req("hex", Hex)) -> Int, NonNegative, Some(Narrowing::Within(By::MoveCost));
-    /// Hex boards: the hex next to `hex` through which the piece's cheapest move enters it (the piece's own hex when it stands next to it or on it; among equally cheap ones, the first in the order N, NE, SE, S, SW, NW); call it before the move.
-    EnteredFrom = "entered_from"(req("piece", Piece), req("hex", Hex)) -> Value, Any, NO;
+    /// Hex boards: the cheapest cost for the piece to reach the hex (1 per hex plus the terrain field the board's `entry_cost:` names; no entering a hex where a marker, placed or set up as a piece, has `blocks_movement: true`; a hex with enemy units is entered but not passed through); with a terrain, only along hexes of it, the piece's own hex included; 1,000,000 when it cannot.
+    MoveCost = "move_cost"(req("piece", Piece), req("hex", Hex), opt("terrain", Terrain)) -> Int, NonNegative, Some(Narrowing::Within(By::MoveCost));
+    /// Hex boards: the hex next to `hex` through which the piece's cheapest move enters it (the piece's own hex when it stands next to it or on it; among equally cheap ones, the first in the order N, NE, SE, S, SW, NW); with a terrain, the cheapest move along hexes of it (as `move_cost`); call it before the move.
+    EnteredFrom = "entered_from"(req("piece", Piece), req("hex", Hex), opt("terrain", Terrain)) -> Value, Any, NO;
     /// The piece is on the board and the hex (else its own hex) is one of its force's `exit` hexes.
     CanExit = "can_exit"(req("piece", Piece), opt("hex", Hex)) -> Bool, Any, NO;
     /// Effect: the piece leaves the board (counted by `exited`, from its hex).

@@ -50,11 +50,12 @@ pub struct GameHost<'a, 'p> {
     /// The picks already made at the procedure's `choose` points, in order: an action that
     /// stopped for a decision is run again from its start with them (same state, same dice).
     pub given: Vec<usize>,
-    /// Choices made at `choose` points: (index, number of options, label), for the log.
-    pub picks: Vec<(usize, usize, String)>,
-    /// The options (as the side sees them) of the first `choose` with no pick given: the run
-    /// stopped there, and the game asks the side.
-    pub need: Option<Vec<String>>,
+    /// Choices made at `choose` points: (index, number of options, label, side that chose),
+    /// for the log.
+    pub picks: Vec<(usize, usize, String, SideId)>,
+    /// The side to ask and the options (as it sees them) of the first `choose` with no pick
+    /// given: the run stopped there, and the game asks that side.
+    pub need: Option<(SideId, Vec<String>)>,
     pub jit: Option<&'a JitProgram<'p>>,
 }
 
@@ -311,6 +312,38 @@ impl GameHost<'_, '_> {
                 }
         };
         if !self.scratch.reach[i].as_ref().is_some_and(usable) {
+            let dist = self.search(i, bound, None)?;
+            self.scratch.reach[i] = Some((version, bound, dist));
+        }
+        Ok(self.scratch.reach[i]
+            .as_ref()
+            .map_or(&[], |(_, _, d)| d.as_slice()))
+    }
+
+    /// As [`Self::reach`], but every hex of the route, the start included, must be of the
+    /// terrain `only` (5.b.1-style "entirely along connected path hexes"); not cached.
+    fn reach_along(&mut self, i: usize, only: &Val) -> Result<Vec<u32>, RunError> {
+        let BoardSpec::Hex { grid, .. } = &self.rules.board else {
+            return Err(err("move costs are counted on hex boards"));
+        };
+        let along: Vec<bool> = grid
+            .hexes()
+            .map(|h| {
+                self.terrains_at(Pos::Hex(h))
+                    .any(|g| self.rules.board.ground_is(g, only))
+            })
+            .collect();
+        self.search(i, None, Some(along))
+    }
+
+    /// The search behind [`Self::reach`]; `only` (by hex index) limits the hexes a route may use.
+    fn search(
+        &mut self,
+        i: usize,
+        bound: Option<u32>,
+        only: Option<Vec<bool>>,
+    ) -> Result<Vec<u32>, RunError> {
+        {
             let BoardSpec::Hex { grid, .. } = &self.rules.board else {
                 return Err(err("move costs are counted on hex boards"));
             };
@@ -320,6 +353,13 @@ impl GameHost<'_, '_> {
                     self.state.pieces[i].label
                 )));
             };
+            if only
+                .as_ref()
+                .is_some_and(|o| !o[BoardSpec::hex_index(grid, from)])
+            {
+                // The move does not start on the terrain it must keep to: nothing is reachable.
+                return Ok(vec![u32::MAX; grid.hex_count() as usize]);
+            }
             let n = grid.hex_count() as usize;
             let mut blocked = std::mem::take(&mut self.scratch.blocked);
             blocked.clear();
@@ -374,7 +414,7 @@ impl GameHost<'_, '_> {
                     let Some(c) = self.rules.hex_cost[nb] else {
                         continue;
                     };
-                    if blocked[nb] {
+                    if blocked[nb] || only.as_ref().is_some_and(|o| !o[nb]) {
                         continue;
                     }
                     let nd = d.saturating_add(c);
@@ -387,13 +427,10 @@ impl GameHost<'_, '_> {
                     }
                 }
             }
-            self.scratch.reach[i] = Some((version, bound, dist));
             self.scratch.blocked = blocked;
             self.scratch.enemy = enemy;
+            Ok(dist)
         }
-        Ok(self.scratch.reach[i]
-            .as_ref()
-            .map_or(&[], |(_, _, d)| d.as_slice()))
     }
 
     /// Hexes holding at least one on-board piece that the filters select (as `count_units`).
@@ -931,8 +968,12 @@ impl Host for GameHost<'_, '_> {
                     return Err(err("move costs are counted on hex boards"));
                 };
                 let k = BoardSpec::hex_index(grid, to);
-                Val::Int(match self.reach(i, None)?.get(k) {
-                    Some(&c) if c != u32::MAX => i64::from(c),
+                let cost = match a.get(2) {
+                    Some(only) => self.reach_along(i, only)?.get(k).copied(),
+                    None => self.reach(i, None)?.get(k).copied(),
+                };
+                Val::Int(match cost {
+                    Some(c) if c != u32::MAX => i64::from(c),
                     _ => UNREACHABLE,
                 })
             }
@@ -971,7 +1012,14 @@ impl Host for GameHost<'_, '_> {
                 };
                 let neighbours = grid.neighbours(to);
                 let costs: Vec<u32> = {
-                    let reach = self.reach(i, None)?;
+                    let along;
+                    let reach = match a.get(2) {
+                        Some(only) => {
+                            along = self.reach_along(i, only)?;
+                            &along[..]
+                        }
+                        None => self.reach(i, None)?,
+                    };
                     neighbours
                         .iter()
                         .map(|&n| reach[BoardSpec::hex_index(grid, n)])
@@ -1279,12 +1327,21 @@ impl Host for GameHost<'_, '_> {
         Ok(())
     }
 
-    fn choose(&mut self, options: &[Val], length: bool) -> Result<usize, RunError> {
-        let Some(side) = self.chooser else {
+    fn choose(
+        &mut self,
+        options: &[Val],
+        length: bool,
+        by: Option<u32>,
+    ) -> Result<usize, RunError> {
+        let Some(actor) = self.chooser else {
             return Err(RunError::Type(
                 "a `choose` outside an action has no side to decide it".into(),
             ));
         };
+        let side = by.unwrap_or(actor);
+        if side as usize >= self.rules.program.sides.len() {
+            return Err(err("`choose … by` names no side of this game"));
+        }
         let labels: Vec<String> = options
             .iter()
             .map(|v| match v {
@@ -1295,7 +1352,7 @@ impl Host for GameHost<'_, '_> {
             })
             .collect();
         let Some(&k) = self.given.get(self.picks.len()) else {
-            self.need = Some(labels);
+            self.need = Some((side, labels));
             return Err(RunError::NeedsDecision);
         };
         let label = labels
@@ -1303,7 +1360,7 @@ impl Host for GameHost<'_, '_> {
             .cloned()
             .ok_or_else(|| RunError::Type("choice out of range".into()))?;
         self.picks
-            .push((k, labels.len(), super::policy::choose_label(&label)));
+            .push((k, labels.len(), super::policy::choose_label(&label), side));
         Ok(k)
     }
 

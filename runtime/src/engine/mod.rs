@@ -80,6 +80,11 @@ pub struct GameResult {
     /// Eliminated units per side id.
     pub losses: Vec<u32>,
     pub decisions: u32,
+    /// Pieces that left the board, per side id.
+    pub exits: Vec<u32>,
+    /// The winner's exits decided the game: without them (back on the board where they
+    /// left it) the victory block names another winner or none.
+    pub won_by_exits: bool,
 }
 
 pub struct Game<'r, 'p> {
@@ -254,13 +259,13 @@ impl<'r, 'p> Game<'r, 'p> {
 
     /// Run a hook or an action with the game as host. `chooser` is the acting side with the
     /// picks already made at its `choose` points; at a `choose` past them the run stops and
-    /// its options are returned (the caller puts the game back as it was).
+    /// the side to ask and its options are returned (the caller puts the game back as it was).
     fn run_proc(
         &mut self,
         proc: ProcId,
         args: Vec<Val>,
         chooser: Option<(SideId, Vec<usize>)>,
-    ) -> Result<Option<Vec<String>>, EngineError> {
+    ) -> Result<Option<(SideId, Vec<String>)>, EngineError> {
         let args_shown: Vec<String> = if self.logging {
             args.iter()
                 .map(|v| match v {
@@ -307,9 +312,9 @@ impl<'r, 'p> Game<'r, 'p> {
             self.log(e);
         }
         self.say(said);
-        if let Some((side, picks)) = picks {
+        if let Some((_, picks)) = picks {
             self.flow.decisions += picks.len();
-            for (choice, of, label) in picks {
+            for (choice, of, label, side) in picks {
                 let name = self.side_name(side);
                 self.log(Event::Decision {
                     side: name,
