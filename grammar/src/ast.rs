@@ -351,7 +351,7 @@ pub enum StmtKind {
         var: Ident,
         from: Expr,
         /// `by SIDE`: the side that decides, when not the acting one.
-        by: Option<Expr>,
+        by: Option<Box<Expr>>,
         body: Block,
     },
     For {

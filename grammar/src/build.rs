@@ -666,7 +666,7 @@ impl Cx {
                 let (by, body) = if next.as_rule() == Rule::block {
                     (None, next)
                 } else {
-                    (Some(self.expr(next)), it.next().expect("body"))
+                    (Some(Box::new(self.expr(next))), it.next().expect("body"))
                 };
                 StmtKind::Choose {
                     var,

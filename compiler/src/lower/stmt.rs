@@ -207,10 +207,7 @@ impl<'a> Lowerer<'a> {
                 Stmt::Effect(ir::Effect::Undecided(id))
             }
             K::Choose {
-                var,
-                from,
-                body,
-                ..
+                var, from, body, ..
             }
             | K::For {
                 var,

@@ -425,7 +425,14 @@ impl Flank {
                 for (n, &i) in ps.iter().enumerate() {
                     let side = self.pieces[i].side;
                     if n == 0 || self.legal_piece(s, side, i).contains(&Choice::Move(i, h)) {
-                        self.apply(s, Choice::Move(i, h));
+                        // One melee for the group, when its last unit has arrived (5.c.3).
+                        let left = ps[n + 1..]
+                            .iter()
+                            .filter(|&&j| {
+                                self.legal_piece(s, side, j).contains(&Choice::Move(j, h))
+                            })
+                            .count();
+                        self.enter(s, i, h, left == 0);
                     }
                 }
             }
@@ -438,7 +445,14 @@ impl Flank {
                 self.shoot(s, self.pieces[i].side, h, self.pieces[i].fire_modifier)
             }
             Choice::Grenade(i, h) => self.shoot(s, self.pieces[i].side, h, self.grenade),
-            Choice::Move(i, h) => {
+            Choice::Move(i, h) => self.enter(s, i, h, true),
+        }
+    }
+
+    /// Piece `i` moves to `h`; with `fight`, a melee there is resolved (the last of a group).
+    fn enter(&self, s: &mut Play, i: usize, h: u32, fight: bool) {
+        {
+            {
                 let from = if self.pieces[i].soldier {
                     self.entered_from(s, i, h)
                 } else {
@@ -471,7 +485,7 @@ impl Flank {
                         })
                         .count() as i64
                 };
-                if count(s, false, true) > 0 {
+                if fight && count(s, false, true) > 0 {
                     let (att, def) = (count(s, true, false), count(s, false, false));
                     let attack = roll10(&mut s.dice) + 2 * att;
                     let defence = roll10(&mut s.dice) + 2 * def;
@@ -481,7 +495,18 @@ impl Flank {
                         _ => Some(true),
                     };
                     match losers_mine {
-                        None => s.pos[i] = from,
+                        // Every soldier that just entered goes back (5.c.3).
+                        None => {
+                            for j in 0..self.pieces.len() {
+                                if s.alive[j]
+                                    && s.pos[j] == h
+                                    && self.pieces[j].soldier
+                                    && self.pieces[j].side == side
+                                {
+                                    s.pos[j] = from;
+                                }
+                            }
+                        }
                         Some(mine) => {
                             for j in 0..self.pieces.len() {
                                 if s.alive[j]

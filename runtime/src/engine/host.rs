@@ -57,6 +57,13 @@ pub struct GameHost<'a, 'p> {
     /// given: the run stopped there, and the game asks that side.
     pub need: Option<(SideId, Vec<String>)>,
     pub jit: Option<&'a JitProgram<'p>>,
+    /// The activation in progress, once its pieces are known, and the actions each piece
+    /// may take in it: for `actions_left`.
+    pub unit: Option<(&'a super::flow::UnitTurn, u32)>,
+    /// Pieces `spend` booked as having acted, for the activation in progress.
+    pub spent: Vec<usize>,
+    /// Pieces of the `together` choice in progress still to act after this one.
+    pub together_left: u32,
 }
 
 fn err(msg: impl Into<String>) -> RunError {
@@ -91,6 +98,9 @@ impl<'a, 'p> GameHost<'a, 'p> {
             picks: Vec::new(),
             need: None,
             jit: None,
+            unit: None,
+            spent: Vec::new(),
+            together_left: 0,
         }
     }
 }
@@ -977,6 +987,28 @@ impl Host for GameHost<'_, '_> {
                     _ => UNREACHABLE,
                 })
             }
+            EngineFn::ActionsLeft => {
+                let i = self.piece(arg(0)?)?;
+                let left = self.unit.and_then(|(u, per)| {
+                    let pieces = u.pieces.as_ref()?;
+                    let k = pieces.iter().position(|&p| p == i)?;
+                    let acted = u.used.iter().any(|&n| n > 0);
+                    // Without `all`, only the piece that acted first may act again.
+                    let may = u.all || !acted || u.used[k] > 0;
+                    Some(if may {
+                        per.saturating_sub(u.used[k])
+                    } else {
+                        0
+                    })
+                });
+                Val::Int(i64::from(left.unwrap_or(0)))
+            }
+            EngineFn::TogetherLeft => Val::Int(i64::from(self.together_left)),
+            EngineFn::Spend => {
+                let i = self.piece(arg(0)?)?;
+                self.spent.push(i);
+                Val::Unit
+            }
             EngineFn::CanExit => {
                 let i = self.piece(arg(0)?)?;
                 let at = match a.get(1) {
@@ -1115,15 +1147,31 @@ impl Host for GameHost<'_, '_> {
                 Val::Int(best)
             }
             EngineFn::Counter => {
+                let n = self.text(arg(1)?)?;
+                if let Val::Side(s) = arg(0)? {
+                    let kept = self.state.side_counters.iter();
+                    let c = kept.filter(|(k, m, _)| k == s && *m == n).map(|x| x.2);
+                    return Ok(Val::Int(c.sum()));
+                }
                 let i = self.piece(arg(0)?)?;
-                Val::Int(self.state.pieces[i].counter(&self.text(arg(1)?)?))
+                Val::Int(self.state.pieces[i].counter(&n))
             }
             EngineFn::AddCounter | EngineFn::SetCounter => {
-                let i = self.piece(arg(0)?)?;
                 let n = self.text(arg(1)?)?;
                 let v = arg(2)?
                     .as_int()
                     .ok_or_else(|| err("a counter holds a number"))?;
+                if let Val::Side(s) = arg(0)? {
+                    let kept = &mut self.state.side_counters;
+                    match kept.iter_mut().find(|(k, m, _)| k == s && *m == n) {
+                        Some(c) if func == EngineFn::AddCounter => c.2 = c.2.saturating_add(v),
+                        Some(c) => c.2 = v,
+                        None => kept.push((*s, n, v)),
+                    }
+                    self.scratch.version += 1;
+                    return Ok(Val::Unit);
+                }
+                let i = self.piece(arg(0)?)?;
                 let p = &mut self.state.pieces[i];
                 let new = if func == EngineFn::AddCounter {
                     p.counter(&n).saturating_add(v)
