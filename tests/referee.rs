@@ -84,6 +84,38 @@ fn platoon_protecting_the_flank_is_played_as_printed() {
     judge("Platoon, Protecting the Flank", &r);
 }
 
+/// Scenarios with more pieces and turns cost more per game in a debug build: fewer games,
+/// enough to see their own rules (the first fire, artillery) many times.
+const BIG_GAMES: u64 = 40;
+
+fn platoon_scenario(file: &str, name: &str, games: u64) -> Report {
+    let mut r = Report::default();
+    let mut referee = None;
+    play_n("platoon", file, games, &mut |ir, text, assumed| {
+        let p = referee.get_or_insert_with(|| referee::platoon::Platoon::new(ir, name, assumed));
+        p.referee(&log::read(text), &mut r);
+    });
+    r
+}
+
+#[test]
+fn platoon_ambush_at_night_is_played_as_printed() {
+    let r = platoon_scenario("ambush-at-night", "ambush_at_night", BIG_GAMES);
+    println!("{}", r.show("Platoon, Ambush at Night"));
+    assert_eq!(r.total_violations(), 0, "{}", r.show("Ambush at Night"));
+    assert!(
+        r.checked["first-fire check: 1-4 for a new name, 1-6 otherwise, on the first American fire only (7.b.3)"]
+            > 0
+    );
+}
+
+#[test]
+fn platoon_down_in_the_valley_is_played_as_printed() {
+    let r = platoon_scenario("down-in-the-valley", "down_in_the_valley", BIG_GAMES);
+    println!("{}", r.show("Platoon, Down in the Valley"));
+    assert_eq!(r.total_violations(), 0, "{}", r.show("Down in the Valley"));
+}
+
 #[test]
 fn plastic_battle_total_destruction_is_played_as_printed() {
     let mut r = Report::default();

@@ -350,6 +350,8 @@ pub enum StmtKind {
     Choose {
         var: Ident,
         from: Expr,
+        /// `by SIDE`: the side that decides, when not the acting one.
+        by: Option<Box<Expr>>,
         body: Block,
     },
     For {

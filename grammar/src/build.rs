@@ -659,11 +659,22 @@ impl Cx {
                     }
                 }
             }
-            Rule::choose_stmt => StmtKind::Choose {
-                var: self.ident(it.next().expect("var")),
-                from: self.expr(it.next().expect("from")),
-                body: self.block(it.next().expect("body")),
-            },
+            Rule::choose_stmt => {
+                let var = self.ident(it.next().expect("var"));
+                let from = self.expr(it.next().expect("from"));
+                let next = it.next().expect("body");
+                let (by, body) = if next.as_rule() == Rule::block {
+                    (None, next)
+                } else {
+                    (Some(Box::new(self.expr(next))), it.next().expect("body"))
+                };
+                StmtKind::Choose {
+                    var,
+                    from,
+                    by,
+                    body: self.block(body),
+                }
+            }
             Rule::for_stmt => StmtKind::For {
                 var: self.ident(it.next().expect("var")),
                 iter: self.expr(it.next().expect("iter")),

@@ -79,7 +79,13 @@ pub trait Host {
     }
     /// Pick one of `options` at a `choose` point.
     /// `length`: the options are lengths, to be shown in the ruleset's unit.
-    fn choose(&mut self, _options: &[Val], _length: bool) -> Result<usize, RunError> {
+    /// `by`: the side that decides (`choose … by SIDE`); else the acting side.
+    fn choose(
+        &mut self,
+        _options: &[Val],
+        _length: bool,
+        _by: Option<u32>,
+    ) -> Result<usize, RunError> {
         Err(RunError::NeedsDecision)
     }
     /// A field of a piece in play: its entity's value, or the game's current one.
@@ -347,6 +353,7 @@ impl<'p> Interp<'p> {
             Stmt::Choose {
                 slot,
                 from,
+                by,
                 body,
                 length,
             } => {
@@ -354,7 +361,18 @@ impl<'p> Interp<'p> {
                 if options.is_empty() {
                     return Err(RunError::Type("`choose` over an empty set".into()));
                 }
-                let i = ctx.host.choose(&options, *length)?;
+                let by = match by {
+                    Some(b) => match self.expr(b, f, ctx)? {
+                        Val::Side(s) => Some(s),
+                        other => {
+                            return Err(RunError::Type(format!(
+                                "`choose … by` needs a side, not {other:?}"
+                            )));
+                        }
+                    },
+                    None => None,
+                };
+                let i = ctx.host.choose(&options, *length, by)?;
                 let v = options
                     .get(i)
                     .cloned()

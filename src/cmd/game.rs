@@ -1104,6 +1104,11 @@ struct SideJson {
     ci95_low: f64,
     ci95_high: f64,
     mean_losses: f64,
+    /// Pieces of the side that left the board, per game.
+    mean_exits: f64,
+    /// Wins that the side's exits decided: without them the victory block names another
+    /// winner or none.
+    wins_by_exits: u64,
 }
 
 #[derive(Serialize)]
@@ -1300,6 +1305,8 @@ fn summary(
                     ci95_low: lo,
                     ci95_high: hi,
                     mean_losses: t.losses[s as usize] as f64 / n,
+                    mean_exits: t.exits[s as usize] as f64 / n,
+                    wins_by_exits: t.wins_by_exits[s as usize],
                 }
             })
             .collect(),
@@ -1354,6 +1361,12 @@ fn print_summary(s: &SimJson) {
         s.draws,
         100.0 * s.draw_rate
     );
+    for x in s.sides.iter().filter(|x| x.mean_exits > 0.0) {
+        println!(
+            "{}: {:.3} pieces off the board per game; {} of {} wins decided by them",
+            x.side, x.mean_exits, x.wins_by_exits, x.wins
+        );
+    }
     println!(
         "mean turns {:.2}, mean decisions {:.1}; {:.2} s, {:.0} playouts/s",
         s.mean_turns, s.mean_decisions, s.seconds, s.playouts_per_second

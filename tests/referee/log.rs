@@ -25,6 +25,11 @@ pub enum Ev {
     Turn(u32),
     Phase,
     Chip(String),
+    /// An activation begins: what gave it (`chip`, `free action`) and the side.
+    Activated {
+        by: String,
+        side: String,
+    },
     Deployed {
         piece: String,
         at: At,
@@ -104,6 +109,10 @@ pub fn read(text: &str) -> Vec<Ev> {
             "phase" => Ev::Phase,
             "decision" => Ev::Decision,
             "chip" => Ev::Chip(s(&v, "side")),
+            "activated" => Ev::Activated {
+                by: s(&v, "by"),
+                side: s(&v, "side"),
+            },
             "deployed" => Ev::Deployed {
                 piece: piece(),
                 at: at(&v["at"]).expect("a set-up place"),

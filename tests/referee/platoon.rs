@@ -25,6 +25,10 @@ const ELIMINATE_FROM: i64 = 5;
 const DIE_FACES: std::ops::RangeInclusive<i64> = 1..=10;
 /// 7.c: a grenade is thrown into an adjacent hex.
 const GRENADE_RADIUS: u32 = 1;
+/// 7.d.2: artillery support fires at +7.
+const ARTILLERY_MODIFIER: i64 = 7;
+/// 7.d.4: a short strike is moved at most three hexes.
+const SHORT_RADIUS: u32 = 3;
 
 /// A printed hex: column (A = 0) and row (1 = 0).
 type Hex = (i32, i32);
@@ -138,9 +142,14 @@ struct Piece {
     entity: String,
     side: String,
     soldier: bool,
+    /// A soldier or a decoy: what 4.b and 7.d fire at.
+    unit: bool,
 }
 
 pub struct Platoon {
+    scenario: String,
+    /// Sides whose force has artillery support (7.b.1-7.e.2).
+    artillery: BTreeSet<String>,
     board: Board,
     pieces: HashMap<String, Piece>,
     values: HashMap<String, BTreeMap<String, Value>>,
@@ -207,8 +216,18 @@ impl Platoon {
             let soldier = e["kind"]
                 .as_u64()
                 .is_some_and(|k| kinds[k as usize]["name"] == "soldier");
+            let unit = soldier
+                || e["kind"]
+                    .as_u64()
+                    .is_some_and(|k| kinds[k as usize]["name"] == "decoy");
             let mut v = BTreeMap::new();
-            for f in ["fire_modifier", "movement_factor", "fire_radius", "leader"] {
+            for f in [
+                "fire_modifier",
+                "movement_factor",
+                "fire_radius",
+                "leader",
+                "radio",
+            ] {
                 if let Some(x) = field(ir, &name, f, assumed) {
                     v.insert(f.to_string(), x);
                 }
@@ -220,6 +239,7 @@ impl Platoon {
                     entity: name,
                     side,
                     soldier,
+                    unit,
                 },
             );
         }
@@ -232,8 +252,15 @@ impl Platoon {
         }
         let mut exits = BTreeMap::new();
         let mut areas = BTreeMap::new();
+        let mut artillery = BTreeSet::new();
         for f in sc["blocks"].as_array().unwrap() {
             let side = f["name"].as_str().unwrap().to_string();
+            if prop(f, "artillery")
+                .first()
+                .is_some_and(|(_, v)| v["Const"]["Bool"] == true)
+            {
+                artillery.insert(side.clone());
+            }
             let ex: BTreeSet<String> = prop(f, "exit")
                 .iter()
                 .map(|(_, v)| v["Const"]["Symbol"].as_str().unwrap().to_string())
@@ -251,6 +278,8 @@ impl Platoon {
         }
         let turns = prop(sc, "turns")[0].1["Const"]["Int"].as_u64().unwrap() as u32;
         Platoon {
+            scenario: scenario.to_string(),
+            artillery,
             board: Board {
                 cols,
                 rows,
@@ -302,6 +331,13 @@ impl Platoon {
         let mut fall_back: Option<(String, Hex, Hex)> = None;
         let mut firing: Option<(String, Hex)> = None;
         let mut expect_effect: Option<(String, Hex)> = None;
+        // 7.d: the strike in progress: caller, target, and whether it fell short.
+        let mut strike: Option<(String, Hex, bool)> = None;
+        // 7.b.3: American attempts to fire so far; a check is owed; the chip's Americans
+        // are done after a failed check.
+        let mut us_fire_attempts = 0usize;
+        let mut owe_first_check = false;
+        let mut chip_closed = false;
 
         let count_chips = |turn: u32, drawn: &BTreeMap<String, usize>, r: &mut Report| {
             if turn == 0 {
@@ -353,6 +389,12 @@ impl Platoon {
                 Ev::Chip(side) => {
                     *chips_drawn.entry(side.clone()).or_default() += 1;
                     chip = Some((side.clone(), None, Vec::new(), false));
+                    chip_closed = false;
+                }
+                // A free action (7.b.3, 7.c.3, 7.d.3) acts like a chip of its side.
+                Ev::Activated { by, side } if by == "free action" => {
+                    chip = Some((side.clone(), None, Vec::new(), false));
+                    chip_closed = false;
                 }
                 Ev::Deployed {
                     piece,
@@ -421,6 +463,28 @@ impl Platoon {
                             bad.map(|b| format!("turn {turn} event {k}: {b}")),
                         );
                         actors.push(actor.clone());
+                        // 7.d: the radio is used too ("using BOTH soldiers").
+                        if action == "call_artillery"
+                            && let Some(radio) = args.get(1)
+                        {
+                            let bad = if at.get(radio).copied() != *from {
+                                Some(format!("{radio} is not in the caller's hex"))
+                            } else if actors.contains(radio) {
+                                Some(format!("{radio} acts twice on one chip"))
+                            } else {
+                                None
+                            };
+                            r.check(
+                                "the radio is used by the call, once per chip (7.d)",
+                                bad.map(|b| format!("turn {turn} event {k}: {b}")),
+                            );
+                            actors.push(radio.clone());
+                        }
+                        r.check(
+                            "no American acts after a failed first fire (7.b.3)",
+                            (chip_closed && side == "us")
+                                .then(|| format!("turn {turn} event {k}: {action} {args:?}")),
+                        );
                     }
                     if let Some(actor) = actor {
                         r.check(
@@ -432,7 +496,58 @@ impl Platoon {
                     }
                     moving = None;
                     firing = None;
+                    strike = None;
+                    if side == "us" && action == "fire_at" {
+                        owe_first_check =
+                            self.scenario == "ambush_at_night" && us_fire_attempts == 0;
+                        us_fire_attempts += 1;
+                    }
                     match (action.as_str(), actor) {
+                        ("call_artillery", Some(c)) => {
+                            let target = hex(&args[2]);
+                            let radio = &args[1];
+                            let caller_at = at[c];
+                            let enemy_there = at.iter().any(|(l, h)| {
+                                *h == target && self.piece(l).unit && self.piece(l).side != *side
+                            });
+                            let wire = place_markers
+                                .get(&target)
+                                .is_some_and(|ms| ms.iter().any(|m| m == "wire"))
+                                || at
+                                    .iter()
+                                    .any(|(l, h)| *h == target && self.piece(l).entity == "wire");
+                            let units: HashSet<Hex> = at
+                                .iter()
+                                .filter(|(l, _)| self.piece(l).unit)
+                                .map(|(_, h)| *h)
+                                .collect();
+                            let bad = if !self.artillery.contains(side) {
+                                Some(format!("{side} has no artillery support"))
+                            } else if !self.flag(c, "leader") {
+                                Some(format!("{c} is not a leader"))
+                            } else if !self.flag(radio, "radio") {
+                                Some(format!("{radio} is not a radio"))
+                            } else if radio == c || at.get(radio) != Some(&caller_at) {
+                                Some(format!("{radio} is not another soldier in {c}'s hex"))
+                            } else if pinned.contains(radio) {
+                                Some(format!("{radio} is pinned down (4.c)"))
+                            } else if !enemy_there && !wire {
+                                Some(format!("{} holds no enemy unit and no wire", args[2]))
+                            } else if !self.board.clear_shortest_route(caller_at, target, &units) {
+                                Some(format!(
+                                    "no clear route from {} to {}",
+                                    label(caller_at),
+                                    args[2]
+                                ))
+                            } else {
+                                None
+                            };
+                            r.check(
+                                "artillery: a leader with a radio of his hex, a side with support, a clear route (7.d, 7.d.1)",
+                                bad.map(|b| format!("turn {turn}: {b}")),
+                            );
+                            strike = Some((c.clone(), target, false));
+                        }
                         ("move_piece" | "move_decoy", Some(m)) => {
                             moving = at.get(m).map(|h| (m.clone(), *h));
                         }
@@ -455,7 +570,14 @@ impl Platoon {
                                     )
                                 }),
                             );
-                            let occupied: HashSet<Hex> = at.values().copied().collect();
+                            // Soldiers and decoys block; claymore, booby trap, bunker,
+                            // trench and wire markers do not (7.a.1, and 4.c calls the
+                            // weapon pieces markers).
+                            let occupied: HashSet<Hex> = at
+                                .iter()
+                                .filter(|(l, _)| self.piece(l).unit)
+                                .map(|(_, h)| *h)
+                                .collect();
                             r.check(
                                 "fire route: some shortest route clear of units, at most 3 jungle (7.a.1)",
                                 (!self.board.clear_shortest_route(firer_at, target, &occupied))
@@ -487,9 +609,8 @@ impl Platoon {
                             )
                         }),
                     );
-                    if let Some((m, entered_from, entered)) =
-                        fall_back.take().filter(|(m, ..)| m == piece)
-                    {
+                    // A group falls back together (5.c.3): the mover's own move is checked.
+                    if let Some((m, entered_from, entered)) = fall_back.take_if(|f| f.0 == *piece) {
                         // 5.c.3: back into the adjacent hex it occupied before entering.
                         let ok = to_h == entered_from && distance(entered, to_h) == 1;
                         r.check(
@@ -504,6 +625,19 @@ impl Platoon {
                         );
                     } else if moving.as_ref().is_some_and(|(m, _)| m == piece) {
                         let (_, start) = moving.take().unwrap();
+                        if let Some(mf) = self.int(piece, "movement_factor") {
+                            let cost: u32 = path.iter().map(|h| self.board.entry(hex(h))).sum();
+                            if i64::from(cost) > mf {
+                                let along = self.board.is(start, "path")
+                                    && path.iter().all(|h| self.board.is(hex(h), "path"));
+                                r.check(
+                                    "path bonus: one more factor only on a move kept to connected path hexes (5.b.1)",
+                                    (!along || i64::from(cost) > mf + i64::from(PATH_BONUS)).then(|| {
+                                        format!("turn {turn}: {piece} {} -> {to} via {path:?} costs {cost}, factor {mf}", label(start))
+                                    }),
+                                );
+                            }
+                        }
                         let bad = self.check_route(piece, start, to_h, path, &at, &place_markers);
                         r.check(
                             "move route and cost within the movement factor (5.a-5.c)",
@@ -531,6 +665,84 @@ impl Platoon {
                         "dice are d10 showing 1-10 (1.e)",
                         (!faces_ok).then(|| format!("{name}: {dice:?}")),
                     );
+                    if std::mem::take(&mut owe_first_check) {
+                        r.check(
+                            "the first American fire rolls the first-fire check (7.b.3)",
+                            (name != "first_fire_check")
+                                .then(|| format!("turn {turn}: {name} first")),
+                        );
+                    }
+                    if name == "first_fire_check" {
+                        let firer = firing.as_ref().map(|(f, _)| f.clone()).unwrap_or_default();
+                        let new_name =
+                            ["gardner", "taylor"].contains(&self.piece(&firer).entity.as_str());
+                        let top = if new_name { 4 } else { 6 };
+                        let want = match dice.first() {
+                            Some((_, f)) if *f <= top => "may_fire",
+                            Some(_) => "fails",
+                            None => "a die",
+                        };
+                        r.check(
+                            "first-fire check: 1-4 for a new name, 1-6 otherwise, on the first American fire only (7.b.3)",
+                            (want != result || us_fire_attempts != 1).then(|| format!(
+                                "turn {turn}: {firer}, dice {dice:?} give {want}, log says {result} (attempt {us_fire_attempts})"
+                            )),
+                        );
+                        if result == "fails" {
+                            chip_closed = true;
+                            firing = None;
+                        }
+                    }
+                    if name == "artillery_short_check"
+                        && let Some((caller, _, short)) = strike.as_mut()
+                    {
+                        let fm = self.int(caller, "fire_modifier").unwrap_or(0);
+                        let want = match dice.as_slice() {
+                            [(_, call), (_, check)] if *check > *call + fm => "short",
+                            [_, _] => "on_target",
+                            _ => "two dice",
+                        };
+                        let shown = args.first().and_then(|a| a.parse::<i64>().ok());
+                        r.check(
+                            "artillery short check: d10 + leader's fire modifier against a d10, short when lower (7.d.4)",
+                            (want != result || shown != Some(fm)).then(|| format!(
+                                "turn {turn}: {caller} (fire modifier {fm}, log {args:?}), dice {dice:?} give {want}, log says {result}"
+                            )),
+                        );
+                        *short = result == "short";
+                    }
+                    if name == "artillery_fire"
+                        && let Some((_, target, short)) = strike.clone()
+                    {
+                        let shown: Vec<i64> = args.iter().map(|x| x.parse().unwrap_or(0)).collect();
+                        let want = if let [(_, a), (_, d)] = dice.as_slice() {
+                            let margin = (a + ARTILLERY_MODIFIER) - (d + shown.iter().sum::<i64>());
+                            if margin >= ELIMINATE_FROM {
+                                "eliminated"
+                            } else if margin >= PIN_FROM {
+                                "pinned_down"
+                            } else {
+                                "miss"
+                            }
+                        } else {
+                            "two dice"
+                        };
+                        r.check(
+                            "artillery fire at +7 by the bands (7.d.2, 7.a.3)",
+                            (want != result).then(|| format!(
+                                "turn {turn}: args {args:?}, dice {dice:?} give {want}, log says {result}"
+                            )),
+                        );
+                        if result != "miss" && !short {
+                            expect_effect = Some((result.clone(), target));
+                        }
+                    }
+                    if name == "fire" && chip_closed && firing.is_none() {
+                        r.check(
+                            "a failed first fire fires no shot (7.b.3)",
+                            Some(format!("turn {turn}: a fire roll after the failed check")),
+                        );
+                    }
                     if name == "melee" {
                         // The mover is the last piece moved, now in the entered hex.
                         let Some((mover, entered)) = self.last_mover(events, k, &at) else {
@@ -610,6 +822,17 @@ impl Platoon {
                     }
                 }
                 Ev::Eliminated { piece, .. } => {
+                    if let Some((_, target, true)) = &strike
+                        && let Some(h) = at.get(piece)
+                        && self.piece(piece).unit
+                    {
+                        let d = distance(*target, *h);
+                        r.check(
+                            "a short strike lands within three hexes of its target (7.d.4)",
+                            (d > SHORT_RADIUS)
+                                .then(|| format!("turn {turn}: {piece} {d} hexes away")),
+                        );
+                    }
                     at.remove(piece);
                     pinned.remove(piece);
                     eliminated.push(piece.clone());
@@ -786,13 +1009,17 @@ impl Platoon {
             .filter(|l| self.piece(l).soldier && self.piece(l).side == "us")
             .count();
         let points = us_lost + nva_out;
-        let want = if points >= 6 || us_lost > nva_lost || us_left == 0 {
-            "nva"
-        } else {
-            "us"
+        // 7.b.4: 8 points or more Americans than NVA lost; 7.d.4: 6 points, more Americans
+        // lost, or all of them. The other scenarios' victory is not refereed (7.c prints
+        // none; 7.e's bunker term is illegible).
+        let nva_wins = match self.scenario.as_str() {
+            "protecting_the_flank" => points >= 6 || us_lost > nva_lost || us_left == 0,
+            "ambush_at_night" => points >= 8 || us_lost > nva_lost,
+            _ => return,
         };
+        let want = if nva_wins { "nva" } else { "us" };
         r.check(
-            "victory as the scenario says (7.d.4)",
+            "victory as the scenario says (7.b.4, 7.d.4)",
             (winner != Some(want)).then(|| format!(
                 "{points} points ({us_lost} Americans lost, {nva_out} NVA out, {nva_lost} NVA lost): {want} wins, the log says {winner:?}"
             )),

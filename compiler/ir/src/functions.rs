@@ -291,10 +291,16 @@ engine_functions! {
     Position = "position"(req("P", Place)) -> Value, Any, NO;
     /// The middle of the side's set-up area: a hex label or a point.
     Home = "home"(req("side", Side)) -> Value, Any, NO;
-    /// Hex boards: the cheapest cost for the piece to reach the hex (1 per hex plus the terrain field the board's `entry_cost:` names; no entering a hex where a marker, placed or set up as a piece, has `blocks_movement: true`; a hex with enemy units is entered but not passed through); 1,000,000 when it cannot.
-    MoveCost = "move_cost"(req("piece", Piece), req("hex", Hex)) -> Int, NonNegative, Some(Narrowing::Within(By::MoveCost));
-    /// Hex boards: the hex next to `hex` through which the piece's cheapest move enters it (the piece's own hex when it stands next to it or on it; among equally cheap ones, the first in the order N, NE, SE, S, SW, NW); call it before the move.
-    EnteredFrom = "entered_from"(req("piece", Piece), req("hex", Hex)) -> Value, Any, NO;
+    /// Hex boards: the cheapest cost for the piece to reach the hex (1 per hex plus the terrain field the board's `entry_cost:` names; no entering a hex where a marker, placed or set up as a piece, has `blocks_movement: true`; a hex with enemy units is entered but not passed through); with a terrain, only along hexes of it, the piece's own hex included; 1,000,000 when it cannot.
+    MoveCost = "move_cost"(req("piece", Piece), req("hex", Hex), opt("terrain", Terrain)) -> Int, NonNegative, Some(Narrowing::Within(By::MoveCost));
+    /// Hex boards: the hex next to `hex` through which the piece's cheapest move enters it (the piece's own hex when it stands next to it or on it; among equally cheap ones, the first in the order N, NE, SE, S, SW, NW); with a terrain, the cheapest move along hexes of it (as `move_cost`); call it before the move.
+    EnteredFrom = "entered_from"(req("piece", Piece), req("hex", Hex), opt("terrain", Terrain)) -> Value, Any, NO;
+    /// The actions the piece may still take in the activation in progress (a chip's or a card's unit); 0 outside one or when it is not one of the unit's pieces.
+    ActionsLeft = "actions_left"(req("piece", Piece)) -> Int, NonNegative, NO;
+    /// Effect: the piece counts as having taken one action of the activation in progress (an action that uses two pieces, such as a leader calling on a radio).
+    Spend = "spend"(req("piece", Piece)) -> Effect, Any, NO;
+    /// In a `together` choice (pieces of a unit taking one action to one place), the pieces still to take it after this one that may do so now; 0 for the last one and outside such a choice.
+    TogetherLeft = "together_left"() -> Int, NonNegative, NO;
     /// The piece is on the board and the hex (else its own hex) is one of its force's `exit` hexes.
     CanExit = "can_exit"(req("piece", Piece), opt("hex", Hex)) -> Bool, Any, NO;
     /// Effect: the piece leaves the board (counted by `exited`, from its hex).
@@ -307,11 +313,11 @@ engine_functions! {
     TerrainOnLine = "terrain_on_line"(req("a", Place), req("b", Place), req("field", Name), req("value", Value)) -> Int, Any, NO;
     /// The distance to the nearest other piece of the same side that matches the filter; 2^40 when there is none.
     NearestDistance = "nearest_distance"(req("piece", Piece), req("F", Filter)) -> Distance, Any, NO;
-    /// The number kept on the piece under the name, 0 until set; the engine adds each move's distance to the counter the turn block's `distance_counter:` names, and sets it back to 0 at the end of each turn.
+    /// The number kept on the piece (or on a side: `counter(us, "fired")`) under the name, 0 until set; the engine adds each move's distance to the counter the turn block's `distance_counter:` names, and sets it back to 0 at the end of each turn.
     Counter = "counter"(req("piece", Piece), req("name", Name)) -> Value, NonNegative, NO;
-    /// Effect: add `n` to the piece's counter.
+    /// Effect: add `n` to the piece's (or side's) counter.
     AddCounter = "add_counter"(req("piece", Piece), req("name", Name), req("n", Number)) -> Effect, Any, NO;
-    /// Effect: set the piece's counter to `n`.
+    /// Effect: set the piece's (or side's) counter to `n`.
     SetCounter = "set_counter"(req("piece", Piece), req("name", Name), req("n", Number)) -> Effect, Any, NO;
     /// The scenario's `options` include the name.
     Option = "option"(req("name", Name)) -> Bool, Any, NO;

@@ -370,6 +370,9 @@ pub enum Stmt {
     Choose {
         slot: Slot,
         from: Expr,
+        /// `by SIDE`: the side that decides; else the acting side.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<Expr>,
         body: Vec<Stmt>,
         /// The options are lengths: labels for people show them in the ruleset's unit.
         #[serde(default)]
@@ -641,8 +644,14 @@ pub fn visit_stmts<'a>(stmts: &'a [Stmt], looped: bool, f: &mut impl FnMut(&'a E
                     }
                 }
             }
-            Stmt::Choose { from, body, .. }
-            | Stmt::For {
+            Stmt::Choose { from, by, body, .. } => {
+                f(from, looped);
+                if let Some(b) = by {
+                    f(b, looped);
+                }
+                visit_stmts(body, true, f);
+            }
+            Stmt::For {
                 iter: from, body, ..
             }
             | Stmt::Repeat { count: from, body } => {

@@ -206,13 +206,34 @@ impl<'a> Lowerer<'a> {
                 );
                 Stmt::Effect(ir::Effect::Undecided(id))
             }
-            K::Choose { var, from, body }
+            K::Choose {
+                var, from, body, ..
+            }
             | K::For {
                 var,
                 iter: from,
                 body,
             } => {
                 let f = self.lower_expr(file, scope, from, path);
+                let by = match &s.kind {
+                    K::Choose { by: Some(b), .. } => {
+                        let t = self.lower_expr(file, scope, b, path);
+                        if !matches!(t.ty, Type::Side | Type::Any) {
+                            self.diags.push(
+                                Diagnostic::new(
+                                    Code::TypeMismatch,
+                                    file,
+                                    b.span,
+                                    "`choose … by` names the side that decides",
+                                )
+                                .label("not a side")
+                                .help("write a side, such as `by enemy(caller)` or `by us`"),
+                            );
+                        }
+                        Some(t.expr)
+                    }
+                    _ => None,
+                };
                 let elem = match &f.ty {
                     Type::List(t) => (**t).clone(),
                     Type::Range => Type::Int,
@@ -226,6 +247,7 @@ impl<'a> Lowerer<'a> {
                     Stmt::Choose {
                         slot,
                         from: f.expr,
+                        by,
                         body: b,
                         length: elem == Type::Length,
                     }

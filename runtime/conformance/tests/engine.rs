@@ -633,3 +633,64 @@ fn board_kind(rules: &Rules) -> BoardSpecKind {
         _ => BoardSpecKind::Other,
     }
 }
+
+#[test]
+fn ambush_at_night_rolls_the_first_american_fire_once_and_a_failure_ends_the_chip() {
+    // 7.b.3: the first American attempt to fire in the game rolls `first_fire_check`; on
+    // `fails` no American of the hex does anything more with the chip and the NVA get a
+    // free action. Only the first attempt rolls.
+    let (program, a) = load("platoon", "ambush-at-night");
+    let rules = Rules::new(&program, &a, "ambush-at-night").unwrap();
+    let (mut games_with_fire, mut failures) = (0, 0);
+    for seed in 0..10 {
+        let mut ps: Vec<Box<dyn Policy>> = (0..2)
+            .map(|s| Box::new(Random::new(seed, s)) as _)
+            .collect();
+        let mut game = Game::new(&rules, seed, None);
+        game.play(&mut ps).unwrap();
+        let ev = &game.events;
+        let us_fire = ev.iter().position(|e| {
+            matches!(e, Event::Acted { side, action, .. } if side == "us" && action == "fire_at")
+        });
+        let checks: Vec<usize> = (0..ev.len())
+            .filter(
+                |&k| matches!(&ev[k], Event::Resolved { name, .. } if name == "first_fire_check"),
+            )
+            .collect();
+        let Some(first) = us_fire else {
+            assert!(
+                checks.is_empty(),
+                "seed {seed}: a check without an American fire"
+            );
+            continue;
+        };
+        games_with_fire += 1;
+        assert_eq!(checks.len(), 1, "seed {seed}: {checks:?}");
+        assert!(checks[0] > first, "seed {seed}");
+        let Event::Resolved { result, .. } = &ev[checks[0]] else {
+            unreachable!()
+        };
+        if result == "fails" {
+            failures += 1;
+            // Nothing more from the Americans on that chip; the NVA's free action comes next.
+            let next = ev[checks[0]..]
+                .iter()
+                .find_map(|e| match e {
+                    Event::Acted { side, .. } => Some(format!("acted {side}")),
+                    Event::Activated { by, side, .. } => Some(format!("{by} {side}")),
+                    Event::Chip { .. } => Some("chip".into()),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            // (A free action may also be spent on `pass` instead of a hex.)
+            assert!(
+                next == "free action nva" || next == "acted nva",
+                "seed {seed}: {next}"
+            );
+        } else {
+            assert_eq!(result, "may_fire", "seed {seed}");
+        }
+    }
+    assert!(games_with_fire > 0, "no American fired in 10 games");
+    assert!(failures > 0, "no first fire failed in 10 games");
+}

@@ -312,3 +312,90 @@ action leave(s: soldier, x: hex) {
     assert_eq!(red.status, Status::Exited);
     assert_eq!(red.exited_at, Some(Pos::Hex(h("D2"))));
 }
+
+#[test]
+fn a_move_kept_to_one_terrain_counts_only_routes_through_it() {
+    // Platoon 5.b.1: a move "entirely through connected path hexes" has a bonus; the engine
+    // answers `move_cost(piece, hex, terrain)` over routes whose every hex, the start
+    // included, is of that terrain, and `entered_from(piece, hex, terrain)` along them.
+    // Here column C and the two ends are the "path" (jungle in this probe board).
+    let actions = r#"
+action walk(s: soldier, t: hex) {
+  require distance(s, t) <= 6
+  require t != position(s)
+  require move_cost(s, t, jungle) <= s.movement_factor
+}
+action charge(s: soldier, t: hex) {
+  require count_units(t, blacks) > 0
+  require move_cost(s, t, jungle) <= s.movement_factor
+  let back = entered_from(s, t, jungle)
+  move s to t
+  move s to back
+}"#;
+    let column_c: Vec<String> = (1..=8).map(|r| format!("C{r}")).collect();
+    let jungle = format!("B2, B5, {}", column_c.join(", "));
+    let src = source(&Case {
+        red: "B2",
+        black: "B5",
+        rock: "H8",
+        jungle: &jungle,
+        exit: "H1",
+        actions,
+        names: "walk, charge",
+    });
+    let c = sandtable_conformance::compile_clean(&src);
+    let a = Assumptions::default();
+    let rules = Rules::new(&c.program, &a, "probe").unwrap();
+    let grid = grid_of(&rules);
+    let (mut g, offered) = reds_game(&rules);
+    let walks: Vec<&str> = offered
+        .iter()
+        .filter_map(|o| o.strip_prefix("walk "))
+        .collect();
+    // Only jungle hexes, each within 4 along the jungle; B3 and B4 (off it) never.
+    assert!(!walks.is_empty(), "{offered:?}");
+    for w in &walks {
+        assert!(w.starts_with('C') || *w == "B5", "{w} is off the terrain");
+    }
+    assert!(
+        !walks.contains(&"B3") && !walks.contains(&"B4"),
+        "{walks:?}"
+    );
+    assert!(!walks.contains(&"C8"), "C8 is more than 4 along the jungle");
+    let k = offered.iter().position(|o| o == "charge B5").unwrap();
+    g.apply(k).unwrap();
+    let red = g
+        .state
+        .pieces
+        .iter()
+        .find(|p| p.label.starts_with("red"))
+        .unwrap();
+    let Some(Pos::Hex(at)) = red.pos else {
+        panic!("not on the board")
+    };
+    // Entered from column C, not from B4 on the straight way down column B.
+    assert!(
+        grid.adjacent(at, h("B5")) && at.column_letters() == "C",
+        "{at}"
+    );
+
+    // Off the terrain at the start, no move keeps to it.
+    let src = source(&Case {
+        red: "A2",
+        black: "B5",
+        rock: "H8",
+        jungle: &jungle,
+        exit: "H1",
+        actions,
+        names: "wait, walk, charge",
+    });
+    let c = sandtable_conformance::compile_clean(&src);
+    let rules = Rules::new(&c.program, &a, "probe").unwrap();
+    let (_, offered) = reds_game(&rules);
+    assert!(
+        offered
+            .iter()
+            .all(|o| !o.starts_with("walk") && !o.starts_with("charge")),
+        "{offered:?}"
+    );
+}

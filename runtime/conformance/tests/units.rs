@@ -307,3 +307,114 @@ fn a_platoon_chip_lets_every_nva_unit_of_a_led_hex_act() {
         );
     }
 }
+
+#[test]
+fn an_action_may_use_a_second_piece_of_the_unit_and_let_the_other_side_choose() {
+    // Platoon 7.d: a leader calls artillery with a radio of his hex ("using BOTH soldiers"),
+    // and a strike that falls short is moved by the side it was aimed at. `actions_left`
+    // and `spend` book the second piece; `choose … by SIDE` asks another side than the
+    // acting one, and the log and a replay agree.
+    let root = sandtable_conformance::root();
+    let src = std::fs::read_to_string(root.join("runtime/conformance/tests/games/squads.sand"))
+        .unwrap()
+        .replace(
+            "actions: step, shake, wait",
+            "actions: step, shake, wait, call_in",
+        )
+        + r#"
+action call_in(t: trooper, mate: trooper, target: hex) {
+  require t.leader
+  require mate != t
+  require owner(mate) == owner(t)
+  require position(mate) == position(t)
+  require actions_left(mate) > 0
+  require count_units(target, enemy(t)) > 0
+  spend(mate)
+  choose struck from hexes_within(target, 1) by enemy(t) {
+    place shaken on struck
+  }
+}
+"#;
+    let c = sandtable_conformance::compile_clean(&src);
+    let a = Assumptions::default();
+    let rules = Rules::new(&c.program, &a, "squads").unwrap();
+    let mut g = deployed(&rules, 1, LED);
+    choose(&mut g, "activate hex B2 (3 units)");
+    // The privates have their action: each may be the captain's second piece.
+    assert!(offered(&g, "call_in(captain, blue_private #1, E5)"));
+    choose(&mut g, "call_in(captain, blue_private #1, E5)");
+    // Red, not blue, picks where it falls.
+    assert_eq!(g.to_move(), Some(1));
+    let picks = labels(&g);
+    assert!(picks.contains(&"choose E4".to_string()), "{picks:?}");
+    choose(&mut g, "choose E4");
+    assert!(g.events.iter().any(|e| matches!(e,
+        Event::Decision { side, label, .. } if side == "red" && label == "choose E4")));
+    // Back to blue's activation: the captain and the private he used have acted.
+    assert_eq!(g.to_move(), Some(0));
+    let left = labels(&g);
+    assert!(
+        !left
+            .iter()
+            .any(|l| l.contains("captain") || l.contains("blue_private #1")),
+        "{left:?}"
+    );
+    assert!(offered(&g, "step(blue_private #2, B3)"), "{left:?}");
+    // Once the private has acted he cannot be used again.
+    choose(&mut g, "step(blue_private #2, B3)");
+    assert!(!mid_activation(&g));
+
+    // Whole games replay from their logs, the other side's picks included.
+    for seed in 0..6 {
+        let mut ps: Vec<Box<dyn sandtable_runtime::engine::policy::Policy>> = (0..2)
+            .map(|s| Box::new(sandtable_runtime::engine::policy::Random::new(seed, s)) as _)
+            .collect();
+        let mut game = Game::new(&rules, seed, None);
+        let result = game.play(&mut ps).unwrap();
+        let mut scripted =
+            sandtable_runtime::engine::policy::Scripted::from_events(&c.program, &game.events)
+                .unwrap();
+        let mut again = Game::new(&rules, seed, None);
+        assert_eq!(again.play(&mut scripted).unwrap(), result);
+        assert_eq!(again.events, game.events);
+    }
+}
+
+#[test]
+fn pieces_moving_together_know_which_of_them_arrives_last() {
+    // Platoon 5.c.3 with 4.d's exception: a group moving together into an enemy hex fights
+    // ONE melee, with all of it, once the last has arrived. `together_left()` is the number
+    // of the choice's pieces still to go after the one acting (0 for the last, and for a
+    // piece acting alone); kept here on side counters to be read back.
+    let root = sandtable_conformance::root();
+    let src = std::fs::read_to_string(root.join("runtime/conformance/tests/games/squads.sand"))
+        .unwrap()
+        .replace(
+            "  move t to dest\n}",
+            "  move t to dest\n  add_counter(owner(t), \"steps\", 1)\n  if together_left() == 0 { add_counter(owner(t), \"fights\", 1) }\n}",
+        );
+    assert!(src.contains("fights"), "the step action was not found");
+    let c = sandtable_conformance::compile_clean(&src);
+    let a = Assumptions::default();
+    let rules = Rules::new(&c.program, &a, "squads").unwrap();
+    let mut g = deployed(&rules, 1, LED);
+    choose(&mut g, "activate hex B2 (3 units)");
+    choose(
+        &mut g,
+        "step(captain + blue_private #1 + blue_private #2, C2) together",
+    );
+    let counter = |g: &Game, name: &str| {
+        g.state
+            .side_counters
+            .iter()
+            .find(|(s, n, _)| *s == 0 && n == name)
+            .map_or(0, |c| c.2)
+    };
+    assert_eq!(counter(&g, "steps"), 3);
+    assert_eq!(counter(&g, "fights"), 1, "only the last of the three");
+    // A piece on its own is its own last.
+    let mut g = deployed(&rules, 1, LED);
+    choose(&mut g, "activate hex B2 (3 units)");
+    choose(&mut g, "step(captain, C2)");
+    assert_eq!((counter(&g, "steps"), counter(&g, "fights")), (1, 1));
+}

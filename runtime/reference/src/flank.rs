@@ -38,6 +38,9 @@ pub struct Flank {
     target_modifier: Vec<i64>,
     jungle: Vec<bool>,
     max_jungle: i64,
+    /// Path hexes, and the bonus of a move kept entirely to them (5.b.1).
+    path: Vec<bool>,
+    path_bonus: u32,
     adjacent: Vec<Vec<u32>>,
     /// `within[r][h]`: the hexes within `r` of `h`, in the engine's order.
     within: Vec<Vec<Vec<u32>>>,
@@ -109,9 +112,11 @@ impl Flank {
         };
         let (us, nva) = (side("us")?, side("nva")?);
         let jungle_e = ent("jungle")?;
+        let path_e = ent("path")?;
         let n = grid.hex_count() as usize;
         let mut tm = vec![0; n];
         let mut jungle = vec![false; n];
+        let mut path = vec![false; n];
         for h in grid.hexes() {
             let i = BoardSpec::hex_index(grid, h);
             let t = match terrain[i] {
@@ -120,6 +125,7 @@ impl Flank {
             };
             tm[i] = field(t, "target_modifier")?;
             jungle[i] = t == jungle_e;
+            path[i] = t == path_e;
         }
         let mut within = Vec::new();
         for r in 0..=6u32 {
@@ -207,6 +213,8 @@ impl Flank {
             target_modifier: tm,
             jungle,
             max_jungle: field(jungle_e, "max_in_fire_route")?,
+            path,
+            path_bonus: field(path_e, "movement_bonus")? as u32,
             adjacent: rules.hex_adjacent.clone(),
             within,
             pieces,
@@ -238,6 +246,15 @@ impl Flank {
 
     /// Movement costs from piece `i`, searched only up to `bound` (its movement factor).
     fn reach(&self, s: &Play, i: usize, bound: u32) -> Vec<u32> {
+        self.reach_on(s, i, bound, None)
+    }
+
+    /// Movement costs along path hexes only, the start included (5.b.1).
+    fn reach_path(&self, s: &Play, i: usize, bound: u32) -> Vec<u32> {
+        self.reach_on(s, i, bound, Some(&self.path))
+    }
+
+    fn reach_on(&self, s: &Play, i: usize, bound: u32, only: Option<&[bool]>) -> Vec<u32> {
         let n = self.cube.len();
         let side = self.pieces[i].side;
         let mut enemy = vec![false; n];
@@ -248,6 +265,9 @@ impl Flank {
         }
         let start = s.pos[i] as usize;
         let mut dist = vec![u32::MAX; n];
+        if only.is_some_and(|o| !o[start]) {
+            return dist;
+        }
         dist[start] = 0;
         let mut heap = std::collections::BinaryHeap::new();
         heap.push(std::cmp::Reverse((0u32, start)));
@@ -257,6 +277,9 @@ impl Flank {
             }
             for &nb in &self.adjacent[at] {
                 let nb = nb as usize;
+                if only.is_some_and(|o| !o[nb]) {
+                    continue;
+                }
                 let nd = d.saturating_add(self.cost[nb]);
                 if nd > bound {
                     continue;
@@ -292,7 +315,14 @@ impl Flank {
         if self.distance(from, h) <= 1 {
             return from;
         }
-        let reach = self.reach(s, i, self.pieces[i].movement);
+        let mf = self.pieces[i].movement;
+        let reach = self.reach(s, i, mf);
+        // Only the path bonus brings it there: it came along the path (5.b.1).
+        let reach = if reach[h as usize] <= mf {
+            reach
+        } else {
+            self.reach_path(s, i, mf + self.path_bonus)
+        };
         let side = self.pieces[i].side;
         let mut best: Option<(u32, u32)> = None;
         for nb in self.grid.neighbours(self.hex(h)) {
@@ -316,8 +346,17 @@ impl Flank {
         // move_piece or move_decoy (4.a, 4.e, 5).
         let mf = self.pieces[i].movement;
         let reach = self.reach(s, i, mf);
-        for &h in &self.within[mf.min(6) as usize][s.pos[i] as usize] {
-            if reach[h as usize] <= mf && h != s.pos[i] && (soldier || !self.enemy_at(s, side, h)) {
+        // 5.b.1: a soldier's move kept to connected path hexes goes one further.
+        let (far, along) = if soldier {
+            let far = mf + self.path_bonus;
+            (far, self.reach_path(s, i, far))
+        } else {
+            (mf, Vec::new())
+        };
+        for &h in &self.within[far.min(6) as usize][s.pos[i] as usize] {
+            let k = h as usize;
+            let can = reach[k] <= mf || along.get(k).is_some_and(|&c| c <= far);
+            if can && h != s.pos[i] && (soldier || !self.enemy_at(s, side, h)) {
                 out.push(Choice::Move(i, h));
             }
         }
@@ -386,7 +425,14 @@ impl Flank {
                 for (n, &i) in ps.iter().enumerate() {
                     let side = self.pieces[i].side;
                     if n == 0 || self.legal_piece(s, side, i).contains(&Choice::Move(i, h)) {
-                        self.apply(s, Choice::Move(i, h));
+                        // One melee for the group, when its last unit has arrived (5.c.3).
+                        let left = ps[n + 1..]
+                            .iter()
+                            .filter(|&&j| {
+                                self.legal_piece(s, side, j).contains(&Choice::Move(j, h))
+                            })
+                            .count();
+                        self.enter(s, i, h, left == 0);
                     }
                 }
             }
@@ -399,7 +445,14 @@ impl Flank {
                 self.shoot(s, self.pieces[i].side, h, self.pieces[i].fire_modifier)
             }
             Choice::Grenade(i, h) => self.shoot(s, self.pieces[i].side, h, self.grenade),
-            Choice::Move(i, h) => {
+            Choice::Move(i, h) => self.enter(s, i, h, true),
+        }
+    }
+
+    /// Piece `i` moves to `h`; with `fight`, a melee there is resolved (the last of a group).
+    fn enter(&self, s: &mut Play, i: usize, h: u32, fight: bool) {
+        {
+            {
                 let from = if self.pieces[i].soldier {
                     self.entered_from(s, i, h)
                 } else {
@@ -432,7 +485,7 @@ impl Flank {
                         })
                         .count() as i64
                 };
-                if count(s, false, true) > 0 {
+                if fight && count(s, false, true) > 0 {
                     let (att, def) = (count(s, true, false), count(s, false, false));
                     let attack = roll10(&mut s.dice) + 2 * att;
                     let defence = roll10(&mut s.dice) + 2 * def;
@@ -442,7 +495,18 @@ impl Flank {
                         _ => Some(true),
                     };
                     match losers_mine {
-                        None => s.pos[i] = from,
+                        // Every soldier that just entered goes back (5.c.3).
+                        None => {
+                            for j in 0..self.pieces.len() {
+                                if s.alive[j]
+                                    && s.pos[j] == h
+                                    && self.pieces[j].soldier
+                                    && self.pieces[j].side == side
+                                {
+                                    s.pos[j] = from;
+                                }
+                            }
+                        }
                         Some(mine) => {
                             for j in 0..self.pieces.len() {
                                 if s.alive[j]
@@ -617,8 +681,10 @@ impl Flank {
             })
             .count() as i64;
         let points = lost(self.us, true) + out;
-        let nva_wins =
-            points >= 6 || lost(self.us, true) > lost(self.nva, true) || lost(self.us, true) == 4;
+        let others = lost(self.us, true) > lost(self.nva, true) || lost(self.us, true) == 4;
+        let nva_wins = points >= 6 || others;
+        // Without the exits (those pieces back on the board) the NVA would not have won.
+        let won_by_exits = nva_wins && out > 0 && !(points - out >= 6 || others);
         let mut scores = vec![0; sides];
         scores[self.nva as usize] = points;
         GameResult {
@@ -629,6 +695,14 @@ impl Flank {
                 .map(|x| lost(x, false) as u32)
                 .collect(),
             decisions: s.decisions,
+            exits: (0..sides as SideId)
+                .map(|x| {
+                    (0..n)
+                        .filter(|&j| s.exited_at[j] != NONE && self.pieces[j].side == x)
+                        .count() as u32
+                })
+                .collect(),
+            won_by_exits,
         }
     }
 }

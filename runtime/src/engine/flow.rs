@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::options::{Act, Choice};
 use super::setup::{self, DeckCard};
-use super::state::Winner;
+use super::state::{Status, Winner};
 use super::{EngineError, Event, Game, GameResult, MAX_DECISIONS};
 use crate::error::RunError;
 use crate::value::Val;
@@ -114,6 +114,9 @@ pub struct Decision {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Inside {
     pub action: Choice,
+    /// The side whose action it is, when another side decides this `choose` (`by`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actor: Option<SideId>,
     pub picks: Vec<usize>,
     /// The options of the waiting `choose`, as the side sees them.
     pub options: Vec<String>,
@@ -267,7 +270,8 @@ impl Game<'_, '_> {
             }
             Some(mut inside) => {
                 inside.picks.push(k);
-                self.run_action(side, inside.action, inside.picks)
+                let actor = inside.actor.unwrap_or(side);
+                self.run_action(actor, inside.action, inside.picks)
             }
         }
     }
@@ -355,7 +359,8 @@ impl Game<'_, '_> {
         let before = self
             .may_choose
             .then(|| (self.state.clone(), self.dice.clone()));
-        let Some(options) = self.run_proc(a, action.args.clone(), Some((side, picks.clone())))?
+        let Some((asked, options)) =
+            self.run_proc(a, action.args.clone(), Some((side, picks.clone())))?
         else {
             return Ok(());
         };
@@ -369,7 +374,7 @@ impl Game<'_, '_> {
         // The caches saw the half-run action.
         self.scratch.version += 1;
         self.flow.pending = Some(Decision {
-            side,
+            side: asked,
             unit: false,
             choices: (0..options.len())
                 .map(|k| Choice {
@@ -379,6 +384,7 @@ impl Game<'_, '_> {
                 .collect(),
             inside: Some(Inside {
                 action,
+                actor: (asked != side).then_some(side),
                 picks,
                 options,
             }),
@@ -765,6 +771,33 @@ impl Game<'_, '_> {
         self.ask(side, choices)
     }
 
+    /// Whether `winner`'s pieces that left the board decided the game: the victory block, run
+    /// again with them back on the board where they left it, names another winner or none.
+    /// The game is put back as it was.
+    fn won_by_exits(&mut self, winner: SideId) -> Result<bool, EngineError> {
+        let Some(v) = self.rules.victory else {
+            return Ok(false);
+        };
+        let (state, dice, logging) = (self.state.clone(), self.dice.clone(), self.logging);
+        self.logging = false;
+        for p in &mut self.state.pieces {
+            if p.side == Some(winner) && p.status == Status::Exited {
+                p.status = Status::OnBoard;
+                p.pos = p.exited_at;
+            }
+        }
+        self.state.winner = None;
+        self.scratch.version += 1;
+        let r = self.run_proc(v, Vec::new(), None);
+        let without = self.state.winner;
+        self.state = state;
+        self.dice = dice;
+        self.logging = logging;
+        self.scratch.version += 1;
+        r?;
+        Ok(without != Some(Winner::Side(winner)))
+    }
+
     /// The victory block runs at the end even when a hook already named the winner: it sets
     /// the final scores (a later `win` does not override the first).
     fn finish(&mut self) -> Result<(), EngineError> {
@@ -774,6 +807,19 @@ impl Game<'_, '_> {
         let winner = self.state.winner.unwrap_or(Winner::Draw);
         self.state.winner = Some(winner);
         let sides = self.rules.sides();
+        let exits: Vec<u32> = (0..self.rules.program.sides.len() as SideId)
+            .map(|s| {
+                self.state
+                    .pieces
+                    .iter()
+                    .filter(|p| p.side == Some(s) && p.status == Status::Exited)
+                    .count() as u32
+            })
+            .collect();
+        let won_by_exits = match winner {
+            Winner::Side(s) if exits[s as usize] > 0 => self.won_by_exits(s)?,
+            _ => false,
+        };
         let result = GameResult {
             winner,
             turns: self.state.turn,
@@ -782,6 +828,8 @@ impl Game<'_, '_> {
                 .map(|s| self.state.losses(s))
                 .collect(),
             decisions: self.flow.decisions as u32,
+            exits,
+            won_by_exits,
         };
         let end = Event::End {
             winner: match winner {

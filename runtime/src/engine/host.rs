@@ -50,12 +50,20 @@ pub struct GameHost<'a, 'p> {
     /// The picks already made at the procedure's `choose` points, in order: an action that
     /// stopped for a decision is run again from its start with them (same state, same dice).
     pub given: Vec<usize>,
-    /// Choices made at `choose` points: (index, number of options, label), for the log.
-    pub picks: Vec<(usize, usize, String)>,
-    /// The options (as the side sees them) of the first `choose` with no pick given: the run
-    /// stopped there, and the game asks the side.
-    pub need: Option<Vec<String>>,
+    /// Choices made at `choose` points: (index, number of options, label, side that chose),
+    /// for the log.
+    pub picks: Vec<(usize, usize, String, SideId)>,
+    /// The side to ask and the options (as it sees them) of the first `choose` with no pick
+    /// given: the run stopped there, and the game asks that side.
+    pub need: Option<(SideId, Vec<String>)>,
     pub jit: Option<&'a JitProgram<'p>>,
+    /// The activation in progress, once its pieces are known, and the actions each piece
+    /// may take in it: for `actions_left`.
+    pub unit: Option<(&'a super::flow::UnitTurn, u32)>,
+    /// Pieces `spend` booked as having acted, for the activation in progress.
+    pub spent: Vec<usize>,
+    /// Pieces of the `together` choice in progress still to act after this one.
+    pub together_left: u32,
 }
 
 fn err(msg: impl Into<String>) -> RunError {
@@ -90,6 +98,9 @@ impl<'a, 'p> GameHost<'a, 'p> {
             picks: Vec::new(),
             need: None,
             jit: None,
+            unit: None,
+            spent: Vec::new(),
+            together_left: 0,
         }
     }
 }
@@ -311,6 +322,38 @@ impl GameHost<'_, '_> {
                 }
         };
         if !self.scratch.reach[i].as_ref().is_some_and(usable) {
+            let dist = self.search(i, bound, None)?;
+            self.scratch.reach[i] = Some((version, bound, dist));
+        }
+        Ok(self.scratch.reach[i]
+            .as_ref()
+            .map_or(&[], |(_, _, d)| d.as_slice()))
+    }
+
+    /// As [`Self::reach`], but every hex of the route, the start included, must be of the
+    /// terrain `only` (5.b.1-style "entirely along connected path hexes"); not cached.
+    fn reach_along(&mut self, i: usize, only: &Val) -> Result<Vec<u32>, RunError> {
+        let BoardSpec::Hex { grid, .. } = &self.rules.board else {
+            return Err(err("move costs are counted on hex boards"));
+        };
+        let along: Vec<bool> = grid
+            .hexes()
+            .map(|h| {
+                self.terrains_at(Pos::Hex(h))
+                    .any(|g| self.rules.board.ground_is(g, only))
+            })
+            .collect();
+        self.search(i, None, Some(along))
+    }
+
+    /// The search behind [`Self::reach`]; `only` (by hex index) limits the hexes a route may use.
+    fn search(
+        &mut self,
+        i: usize,
+        bound: Option<u32>,
+        only: Option<Vec<bool>>,
+    ) -> Result<Vec<u32>, RunError> {
+        {
             let BoardSpec::Hex { grid, .. } = &self.rules.board else {
                 return Err(err("move costs are counted on hex boards"));
             };
@@ -320,6 +363,13 @@ impl GameHost<'_, '_> {
                     self.state.pieces[i].label
                 )));
             };
+            if only
+                .as_ref()
+                .is_some_and(|o| !o[BoardSpec::hex_index(grid, from)])
+            {
+                // The move does not start on the terrain it must keep to: nothing is reachable.
+                return Ok(vec![u32::MAX; grid.hex_count() as usize]);
+            }
             let n = grid.hex_count() as usize;
             let mut blocked = std::mem::take(&mut self.scratch.blocked);
             blocked.clear();
@@ -374,7 +424,7 @@ impl GameHost<'_, '_> {
                     let Some(c) = self.rules.hex_cost[nb] else {
                         continue;
                     };
-                    if blocked[nb] {
+                    if blocked[nb] || only.as_ref().is_some_and(|o| !o[nb]) {
                         continue;
                     }
                     let nd = d.saturating_add(c);
@@ -387,13 +437,10 @@ impl GameHost<'_, '_> {
                     }
                 }
             }
-            self.scratch.reach[i] = Some((version, bound, dist));
             self.scratch.blocked = blocked;
             self.scratch.enemy = enemy;
+            Ok(dist)
         }
-        Ok(self.scratch.reach[i]
-            .as_ref()
-            .map_or(&[], |(_, _, d)| d.as_slice()))
     }
 
     /// Hexes holding at least one on-board piece that the filters select (as `count_units`).
@@ -931,10 +978,36 @@ impl Host for GameHost<'_, '_> {
                     return Err(err("move costs are counted on hex boards"));
                 };
                 let k = BoardSpec::hex_index(grid, to);
-                Val::Int(match self.reach(i, None)?.get(k) {
-                    Some(&c) if c != u32::MAX => i64::from(c),
+                let cost = match a.get(2) {
+                    Some(only) => self.reach_along(i, only)?.get(k).copied(),
+                    None => self.reach(i, None)?.get(k).copied(),
+                };
+                Val::Int(match cost {
+                    Some(c) if c != u32::MAX => i64::from(c),
                     _ => UNREACHABLE,
                 })
+            }
+            EngineFn::ActionsLeft => {
+                let i = self.piece(arg(0)?)?;
+                let left = self.unit.and_then(|(u, per)| {
+                    let pieces = u.pieces.as_ref()?;
+                    let k = pieces.iter().position(|&p| p == i)?;
+                    let acted = u.used.iter().any(|&n| n > 0);
+                    // Without `all`, only the piece that acted first may act again.
+                    let may = u.all || !acted || u.used[k] > 0;
+                    Some(if may {
+                        per.saturating_sub(u.used[k])
+                    } else {
+                        0
+                    })
+                });
+                Val::Int(i64::from(left.unwrap_or(0)))
+            }
+            EngineFn::TogetherLeft => Val::Int(i64::from(self.together_left)),
+            EngineFn::Spend => {
+                let i = self.piece(arg(0)?)?;
+                self.spent.push(i);
+                Val::Unit
             }
             EngineFn::CanExit => {
                 let i = self.piece(arg(0)?)?;
@@ -971,7 +1044,14 @@ impl Host for GameHost<'_, '_> {
                 };
                 let neighbours = grid.neighbours(to);
                 let costs: Vec<u32> = {
-                    let reach = self.reach(i, None)?;
+                    let along;
+                    let reach = match a.get(2) {
+                        Some(only) => {
+                            along = self.reach_along(i, only)?;
+                            &along[..]
+                        }
+                        None => self.reach(i, None)?,
+                    };
                     neighbours
                         .iter()
                         .map(|&n| reach[BoardSpec::hex_index(grid, n)])
@@ -1067,15 +1147,31 @@ impl Host for GameHost<'_, '_> {
                 Val::Int(best)
             }
             EngineFn::Counter => {
+                let n = self.text(arg(1)?)?;
+                if let Val::Side(s) = arg(0)? {
+                    let kept = self.state.side_counters.iter();
+                    let c = kept.filter(|(k, m, _)| k == s && *m == n).map(|x| x.2);
+                    return Ok(Val::Int(c.sum()));
+                }
                 let i = self.piece(arg(0)?)?;
-                Val::Int(self.state.pieces[i].counter(&self.text(arg(1)?)?))
+                Val::Int(self.state.pieces[i].counter(&n))
             }
             EngineFn::AddCounter | EngineFn::SetCounter => {
-                let i = self.piece(arg(0)?)?;
                 let n = self.text(arg(1)?)?;
                 let v = arg(2)?
                     .as_int()
                     .ok_or_else(|| err("a counter holds a number"))?;
+                if let Val::Side(s) = arg(0)? {
+                    let kept = &mut self.state.side_counters;
+                    match kept.iter_mut().find(|(k, m, _)| k == s && *m == n) {
+                        Some(c) if func == EngineFn::AddCounter => c.2 = c.2.saturating_add(v),
+                        Some(c) => c.2 = v,
+                        None => kept.push((*s, n, v)),
+                    }
+                    self.scratch.version += 1;
+                    return Ok(Val::Unit);
+                }
+                let i = self.piece(arg(0)?)?;
                 let p = &mut self.state.pieces[i];
                 let new = if func == EngineFn::AddCounter {
                     p.counter(&n).saturating_add(v)
@@ -1279,12 +1375,21 @@ impl Host for GameHost<'_, '_> {
         Ok(())
     }
 
-    fn choose(&mut self, options: &[Val], length: bool) -> Result<usize, RunError> {
-        let Some(side) = self.chooser else {
+    fn choose(
+        &mut self,
+        options: &[Val],
+        length: bool,
+        by: Option<u32>,
+    ) -> Result<usize, RunError> {
+        let Some(actor) = self.chooser else {
             return Err(RunError::Type(
                 "a `choose` outside an action has no side to decide it".into(),
             ));
         };
+        let side = by.unwrap_or(actor);
+        if side as usize >= self.rules.program.sides.len() {
+            return Err(err("`choose … by` names no side of this game"));
+        }
         let labels: Vec<String> = options
             .iter()
             .map(|v| match v {
@@ -1295,7 +1400,7 @@ impl Host for GameHost<'_, '_> {
             })
             .collect();
         let Some(&k) = self.given.get(self.picks.len()) else {
-            self.need = Some(labels);
+            self.need = Some((side, labels));
             return Err(RunError::NeedsDecision);
         };
         let label = labels
@@ -1303,7 +1408,7 @@ impl Host for GameHost<'_, '_> {
             .cloned()
             .ok_or_else(|| RunError::Type("choice out of range".into()))?;
         self.picks
-            .push((k, labels.len(), super::policy::choose_label(&label)));
+            .push((k, labels.len(), super::policy::choose_label(&label), side));
         Ok(k)
     }
 

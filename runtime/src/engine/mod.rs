@@ -80,6 +80,11 @@ pub struct GameResult {
     /// Eliminated units per side id.
     pub losses: Vec<u32>,
     pub decisions: u32,
+    /// Pieces that left the board, per side id.
+    pub exits: Vec<u32>,
+    /// The winner's exits decided the game: without them (back on the board where they
+    /// left it) the victory block names another winner or none.
+    pub won_by_exits: bool,
 }
 
 pub struct Game<'r, 'p> {
@@ -101,6 +106,12 @@ pub struct Game<'r, 'p> {
     may_choose: bool,
     /// Pieces that acted while not on the board (must stay empty).
     pub acted_off_board: Vec<usize>,
+    /// The activation whose choices are being listed (taken out of the stage meanwhile),
+    /// and the actions each of its pieces may take: what `actions_left` reads then.
+    listing_unit: Option<(flow::UnitTurn, u32)>,
+    /// Pieces of the `together` choice being carried out still to act after the one acting:
+    /// what `together_left()` reads.
+    together_left: u32,
 }
 
 impl Clone for Game<'_, '_> {
@@ -118,6 +129,8 @@ impl Clone for Game<'_, '_> {
             jit: self.jit,
             may_choose: self.may_choose,
             acted_off_board: self.acted_off_board.clone(),
+            listing_unit: self.listing_unit.clone(),
+            together_left: self.together_left,
         }
     }
 }
@@ -199,6 +212,7 @@ impl<'r, 'p> Game<'r, 'p> {
                 deck: None,
                 pending_inserts: Vec::new(),
                 events_fired: Vec::new(),
+                side_counters: Vec::new(),
             },
             Dice::new(stream_seed(seed, 0)),
             Dice::new(stream_seed(seed, 99)),
@@ -233,6 +247,8 @@ impl<'r, 'p> Game<'r, 'p> {
             jit,
             may_choose,
             acted_off_board: Vec::new(),
+            listing_unit: None,
+            together_left: 0,
         }
     }
 
@@ -254,13 +270,13 @@ impl<'r, 'p> Game<'r, 'p> {
 
     /// Run a hook or an action with the game as host. `chooser` is the acting side with the
     /// picks already made at its `choose` points; at a `choose` past them the run stops and
-    /// its options are returned (the caller puts the game back as it was).
+    /// the side to ask and its options are returned (the caller puts the game back as it was).
     fn run_proc(
         &mut self,
         proc: ProcId,
         args: Vec<Val>,
         chooser: Option<(SideId, Vec<usize>)>,
-    ) -> Result<Option<Vec<String>>, EngineError> {
+    ) -> Result<Option<(SideId, Vec<String>)>, EngineError> {
         let args_shown: Vec<String> = if self.logging {
             args.iter()
                 .map(|v| match v {
@@ -273,8 +289,16 @@ impl<'r, 'p> Game<'r, 'p> {
         } else {
             Vec::new()
         };
-        let (r, said, picks, need) = {
+        let unit = match &self.flow.stage {
+            flow::Stage::Unit { unit, .. } if unit.pieces.is_some() => {
+                Some((unit, self.unit_rules(unit).0.actions_per_piece))
+            }
+            _ => None,
+        };
+        let (r, said, picks, need, spent) = {
             let mut host = GameHost::quiet(self.rules, &mut self.state, &mut self.scratch);
+            host.unit = unit;
+            host.together_left = self.together_left;
             host.tell = self.logging;
             if self.logging {
                 host.why = Some(self.rules.program.procs[proc as usize].name.clone());
@@ -290,10 +314,19 @@ impl<'r, 'p> Game<'r, 'p> {
                 interp.run(proc, args, &mut ctx)
             };
             let side = host.chooser;
-            (r, host.said, side.map(|s| (s, host.picks)), host.need)
+            (
+                r,
+                host.said,
+                side.map(|s| (s, host.picks)),
+                host.need,
+                host.spent,
+            )
         };
         if let Some(options) = need {
             return Ok(Some(options));
+        }
+        if r.is_ok() {
+            self.book_spent(&spent);
         }
         if self.logging
             && let Some((side, _)) = &picks
@@ -307,9 +340,9 @@ impl<'r, 'p> Game<'r, 'p> {
             self.log(e);
         }
         self.say(said);
-        if let Some((side, picks)) = picks {
+        if let Some((_, picks)) = picks {
             self.flow.decisions += picks.len();
-            for (choice, of, label) in picks {
+            for (choice, of, label, side) in picks {
                 let name = self.side_name(side);
                 self.log(Event::Decision {
                     side: name,

@@ -243,8 +243,16 @@ impl Game<'_, '_> {
     ) -> Result<T, EngineError> {
         // Preconditions have no effects; a scratch dice stream keeps even a guard that rolls
         // from touching the game's dice.
+        let unit = match (&self.listing_unit, &self.flow.stage) {
+            (Some((unit, per)), _) => Some((unit, *per)),
+            (None, super::flow::Stage::Unit { unit, .. }) if unit.pieces.is_some() => {
+                Some((unit, self.unit_rules(unit).0.actions_per_piece))
+            }
+            _ => None,
+        };
         let dice = &mut self.guard_dice;
         let mut host = GameHost::quiet(self.rules, &mut self.state, &mut self.scratch);
+        host.unit = unit;
         let interp = Interp::new(self.rules.program, self.rules.assumptions);
         let mut ctx = Ctx::new(dice, &mut host);
         Ok(f(&interp, &mut ctx)?)

@@ -239,7 +239,12 @@ fn check(rules: &Rules, g: &GameState) -> Result<(), String> {
                         _ => true,
                     }
             });
-        if (d.side as usize) >= sides || !acts_ok {
+        let actor_ok = d
+            .inside
+            .as_ref()
+            .and_then(|i| i.actor)
+            .is_none_or(|a| (a as usize) < sides);
+        if (d.side as usize) >= sides || !acts_ok || !actor_ok {
             return bad("the waiting decision names what these rules do not have");
         }
     }

@@ -30,6 +30,10 @@ pub struct Totals {
     /// Units lost per side id, summed over games.
     pub losses: Vec<u64>,
     pub decisions: u64,
+    /// Pieces that left the board per side id, summed over games.
+    pub exits: Vec<u64>,
+    /// Wins per side id that its exits decided ([`GameResult::won_by_exits`]).
+    pub wins_by_exits: Vec<u64>,
 }
 
 impl Totals {
@@ -41,6 +45,8 @@ impl Totals {
             turns: 0,
             losses: vec![0; sides],
             decisions: 0,
+            exits: vec![0; sides],
+            wins_by_exits: vec![0; sides],
         }
     }
     fn merge(&mut self, t: &Totals) {
@@ -48,6 +54,8 @@ impl Totals {
         for s in 0..self.wins.len() {
             self.wins[s] += t.wins[s];
             self.losses[s] += t.losses[s];
+            self.exits[s] += t.exits[s];
+            self.wins_by_exits[s] += t.wins_by_exits[s];
         }
         self.draws += t.draws;
         self.turns += t.turns;
@@ -56,8 +64,14 @@ impl Totals {
     fn add(&mut self, r: &GameResult) {
         self.games += 1;
         match r.winner {
-            Winner::Side(s) => self.wins[s as usize] += 1,
+            Winner::Side(s) => {
+                self.wins[s as usize] += 1;
+                self.wins_by_exits[s as usize] += u64::from(r.won_by_exits);
+            }
             Winner::Draw => self.draws += 1,
+        }
+        for (t, x) in self.exits.iter_mut().zip(&r.exits) {
+            *t += u64::from(*x);
         }
         self.turns += u64::from(r.turns);
         for (t, l) in self.losses.iter_mut().zip(&r.losses) {

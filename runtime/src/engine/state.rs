@@ -112,6 +112,9 @@ pub struct State {
     pub pending_inserts: Vec<String>,
     /// Events whose first card has been drawn.
     pub events_fired: Vec<String>,
+    /// Named counters kept on a side rather than a piece (`counter(side, name)`).
+    #[serde(default)]
+    pub side_counters: Vec<(SideId, String, i64)>,
 }
 
 impl State {

@@ -39,7 +39,7 @@ fn place_val(p: Pos) -> Val {
 
 impl<'r, 'p> Game<'r, 'p> {
     /// The unit rules and the actions of an activation.
-    fn unit_rules(&self, u: &UnitTurn) -> (&'r UnitSpec, &'r [ProcId]) {
+    pub(crate) fn unit_rules(&self, u: &UnitTurn) -> (&'r UnitSpec, &'r [ProcId]) {
         let rules: &'r super::Rules<'p> = self.rules;
         match u.ph.and_then(|ph| rules.phases.get(ph)) {
             Some(ph) => (&ph.unit, &ph.actions),
@@ -250,6 +250,22 @@ impl<'r, 'p> Game<'r, 'p> {
             return Ok(Vec::new());
         };
         let acted: Vec<usize> = (0..pieces.len()).filter(|&k| unit.used[k] > 0).collect();
+        // The unit is out of the stage while its choices are listed: `actions_left` reads it
+        // from here.
+        self.listing_unit = Some((unit.clone(), spec.actions_per_piece));
+        let listed = self.unit_choices(unit, spec, actions, pieces, &acted);
+        self.listing_unit = None;
+        listed
+    }
+
+    fn unit_choices(
+        &mut self,
+        unit: &UnitTurn,
+        spec: &UnitSpec,
+        actions: &[ProcId],
+        pieces: &[usize],
+        acted: &[usize],
+    ) -> Result<Vec<Choice>, EngineError> {
         let mut out = Vec::new();
         // Per unused piece, its choices (for `together`).
         let mut fresh: Vec<(usize, usize, usize)> = Vec::new();
@@ -375,6 +391,22 @@ impl<'r, 'p> Game<'r, 'p> {
         Ok(())
     }
 
+    /// Book pieces an action `spend`s as having acted in the activation in progress.
+    pub(crate) fn book_spent(&mut self, spent: &[usize]) {
+        if spent.is_empty() {
+            return;
+        }
+        if let Stage::Unit { unit, .. } = &mut self.flow.stage
+            && let Some(pieces) = &unit.pieces
+        {
+            for i in spent {
+                if let Some(k) = pieces.iter().position(|p| p == i) {
+                    unit.used[k] += 1;
+                }
+            }
+        }
+    }
+
     /// Pieces of one unit taking the same action to the same place, one after another in
     /// the unit's order; a piece the earlier ones made unable to go stays where it is.
     pub(crate) fn act_together(
@@ -389,7 +421,8 @@ impl<'r, 'p> Game<'r, 'p> {
             ));
         };
         let rest = &args[1..];
-        for (n, p) in pieces.iter().enumerate() {
+        let mut choices = Vec::with_capacity(pieces.len());
+        for p in pieces {
             let Val::Piece(i) = p else {
                 return Err(EngineError::Policy(
                     "pieces acting together are pieces".into(),
@@ -401,14 +434,24 @@ impl<'r, 'p> Game<'r, 'p> {
                 act: Act::Action(a),
                 args: one,
             };
-            if n > 0
-                && !self
-                    .legal_for(side, &[a], Some(*i as usize))?
-                    .contains(&choice)
-            {
+            choices.push((*i as usize, choice));
+        }
+        for (n, (i, choice)) in choices.iter().enumerate() {
+            if n > 0 && !self.legal_for(side, &[a], Some(*i))?.contains(choice) {
                 continue;
             }
-            self.carry_out(side, &choice, false)?;
+            // The ones still to come, as things stand (a group entering an enemy hex fights
+            // one melee when the last has arrived).
+            let mut left = 0;
+            for (j, later) in &choices[n + 1..] {
+                if self.legal_for(side, &[a], Some(*j))?.contains(later) {
+                    left += 1;
+                }
+            }
+            self.together_left = left;
+            let done = self.carry_out(side, choice, false);
+            self.together_left = 0;
+            done?;
             if self.flow.pending.is_some() {
                 return Err(EngineError::Policy(format!(
                     "`{}` asks a choice inside the action, so pieces cannot take it together: remove it from `together:`",
