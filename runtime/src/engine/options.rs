@@ -189,6 +189,10 @@ pub(crate) fn narrowings(body: &[Stmt], slot: u32) -> Vec<(usize, Narrow<'_>)> {
     out
 }
 
+/// Halvings in the search for the farthest legal point along a line of an open-table move:
+/// the point found is within 1/32 of the line's reach of the true farthest one.
+const SEARCH_STEPS: u32 = 5;
+
 /// How many steps of its allowance a bounded length parameter is offered at.
 const LENGTH_STEPS: i64 = 4;
 
@@ -404,7 +408,10 @@ impl Game<'_, '_> {
                     values
                 }
                 BoardSpec::Table { .. } => match self.table_points(a, args)? {
-                    Some(points) => points,
+                    Some((points, exact)) => {
+                        implied = exact;
+                        points
+                    }
                     None => (0..self.state.pieces.len())
                         .filter(|&i| {
                             self.state.pieces[i].on_board() && !args.contains(&Val::Piece(i as u32))
@@ -449,17 +456,21 @@ impl Game<'_, '_> {
 
     /// The points a place parameter `p` may take on an open table when a leading
     /// `require distance(x, p) <= r` measures it from a piece `x` on the table (`None`
-    /// otherwise: the pieces on the table are listed, as before). From `x`'s position:
-    /// toward every other piece on the table, stopping a base short of it, at the full `r` and
-    /// at half of it; `r` straight away from every piece of another side; and into every
-    /// terrain feature (the point `r` toward its centre, or the centre when nearer, if that
-    /// point lies inside it). Points off the table, at `x`'s own position or within a base of
-    /// another piece are dropped; the guard is still tested on each.
+    /// otherwise: the pieces on the table are listed, as before). Lines from `x`'s position:
+    /// the board's `move_directions` evenly spaced directions (the first toward the top of
+    /// the table); toward every other piece, stopping a base short of it; straight away from
+    /// every piece of another side; toward the nearest point and the centre of every terrain
+    /// feature. Each line is followed as far as the action's guards that read `p` (and only
+    /// earlier parameters) allow, within `r` and the line's own end, and offered at that
+    /// farthest point and at `k / move_steps` of it. So the longest legal move toward an
+    /// enemy, into cover or onto a feature is always offered. Points off the table, at `x`'s
+    /// own position or within a base of another piece are dropped. Every point offered has
+    /// passed the guards that decide it, which are returned as implied.
     fn table_points(
         &mut self,
         a: ProcId,
         args: &mut Vec<Val>,
-    ) -> Result<Option<Vec<Val>>, EngineError> {
+    ) -> Result<Option<(Vec<Val>, Vec<usize>)>, EngineError> {
         use crate::board::table::{distance, distance_squared, move_toward};
         let rules = self.rules;
         let BoardSpec::Table {
@@ -467,6 +478,7 @@ impl Game<'_, '_> {
             depth,
             base,
             shapes,
+            moves,
             ..
         } = &rules.board
         else {
@@ -504,10 +516,30 @@ impl Game<'_, '_> {
         };
         let r = r - i64::from(strict);
         if r <= 0 {
-            return Ok(Some(Vec::new()));
+            return Ok(Some((Vec::new(), Vec::new())));
+        }
+        // Far enough out that the direction of a line is exact, on any table.
+        let far = |dx: i64, dy: i64| {
+            Point::new(
+                (from.x() + dx * 64).clamp(-9_000_000, 9_000_000),
+                (from.y() + dy * 64).clamp(-9_000_000, 9_000_000),
+            )
+            .ok()
+        };
+        // (aim, how far along the line toward it a move may go at most)
+        let mut lines: Vec<(Point, i64)> = Vec::new();
+        for k in 0..moves.directions {
+            let angle = std::f64::consts::TAU * f64::from(k) / f64::from(moves.directions);
+            let unit = 1_000_000.0;
+            let (dx, dy) = (
+                (angle.sin() * unit).round() as i64,
+                (-angle.cos() * unit).round() as i64,
+            );
+            if let Some(aim) = far(dx, dy) {
+                lines.push((aim, r));
+            }
         }
         let mine = self.state.pieces[me].side;
-        let mut aims: Vec<Point> = Vec::new();
         for (j, q) in self.state.pieces.iter().enumerate() {
             let Some(Pos::Point(to)) = q.pos else {
                 continue;
@@ -515,53 +547,98 @@ impl Game<'_, '_> {
             if j == me || !q.on_board() {
                 continue;
             }
-            let reach = r.min(distance(from, to) - base);
-            if reach > 0 {
-                aims.push(move_toward(from, to, reach));
-                aims.push(move_toward(from, to, reach / 2));
-            }
+            lines.push((to, distance(from, to) - base));
             if q.side.is_some() && q.side != mine {
-                // The mirror of `to` through `from`, far enough out that the line is exact.
-                let (dx, dy) = (from.x() - to.x(), from.y() - to.y());
-                if let Ok(away) = Point::new(
-                    (from.x() + dx * 64).clamp(-9_000_000, 9_000_000),
-                    (from.y() + dy * 64).clamp(-9_000_000, 9_000_000),
-                ) {
-                    aims.push(move_toward(from, away, r));
+                if let Some(away) = far(from.x() - to.x(), from.y() - to.y()) {
+                    lines.push((away, r));
                 }
             }
         }
         for s in shapes {
-            let mid = match (s.geometry.as_rect(), s.geometry.as_circle()) {
-                (Some((p, q)), _) => Point::new((p.x() + q.x()) / 2, (p.y() + q.y()) / 2).ok(),
-                (_, Some((c, _))) => Some(c),
-                _ => None,
-            };
-            let Some(mid) = mid else { continue };
-            let stop = move_toward(from, mid, r);
-            if s.contains(stop) {
-                aims.push(stop);
+            for aim in [s.geometry.nearest_point(from), s.geometry.centre()] {
+                // One past the rounded distance, so the line ends on the point itself.
+                lines.push((aim, distance(from, aim) + 1));
             }
         }
-        let clear = |p: Point| {
-            self.state.pieces.iter().enumerate().all(|(j, q)| {
+        let clear = |state: &super::state::State, p: Point| {
+            state.pieces.iter().enumerate().all(|(j, q)| {
                 j == me
                     || !q.on_board()
                     || !matches!(q.pos, Some(Pos::Point(c)) if distance_squared(c, p) < base * base)
             })
         };
+        // The guards this parameter's value decides: those reading it and no later one.
+        let level = args.len() + 1;
+        let (implied, deciding): (Vec<usize>, Vec<&Expr>) = rules.guards[a as usize]
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, l))| *l == level)
+            .map(|(k, (g, _))| (k, *g))
+            .unzip();
+        let steps = i64::from(moves.steps.max(1));
         let mut out: Vec<Val> = Vec::new();
-        for p in aims {
-            let inside = (0..=*width).contains(&p.x()) && (0..=*depth).contains(&p.y());
-            if p == from || !inside || !clear(p) {
+        for (aim, reach) in lines {
+            let reach = reach.min(r);
+            if reach <= 0 || aim == from {
                 continue;
             }
-            let v = GameHost::pos_val(Pos::Point(p));
-            if !out.contains(&v) {
-                out.push(v);
+            let inside = |p: Point| (0..=*width).contains(&p.x()) && (0..=*depth).contains(&p.y());
+            let mut legal = |game: &mut Self, len: i64| -> Result<bool, EngineError> {
+                let p = move_toward(from, aim, len);
+                if !inside(p) {
+                    return Ok(false);
+                }
+                args.push(GameHost::pos_val(Pos::Point(p)));
+                let mut ok = true;
+                for g in &deciding {
+                    if !game.with_host(|i, c| Ok(i.eval_in(a, args, g, c)? == Val::Bool(true)))? {
+                        ok = false;
+                        break;
+                    }
+                }
+                args.pop();
+                Ok(ok)
+            };
+            // The farthest legal length along the line: guards of moves (cost, a clear path,
+            // staying on the table) hold for a move when they hold for a longer one.
+            let end = if legal(self, reach)? {
+                reach
+            } else {
+                let (mut lo, mut hi) = (0, reach);
+                for _ in 0..SEARCH_STEPS {
+                    let mid = lo + (hi - lo) / 2;
+                    if mid == lo {
+                        break;
+                    }
+                    if legal(self, mid)? {
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                lo
+            };
+            if end <= 0 {
+                continue;
+            }
+            for k in (1..=steps).rev() {
+                let len = end * k / steps;
+                let p = move_toward(from, aim, len);
+                if p == from || !clear(&self.state, p) {
+                    continue;
+                }
+                // The farthest point passed; the shorter ones are tested here, so that
+                // every point offered meets the guards that decide it.
+                if k < steps && !legal(self, len)? {
+                    continue;
+                }
+                let v = GameHost::pos_val(Pos::Point(p));
+                if !out.contains(&v) {
+                    out.push(v);
+                }
             }
         }
-        Ok(Some(out))
+        Ok(Some((out, implied)))
     }
 
     /// The hexes where `count_units(hex, filters…)` is above zero, in board order.
@@ -798,6 +875,10 @@ impl Game<'_, '_> {
                         // Lengths in the ruleset's unit, as written (`4in`), not in tenths of
                         // a millimetre.
                         (Val::Int(n), Type::Length) => self.rules.program.show_length(*n),
+                        // A point of an open-table move, in inches as the narrative shows it.
+                        (Val::List(_), Type::Entity(None)) => {
+                            decode_place(self.rules, v).map_or_else(|_| show(v), |p| p.label())
+                        }
                         _ => show(v),
                     })
                     .collect();
