@@ -339,7 +339,12 @@ fn plastic_battle_reloading_units_wait_their_rld_turns() {
     let (program, a) = load("plastic_battle", "total-destruction");
     let rules = Rules::new(&program, &a, "total-destruction").unwrap();
     let mut attacks_checked = 0;
-    for seed in 0..3 {
+    // Seeds in order until a few repeated shots have been seen (random figures on an open
+    // table meet rarely), so the test stays short.
+    for seed in 0..16 {
+        if attacks_checked >= 3 {
+            break;
+        }
         let chosen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
         let mut ps: Vec<Box<dyn Policy>> = (0..2)
             .map(|s| {
@@ -534,7 +539,7 @@ fn plastic_battle_moves_pay_for_terrain_keep_clear_of_bases_and_include_the_full
     let (program, a) = load("plastic_battle", "total-destruction");
     let rules = Rules::new(&program, &a, "total-destruction").unwrap();
     let (mut checked, mut full) = (0, 0);
-    for seed in 0..2 {
+    for seed in 0..1 {
         let mut refs: Vec<MoveReferee> = (0..2)
             .map(|s| MoveReferee {
                 inner: Random::new(seed, s),

@@ -189,6 +189,9 @@ pub(crate) fn narrowings(body: &[Stmt], slot: u32) -> Vec<(usize, Narrow<'_>)> {
     out
 }
 
+/// Values listed for a parameter, and the guards they meet by construction.
+type Listed = (Vec<Val>, Vec<usize>);
+
 /// Halvings in the search for the farthest legal point along a line of an open-table move:
 /// the point found is within 1/32 of the line's reach of the true farthest one.
 const SEARCH_STEPS: u32 = 5;
@@ -470,7 +473,7 @@ impl Game<'_, '_> {
         &mut self,
         a: ProcId,
         args: &mut Vec<Val>,
-    ) -> Result<Option<(Vec<Val>, Vec<usize>)>, EngineError> {
+    ) -> Result<Option<Listed>, EngineError> {
         use crate::board::table::{distance, distance_squared, move_toward};
         let rules = self.rules;
         let BoardSpec::Table {
@@ -548,10 +551,11 @@ impl Game<'_, '_> {
                 continue;
             }
             lines.push((to, distance(from, to) - base));
-            if q.side.is_some() && q.side != mine {
-                if let Some(away) = far(from.x() - to.x(), from.y() - to.y()) {
-                    lines.push((away, r));
-                }
+            if q.side.is_some()
+                && q.side != mine
+                && let Some(away) = far(from.x() - to.x(), from.y() - to.y())
+            {
+                lines.push((away, r));
             }
         }
         for s in shapes {
