@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::log::{At, Ev, Report, config, entity_of};
+use super::log::{At, Ev, Report, config, entity_of, prop};
 
 /// An inch in the log's unit (tenths of a millimetre).
 const INCH: i64 = 254;
@@ -45,21 +45,86 @@ fn stats(unit: &str) -> Stats {
 const COHESION_PASS: i64 = 8;
 const COH_TERRAIN: i64 = -1;
 
+enum Shape {
+    Rect(i64, i64, i64, i64),
+    Circle(i64, i64, i64),
+}
+
+impl Shape {
+    fn contains(&self, x: f64, y: f64) -> bool {
+        match *self {
+            Shape::Rect(x0, y0, x1, y1) => {
+                x >= x0.min(x1) as f64
+                    && x <= x0.max(x1) as f64
+                    && y >= y0.min(y1) as f64
+                    && y <= y0.max(y1) as f64
+            }
+            Shape::Circle(cx, cy, r) => {
+                let (dx, dy) = (x - cx as f64, y - cy as f64);
+                dx * dx + dy * dy <= (r * r) as f64
+            }
+        }
+    }
+}
+
 fn dist(a: (i64, i64), b: (i64, i64)) -> f64 {
     (((a.0 - b.0) as f64).powi(2) + ((a.1 - b.1) as f64).powi(2)).sqrt()
 }
 
+/// Distance from `c` to the segment `a`-`b`.
+fn seg_dist(c: (i64, i64), a: (i64, i64), b: (i64, i64)) -> f64 {
+    let (dx, dy) = ((b.0 - a.0) as f64, (b.1 - a.1) as f64);
+    let len2 = dx * dx + dy * dy;
+    if len2 == 0.0 {
+        return dist(c, a);
+    }
+    let t = (((c.0 - a.0) as f64 * dx + (c.1 - a.1) as f64 * dy) / len2).clamp(0.0, 1.0);
+    let (px, py) = (a.0 as f64 + t * dx, a.1 as f64 + t * dy);
+    ((c.0 as f64 - px).powi(2) + (c.1 as f64 - py).powi(2)).sqrt()
+}
+
 pub struct PlasticBattle {
+    /// Terrain features that slow a move to half (3: hills, marsh, river, woods).
+    slow: Vec<Shape>,
+    base: i64,
     sides: Vec<String>,
     reload: bool,
 }
 
 impl PlasticBattle {
     pub fn new(ir: &Value, scenario: &str, assumed: &BTreeMap<String, String>) -> Self {
-        assert!(
-            config(ir, "scenario", scenario).is_some(),
-            "no scenario {scenario}"
-        );
+        let sc = config(ir, "scenario", scenario).expect("the scenario");
+        let b = super::log::board(ir, sc);
+        let len = |v: &Value| v["Const"]["Length"].as_i64().unwrap();
+        let base = len(prop(b, "base")[0].1);
+        let mut slow = Vec::new();
+        for f in b["blocks"].as_array().unwrap() {
+            if f["keyword"] != "feature" {
+                continue;
+            }
+            let t = prop(f, "terrain")[0].1["Const"]["Entity"].as_u64().unwrap() as usize;
+            let name = ir["entities"][t]["name"].as_str().unwrap();
+            // 3: hills (uphill), marsh, river and woods halve movement.
+            if !matches!(name, "hills" | "marsh" | "river" | "woods") {
+                continue;
+            }
+            let rect = prop(f, "rect");
+            let circle = prop(f, "circle");
+            if rect.len() == 4 {
+                slow.push(Shape::Rect(
+                    len(rect[0].1),
+                    len(rect[1].1),
+                    len(rect[2].1),
+                    len(rect[3].1),
+                ));
+            } else if circle.len() == 3 {
+                slow.push(Shape::Circle(
+                    len(circle[0].1),
+                    len(circle[1].1),
+                    len(circle[2].1),
+                ));
+            }
+        }
         let sides = ir["sides"]
             .as_array()
             .unwrap()
@@ -69,11 +134,34 @@ impl PlasticBattle {
         let reload = assumed
             .get(&format!("scenario.{scenario}.options"))
             .is_some_and(|o| o.contains("reload"));
-        PlasticBattle { sides, reload }
+        PlasticBattle {
+            slow,
+            base,
+            sides,
+            reload,
+        }
     }
 
     fn unit(&self, label: &str) -> Stats {
         stats(entity_of(label, &self.sides))
+    }
+
+    /// What a straight move from `a` to `b` costs: its length, the part in slow terrain
+    /// counted twice (3: half speed while moving through it).
+    fn move_cost(&self, a: (i64, i64), b: (i64, i64)) -> f64 {
+        const STEPS: usize = 400;
+        let total = dist(a, b);
+        let mut cost = 0.0;
+        for i in 0..STEPS {
+            let t = (i as f64 + 0.5) / STEPS as f64;
+            let (x, y) = (
+                a.0 as f64 + t * (b.0 - a.0) as f64,
+                a.1 as f64 + t * (b.1 - a.1) as f64,
+            );
+            let slow = self.slow.iter().any(|s| s.contains(x, y));
+            cost += total / STEPS as f64 * if slow { 2.0 } else { 1.0 };
+        }
+        cost
     }
 
     pub fn referee(&self, events: &[Ev], r: &mut Report) {
@@ -152,27 +240,36 @@ impl PlasticBattle {
                     ..
                 } => {
                     let to = (*x, *y);
-                    if let Some(At::Point(fx, fy)) = from
-                        && why != "bring_in"
-                    {
-                        // A move by an action (advance, fall back: one inch) or the cohesion
-                        // retreat is never longer than SPD, slowed or not.
+                    if let Some(At::Point(fx, fy)) = from {
                         let from = (*fx, *fy);
-                        let limit = if why == "fall_back" {
-                            INCH
-                        } else {
-                            self.unit(piece).spd
-                        };
-                        r.check(
-                            "a move is never longer than SPD (2 Move, Retreat)",
-                            (dist(from, to) > (limit + SLACK) as f64).then(|| {
-                                format!(
-                                    "turn {turn} ({why}): {piece} moves {:.2}in of {}in",
+                        let s = self.unit(piece);
+                        let cost = self.move_cost(from, to);
+                        // A move by an action (advance, fall back) or the cohesion retreat:
+                        // at most SPD, slowed in slow terrain.
+                        let limit = if why == "fall_back" { INCH } else { s.spd };
+                        if why != "bring_in" {
+                            r.check(
+                                "move within SPD, halved only through slow terrain (2 Move, 3)",
+                                (cost > (limit + SLACK) as f64).then(|| format!(
+                                    "turn {turn} ({why}): {piece} moves {:.2}in costing {:.2}in of {}in",
                                     dist(from, to) / INCH as f64,
+                                    cost / INCH as f64,
                                     limit as f64 / INCH as f64
-                                )
-                            }),
-                        );
+                                )),
+                            );
+                            let through = at.iter().find(|(l, c)| {
+                                *l != piece && seg_dist(**c, from, to) < (self.base - SLACK) as f64
+                            });
+                            r.check(
+                                "never through another figure's base (2 Move)",
+                                through.map(|(l, c)| {
+                                    format!(
+                                        "turn {turn} ({why}): {piece} passes {:.2}in from {l}",
+                                        seg_dist(*c, from, to) / INCH as f64
+                                    )
+                                }),
+                            );
+                        }
                     }
                     at.insert(piece.clone(), to);
                 }
