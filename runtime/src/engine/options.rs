@@ -8,7 +8,7 @@
 
 use std::collections::BTreeSet;
 
-use sandtable_ir::functions::{By, Narrowing};
+use sandtable_ir::functions::{By, EngineFn, Narrowing};
 use sandtable_ir::{BinOp, Expr, ProcId, SideId, Stmt, Type};
 
 use super::host::GameHost;
@@ -195,6 +195,16 @@ type Listed = (Vec<Val>, Vec<usize>);
 /// Halvings in the search for the farthest legal point along a line of an open-table move:
 /// the point found is within 1/32 of the line's reach of the true farthest one.
 const SEARCH_STEPS: u32 = 5;
+
+/// `path_clear(x, p)` as the engine function reads it, for piece `me` going straight from
+/// `from` to `to`: no other figure's base (nor a flag's) touched on the way.
+fn path_clear(state: &super::state::State, me: usize, from: Point, to: Point, base: i64) -> bool {
+    state.pieces.iter().enumerate().all(|(j, q)| {
+        j == me
+            || !q.on_board()
+            || !matches!(q.pos, Some(Pos::Point(c)) if crate::board::table::passes_within(from, to, c, base))
+    })
+}
 
 /// How many steps of its allowance a bounded length parameter is offered at.
 const LENGTH_STEPS: i64 = 4;
@@ -543,20 +553,28 @@ impl Game<'_, '_> {
             }
         }
         let mine = self.state.pieces[me].side;
+        // Toward every enemy figure and every piece of no side (flags, objectives), stopping
+        // a base short of it; straight away from the nearest enemy. Lines toward friends
+        // are left out: they end base to base among the unit's own figures, short moves
+        // that the directions already cover.
+        let mut nearest_enemy: Option<(i64, Point)> = None;
         for (j, q) in self.state.pieces.iter().enumerate() {
             let Some(Pos::Point(to)) = q.pos else {
                 continue;
             };
-            if j == me || !q.on_board() {
+            if j == me || !q.on_board() || (q.side.is_some() && q.side == mine) {
                 continue;
             }
-            lines.push((to, distance(from, to) - base));
-            if q.side.is_some()
-                && q.side != mine
-                && let Some(away) = far(from.x() - to.x(), from.y() - to.y())
-            {
-                lines.push((away, r));
+            let d = distance(from, to);
+            lines.push((to, d - base));
+            if q.side.is_some() && nearest_enemy.is_none_or(|(n, _)| d < n) {
+                nearest_enemy = Some((d, to));
             }
+        }
+        if let Some((_, to)) = nearest_enemy
+            && let Some(away) = far(from.x() - to.x(), from.y() - to.y())
+        {
+            lines.push((away, r));
         }
         for s in shapes {
             for aim in [s.geometry.nearest_point(from), s.geometry.centre()] {
@@ -573,12 +591,40 @@ impl Game<'_, '_> {
         };
         // The guards this parameter's value decides: those reading it and no later one.
         let level = args.len() + 1;
-        let (implied, deciding): (Vec<usize>, Vec<&Expr>) = rules.guards[a as usize]
+        let slot = args.len() as u32;
+        let within = found
             .iter()
-            .enumerate()
-            .filter(|(_, (_, l))| *l == level)
-            .map(|(k, (g, _))| (k, *g))
-            .unzip();
+            .find(|(_, n)| matches!(n, Narrow::Within { by: By::Distance, .. }))
+            .map(|(k, _)| *k);
+        // Guards the engine tests itself, without the interpreter: the distance that
+        // narrows `p` (every point is built within it) and `path_clear(x, p)` for the
+        // acting piece `x`. Both hold for a move when they hold for a longer one along the
+        // same line, so their farthest point on a line is searched for first, natively.
+        let mut native_path = false;
+        let mut implied: Vec<usize> = Vec::new();
+        let mut deciding: Vec<&Expr> = Vec::new();
+        for (k, (g, l)) in rules.guards[a as usize].iter().enumerate() {
+            if *l != level {
+                continue;
+            }
+            implied.push(k);
+            if Some(k) == within {
+                continue;
+            }
+            if let Expr::Host {
+                func: EngineFn::PathClear,
+                args: gargs,
+            } = g
+                && let [Expr::Local(x), Expr::Local(q)] = gargs.as_slice()
+                && *q == slot
+                && args.get(*x as usize) == Some(&Val::Piece(me as u32))
+            {
+                native_path = true;
+                continue;
+            }
+            deciding.push(*g);
+        }
+        let inside = |p: Point| (0..=*width).contains(&p.x()) && (0..=*depth).contains(&p.y());
         let steps = i64::from(moves.steps.max(1));
         let mut out: Vec<Val> = Vec::new();
         for (aim, reach) in lines {
@@ -586,13 +632,17 @@ impl Game<'_, '_> {
             if reach <= 0 || aim == from {
                 continue;
             }
-            let inside = |p: Point| (0..=*width).contains(&p.x()) && (0..=*depth).contains(&p.y());
-            let mut legal = |game: &mut Self, len: i64| -> Result<bool, EngineError> {
+            let native = |state: &super::state::State, len: i64| {
                 let p = move_toward(from, aim, len);
-                if !inside(p) {
+                inside(p)
+                    && distance(from, p) <= r
+                    && (!native_path || path_clear(state, me, from, p, *base))
+            };
+            let mut legal = |game: &mut Self, len: i64| -> Result<bool, EngineError> {
+                if !native(&game.state, len) {
                     return Ok(false);
                 }
-                args.push(GameHost::pos_val(Pos::Point(p)));
+                args.push(GameHost::pos_val(Pos::Point(move_toward(from, aim, len))));
                 let mut ok = true;
                 for g in &deciding {
                     if !game.with_host(|i, c| Ok(i.eval_in(a, args, g, c)? == Val::Bool(true)))? {
@@ -603,12 +653,33 @@ impl Game<'_, '_> {
                 args.pop();
                 Ok(ok)
             };
-            // The farthest legal length along the line: guards of moves (cost, a clear path,
-            // staying on the table) hold for a move when they hold for a longer one.
-            let end = if legal(self, reach)? {
-                reach
+            // The farthest point the engine's own tests allow (the table, the distance, a
+            // clear path), to a unit of length: cheap, so searched for exactly.
+            let mut hi = reach;
+            if !native(&self.state, hi) {
+                let mut lo = 0;
+                while hi - lo > 1 {
+                    let mid = lo + (hi - lo) / 2;
+                    if native(&self.state, mid) {
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                hi = lo;
+            }
+            if hi <= 0 {
+                continue;
+            }
+            // Then the rules' own guards (move costs, terrain), interpreted: the guards of
+            // moves hold for a move when they hold for a longer one, so when the farthest
+            // point fails the nearest step is tried before searching between them.
+            let end = if legal(self, hi)? {
+                hi
+            } else if !legal(self, hi >> SEARCH_STEPS)? {
+                0
             } else {
-                let (mut lo, mut hi) = (0, reach);
+                let (mut lo, mut hi) = (hi >> SEARCH_STEPS, hi);
                 for _ in 0..SEARCH_STEPS {
                     let mid = lo + (hi - lo) / 2;
                     if mid == lo {
