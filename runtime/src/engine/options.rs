@@ -541,17 +541,6 @@ impl Game<'_, '_> {
         };
         // (aim, how far along the line toward it a move may go at most)
         let mut lines: Vec<(Point, i64)> = Vec::new();
-        for k in 0..moves.directions {
-            let angle = std::f64::consts::TAU * f64::from(k) / f64::from(moves.directions);
-            let unit = 1_000_000.0;
-            let (dx, dy) = (
-                (angle.sin() * unit).round() as i64,
-                (-angle.cos() * unit).round() as i64,
-            );
-            if let Some(aim) = far(dx, dy) {
-                lines.push((aim, r));
-            }
-        }
         let mine = self.state.pieces[me].side;
         // Toward every enemy figure and every piece of no side (flags, objectives), stopping
         // a base short of it; straight away from the nearest enemy. Lines toward friends
@@ -576,10 +565,39 @@ impl Game<'_, '_> {
         {
             lines.push((away, r));
         }
+        // Into every terrain feature: toward its centre (followed as far as the guards
+        // allow, so into it when it can be reached), and toward its nearest point when the
+        // centre is out of reach (to its edge).
         for s in shapes {
-            for aim in [s.geometry.nearest_point(from), s.geometry.centre()] {
-                // One past the rounded distance, so the line ends on the point itself.
-                lines.push((aim, distance(from, aim) + 1));
+            let centre = s.geometry.centre();
+            let to_centre = distance(from, centre);
+            // One past the rounded distance, so the line ends on the point itself.
+            lines.push((centre, to_centre + 1));
+            if to_centre > r {
+                let edge = s.geometry.nearest_point(from);
+                lines.push((edge, distance(from, edge) + 1));
+            }
+        }
+        // The board's `move_directions` compass directions fill the gaps: one is left out
+        // when a line above already heads within half a sector of it.
+        let half_sector = std::f64::consts::PI / f64::from(moves.directions.max(1));
+        let heading = |aim: Point| ((aim.x() - from.x()) as f64).atan2((aim.y() - from.y()) as f64);
+        let headings: Vec<f64> = lines.iter().filter(|(aim, _)| *aim != from).map(|(aim, _)| heading(*aim)).collect();
+        for k in 0..moves.directions {
+            let angle = std::f64::consts::TAU * f64::from(k) / f64::from(moves.directions);
+            let unit = 1_000_000.0;
+            let (dx, dy) = (
+                (angle.sin() * unit).round() as i64,
+                (-angle.cos() * unit).round() as i64,
+            );
+            let Some(aim) = far(dx, dy) else { continue };
+            let h = heading(aim);
+            let covered = headings.iter().any(|g| {
+                let d = (h - g).rem_euclid(std::f64::consts::TAU);
+                d.min(std::f64::consts::TAU - d) < half_sector
+            });
+            if !covered {
+                lines.push((aim, r));
             }
         }
         let clear = |state: &super::state::State, p: Point| {
@@ -643,15 +661,16 @@ impl Game<'_, '_> {
                     return Ok(false);
                 }
                 args.push(GameHost::pos_val(Pos::Point(move_toward(from, aim, len))));
-                let mut ok = true;
-                for g in &deciding {
-                    if !game.with_host(|i, c| Ok(i.eval_in(a, args, g, c)? == Val::Bool(true)))? {
-                        ok = false;
-                        break;
+                let ok = game.with_host(|i, c| {
+                    for g in &deciding {
+                        if i.eval_in(a, args, g, c)? != Val::Bool(true) {
+                            return Ok(false);
+                        }
                     }
-                }
+                    Ok(true)
+                });
                 args.pop();
-                Ok(ok)
+                ok
             };
             // The farthest point the engine's own tests allow (the table, the distance, a
             // clear path), to a unit of length: cheap, so searched for exactly.
