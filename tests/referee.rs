@@ -45,7 +45,7 @@ fn play_n(sys: &str, scenario: &str, games: u64, check: &mut Check) {
     let ir = serde_json::to_value(&c.program).unwrap();
     let assumed = log::assumptions(&std::fs::read_to_string(&file).unwrap());
     let sides = c.program.sides.len() as u32;
-    for seed in 1..=games {
+    let log_of = |seed: u64| {
         let mut game = Game::new(&rules, seed, None);
         let mut policies: Vec<Box<dyn Policy>> = (0..sides)
             .map(|s| Box::new(Random::new(seed, s)) as Box<dyn Policy>)
@@ -56,7 +56,28 @@ fn play_n(sys: &str, scenario: &str, games: u64, check: &mut Check) {
             text.push_str(&serde_json::to_string(e).unwrap());
             text.push('\n');
         }
-        check(&ir, &text, &assumed);
+        text
+    };
+    // The games are played on every core, a batch at a time, and checked in seed order.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    let mut seed = 1;
+    while seed <= games {
+        let batch: Vec<u64> = (seed..=games).take(threads as usize * 4).collect();
+        seed += batch.len() as u64;
+        let texts: Vec<String> = std::thread::scope(|s| {
+            let log_of = &log_of;
+            let chunks: Vec<_> = batch
+                .chunks(batch.len().div_ceil(threads as usize))
+                .map(|c| s.spawn(move || c.iter().map(|&n| log_of(n)).collect::<Vec<_>>()))
+                .collect();
+            chunks
+                .into_iter()
+                .flat_map(|h| h.join().unwrap())
+                .collect()
+        });
+        for text in &texts {
+            check(&ir, text, &assumed);
+        }
     }
 }
 
@@ -116,21 +137,31 @@ fn platoon_down_in_the_valley_is_played_as_printed() {
     assert_eq!(r.total_violations(), 0, "{}", r.show("Down in the Valley"));
 }
 
-#[test]
-fn plastic_battle_total_destruction_is_played_as_printed() {
+fn plastic_battle(scenario: &str, title: &str) {
     let mut r = Report::default();
     let mut referee = None;
-    play(
-        "plastic_battle",
-        "total-destruction",
-        &mut |ir, text, assumed| {
-            let p = referee.get_or_insert_with(|| {
-                referee::plastic_battle::PlasticBattle::new(ir, "total_destruction", assumed)
-            });
-            p.referee(&log::read(text), &mut r);
-        },
-    );
-    judge("Plastic Battle, Total Destruction", &r);
+    play("plastic_battle", scenario, &mut |ir, text, assumed| {
+        let p = referee.get_or_insert_with(|| {
+            referee::plastic_battle::PlasticBattle::new(ir, &scenario.replace('-', "_"), assumed)
+        });
+        p.referee(&log::read(text), &mut r);
+    });
+    judge(title, &r);
+}
+
+#[test]
+fn plastic_battle_total_destruction_is_played_as_printed() {
+    plastic_battle("total-destruction", "Plastic Battle, Total Destruction");
+}
+
+#[test]
+fn plastic_battle_king_of_the_hill_is_played_as_printed() {
+    plastic_battle("king-of-the-hill", "Plastic Battle, King of the Hill");
+}
+
+#[test]
+fn plastic_battle_capture_the_flag_is_played_as_printed() {
+    plastic_battle("capture-the-flag", "Plastic Battle, Capture the Flag");
 }
 
 /// A referee that passes everything proves nothing: a log changed by hand (a die result

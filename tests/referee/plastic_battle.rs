@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::log::{At, Ev, Report, config, entity_of};
+use super::log::{At, Ev, Report, config, entity_of, prop};
 
 /// An inch in the log's unit (tenths of a millimetre).
 const INCH: i64 = 254;
@@ -45,35 +45,184 @@ fn stats(unit: &str) -> Stats {
 const COHESION_PASS: i64 = 8;
 const COH_TERRAIN: i64 = -1;
 
+enum Shape {
+    Rect(i64, i64, i64, i64),
+    Circle(i64, i64, i64),
+}
+
+impl Shape {
+    /// Where a hill's top is read to be (3: "moving up hills"): its middle.
+    fn centre(&self) -> (f64, f64) {
+        match *self {
+            Shape::Rect(x0, y0, x1, y1) => ((x0 + x1) as f64 / 2.0, (y0 + y1) as f64 / 2.0),
+            Shape::Circle(cx, cy, _) => (cx as f64, cy as f64),
+        }
+    }
+
+    fn contains(&self, x: f64, y: f64) -> bool {
+        match *self {
+            Shape::Rect(x0, y0, x1, y1) => {
+                x >= x0.min(x1) as f64
+                    && x <= x0.max(x1) as f64
+                    && y >= y0.min(y1) as f64
+                    && y <= y0.max(y1) as f64
+            }
+            Shape::Circle(cx, cy, r) => {
+                let (dx, dy) = (x - cx as f64, y - cy as f64);
+                dx * dx + dy * dy <= (r * r) as f64
+            }
+        }
+    }
+}
+
 fn dist(a: (i64, i64), b: (i64, i64)) -> f64 {
     (((a.0 - b.0) as f64).powi(2) + ((a.1 - b.1) as f64).powi(2)).sqrt()
 }
 
+/// Distance from `c` to the segment `a`-`b`.
+fn seg_dist(c: (i64, i64), a: (i64, i64), b: (i64, i64)) -> f64 {
+    let (dx, dy) = ((b.0 - a.0) as f64, (b.1 - a.1) as f64);
+    let len2 = dx * dx + dy * dy;
+    if len2 == 0.0 {
+        return dist(c, a);
+    }
+    let t = (((c.0 - a.0) as f64 * dx + (c.1 - a.1) as f64 * dy) / len2).clamp(0.0, 1.0);
+    let (px, py) = (a.0 as f64 + t * dx, a.1 as f64 + t * dy);
+    ((c.0 as f64 - px).powi(2) + (c.1 as f64 - py).powi(2)).sqrt()
+}
+
 pub struct PlasticBattle {
+    /// Terrain features that slow a move through them to half (3: marsh, river, woods).
+    slow: Vec<Shape>,
+    /// Hills: a move up them is slowed to half (3); down or across is not.
+    hills: Vec<Shape>,
+    base: i64,
+    /// Each side's set-up area, where its flag (its HQ, 2) stands.
+    areas: Vec<(String, Shape)>,
     sides: Vec<String>,
     reload: bool,
+    /// Total Destruction: the side with units left when the other has none wins.
+    destruction: bool,
 }
 
 impl PlasticBattle {
     pub fn new(ir: &Value, scenario: &str, assumed: &BTreeMap<String, String>) -> Self {
-        assert!(
-            config(ir, "scenario", scenario).is_some(),
-            "no scenario {scenario}"
-        );
-        let sides = ir["sides"]
+        let sc = config(ir, "scenario", scenario).expect("the scenario");
+        let b = super::log::board(ir, sc);
+        let len = |v: &Value| v["Const"]["Length"].as_i64().unwrap();
+        let base = len(prop(b, "base")[0].1);
+        let shape = |f: &Value| {
+            let rect = prop(f, "rect");
+            let circle = prop(f, "circle");
+            if rect.len() == 4 {
+                Some(Shape::Rect(
+                    len(rect[0].1),
+                    len(rect[1].1),
+                    len(rect[2].1),
+                    len(rect[3].1),
+                ))
+            } else if circle.len() == 3 {
+                Some(Shape::Circle(
+                    len(circle[0].1),
+                    len(circle[1].1),
+                    len(circle[2].1),
+                ))
+            } else {
+                None
+            }
+        };
+        let (mut slow, mut hills) = (Vec::new(), Vec::new());
+        let mut named_areas = Vec::new();
+        for f in b["blocks"].as_array().unwrap() {
+            if f["keyword"] == "area" {
+                named_areas.push((f["name"].as_str().unwrap().to_string(), shape(f).unwrap()));
+                continue;
+            }
+            if f["keyword"] != "feature" {
+                continue;
+            }
+            let t = prop(f, "terrain")[0].1["Const"]["Entity"].as_u64().unwrap() as usize;
+            let name = ir["entities"][t]["name"].as_str().unwrap();
+            // 3: marsh, river and woods halve movement through them; hills going up.
+            match name {
+                "marsh" | "river" | "woods" => slow.extend(shape(f)),
+                "hills" => hills.extend(shape(f)),
+                _ => {}
+            }
+        }
+        let sides: Vec<String> = ir["sides"]
             .as_array()
             .unwrap()
             .iter()
             .map(|s| s["name"].as_str().unwrap().to_string())
             .collect();
+        // Where each side sets up, from the scenario's assumptions (the book prints none).
+        let mut areas = Vec::new();
+        for side in &sides {
+            let key = format!("force.{side}.deploy");
+            let Some(name) = assumed
+                .iter()
+                .find(|(k, _)| k.starts_with(&key))
+                .map(|(_, v)| v.trim().to_string())
+            else {
+                continue;
+            };
+            if let Some(i) = named_areas.iter().position(|(n, _)| *n == name) {
+                areas.push((side.clone(), named_areas.remove(i).1));
+            }
+        }
         let reload = assumed
             .get(&format!("scenario.{scenario}.options"))
             .is_some_and(|o| o.contains("reload"));
-        PlasticBattle { sides, reload }
+        PlasticBattle {
+            slow,
+            hills,
+            base,
+            areas,
+            sides,
+            reload,
+            destruction: scenario == "total_destruction",
+        }
+    }
+
+    fn side_of<'a>(&self, label: &'a str) -> &'a str {
+        label.split(' ').next().unwrap_or_default()
+    }
+
+    /// The side whose set-up area a flag stands in.
+    fn owner(&self, c: (i64, i64)) -> &str {
+        self.areas
+            .iter()
+            .find(|(_, a)| a.contains(c.0 as f64, c.1 as f64))
+            .map_or("", |(s, _)| s.as_str())
     }
 
     fn unit(&self, label: &str) -> Stats {
         stats(entity_of(label, &self.sides))
+    }
+
+    /// What a straight move from `a` to `b` costs: its length, the part through marsh, river
+    /// or woods counted twice, and the part going up a hill (drawing nearer its top) twice
+    /// (3: half speed).
+    fn move_cost(&self, a: (i64, i64), b: (i64, i64)) -> f64 {
+        const STEPS: usize = 400;
+        let total = dist(a, b);
+        let mut cost = 0.0;
+        for i in 0..STEPS {
+            let t = (i as f64 + 0.5) / STEPS as f64;
+            let (x, y) = (
+                a.0 as f64 + t * (b.0 - a.0) as f64,
+                a.1 as f64 + t * (b.1 - a.1) as f64,
+            );
+            let (dx, dy) = ((b.0 - a.0) as f64, (b.1 - a.1) as f64);
+            let slow = self.slow.iter().any(|s| s.contains(x, y))
+                || self.hills.iter().any(|h| {
+                    let (cx, cy) = h.centre();
+                    h.contains(x, y) && dx * (cx - x) + dy * (cy - y) > 0.0
+                });
+            cost += total / STEPS as f64 * if slow { 2.0 } else { 1.0 };
+        }
+        cost
     }
 
     pub fn referee(&self, events: &[Ev], r: &mut Report) {
@@ -82,7 +231,19 @@ impl PlasticBattle {
         let mut turn = 0u32;
         let mut attacked_on: HashMap<String, u32> = HashMap::new();
         let mut failed: HashSet<String> = HashSet::new();
+        // A routed unit: whether it ran into its own flag or an enemy (destroyed, 2) or not
+        // (a friend rallies it; nothing stops it at its SPD).
+        let mut rout: Option<(String, bool, u32)> = None;
         for e in events {
+            if let Some((p, dies, t)) = rout.take() {
+                let destroyed = matches!(e, Ev::Eliminated { piece } if *piece == p);
+                r.check(
+                    "a routing unit that runs into its flag or an enemy is destroyed, else it stays (2)",
+                    (dies != destroyed).then(|| {
+                        format!("turn {t}: {p} ran into its flag or an enemy: {dies}, destroyed: {destroyed}")
+                    }),
+                );
+            }
             match e {
                 Ev::Turn(t) => {
                     turn = *t;
@@ -155,24 +316,79 @@ impl PlasticBattle {
                     if let Some(At::Point(fx, fy)) = from
                         && why != "bring_in"
                     {
-                        // A move by an action (advance, fall back: one inch) or the cohesion
-                        // retreat is never longer than SPD, slowed or not.
                         let from = (*fx, *fy);
-                        let limit = if why == "fall_back" {
-                            INCH
+                        let s = self.unit(piece);
+                        // 2 Cohesion: a unit that fails retreats "directly" toward its flag,
+                        // its SPD, terrain not slowing it.
+                        let routing = why.starts_with("phase.cohesion");
+                        let (cost, limit) = if routing {
+                            (dist(from, to), s.spd)
+                        } else if why == "fall_back" {
+                            (self.move_cost(from, to), INCH)
                         } else {
-                            self.unit(piece).spd
+                            (self.move_cost(from, to), s.spd)
                         };
                         r.check(
-                            "a move is never longer than SPD (2 Move, Retreat)",
-                            (dist(from, to) > (limit + SLACK) as f64).then(|| {
+                            "move within SPD, halved only through slow terrain and up hills (2 Move, 3)",
+                            (cost > (limit + SLACK) as f64).then(|| format!(
+                                "turn {turn} ({why}): {piece} moves {:.2}in costing {:.2}in of {}in",
+                                dist(from, to) / INCH as f64,
+                                cost / INCH as f64,
+                                limit as f64 / INCH as f64
+                            )),
+                        );
+                        let through = at.iter().find(|(l, c)| {
+                            *l != piece && seg_dist(**c, from, to) < (self.base - SLACK) as f64
+                        });
+                        r.check(
+                            "never through another figure's base or a flag (2 Move)",
+                            through.map(|(l, c)| {
                                 format!(
-                                    "turn {turn} ({why}): {piece} moves {:.2}in of {}in",
-                                    dist(from, to) / INCH as f64,
-                                    limit as f64 / INCH as f64
+                                    "turn {turn} ({why}): {piece} passes {:.2}in from {l}",
+                                    seg_dist(*c, from, to) / INCH as f64
                                 )
                             }),
                         );
+                        if routing {
+                            let side = self.side_of(piece);
+                            let flag = at
+                                .iter()
+                                .filter(|(l, c)| l.starts_with("flag") && self.owner(**c) == side)
+                                .map(|(_, c)| *c)
+                                .next();
+                            if let Some(f) = flag {
+                                // Straight at the flag: what it came nearer the flag is the
+                                // length it moved.
+                                let gained = dist(from, f) - dist(to, f);
+                                r.check(
+                                    "a failed cohesion check retreats straight toward the own flag (2)",
+                                    ((gained - dist(from, to)).abs() > (4 * SLACK) as f64).then(
+                                        || format!(
+                                            "turn {turn}: {piece} moves {:.2}in, {:.2}in nearer its flag",
+                                            dist(from, to) / INCH as f64,
+                                            gained / INCH as f64
+                                        ),
+                                    ),
+                                );
+                            }
+                            // What it ran into: a figure or flag touching it where it stops,
+                            // short of its full SPD.
+                            let touched: Vec<&String> = at
+                                .iter()
+                                .filter(|(l, c)| {
+                                    *l != piece && dist(**c, to) <= (self.base + SLACK) as f64
+                                })
+                                .map(|(l, _)| l)
+                                .collect();
+                            let dies = touched.iter().any(|l| {
+                                if l.starts_with("flag") {
+                                    self.owner(at[l.as_str()]) == side
+                                } else {
+                                    self.side_of(l) != side
+                                }
+                            });
+                            rout = Some((piece.clone(), dies, turn));
+                        }
                     }
                     at.insert(piece.clone(), to);
                 }
@@ -231,7 +447,7 @@ impl PlasticBattle {
                         (0, b) if b > 0 => Some("player_2"),
                         _ => None,
                     };
-                    if want.is_some() {
+                    if self.destruction && want.is_some() {
                         r.check(
                             "victory: the side with units left when the other has none",
                             (winner.as_deref() != want)

@@ -305,12 +305,22 @@ engine_functions! {
     CanExit = "can_exit"(req("piece", Piece), opt("hex", Hex)) -> Bool, Any, NO;
     /// Effect: the piece leaves the board (counted by `exited`, from its hex).
     ExitBoard = "exit_board"(req("piece", Piece)) -> Effect, Any, NO;
-    /// Effect, open tables: a straight move of at most `len` toward the place, stopping at least one base from every other piece (moves under 1 mm are not made).
+    /// Effect, open tables: a straight move of at most `len` toward the place, stopping before it would come within one base of any other piece on the way (moves under 1 mm are not made).
     MoveToward = "move_toward"(req("piece", Piece), req("P", Place), req("len", Distance)) -> Effect, Any, NO;
     /// Effect, open tables: as `move_toward`, directly away from the place.
     MoveAway = "move_away"(req("piece", Piece), req("P", Place), req("len", Distance)) -> Effect, Any, NO;
     /// Open tables: features the line touches whose terrain has `field == value`.
     TerrainOnLine = "terrain_on_line"(req("a", Place), req("b", Place), req("field", Name), req("value", Value)) -> Int, Any, NO;
+    /// Open tables: the length of the straight line between the places that lies inside features of the terrain (overlaps counted once).
+    LengthInTerrain = "length_in_terrain"(req("a", Place), req("b", Place), req("terrain", Terrain)) -> Distance, NonNegative, NO;
+    /// Open tables: the part of `length_in_terrain` during which the line draws nearer to the feature's centre (its top, for a hill).
+    LengthUphill = "length_uphill"(req("a", Place), req("b", Place), req("terrain", Terrain)) -> Distance, NonNegative, NO;
+    /// Open tables: the place is on the table and the piece's straight move to it keeps a base from every other piece on the board (units and markers alike).
+    PathClear = "path_clear"(req("piece", Piece), req("P", Place)) -> Bool, Any, NO;
+    /// Open tables: the first other piece whose base a straight move of the piece of at most `len` toward the place would touch, as a list of one; empty when none.
+    FirstContact = "first_contact"(req("piece", Piece), req("P", Place), req("len", Distance)) -> Pieces, Any, NO;
+    /// The side that set the piece up: its own, or for a force's `markers:` that force's side.
+    PlacedBy = "placed_by"(req("piece", Piece)) -> Side, Any, NO;
     /// The distance to the nearest other piece of the same side that matches the filter; 2^40 when there is none.
     NearestDistance = "nearest_distance"(req("piece", Piece), req("F", Filter)) -> Distance, Any, NO;
     /// The number kept on the piece (or on a side: `counter(us, "fired")`) under the name, 0 until set; the engine adds each move's distance to the counter the turn block's `distance_counter:` names, and sets it back to 0 at the end of each turn.

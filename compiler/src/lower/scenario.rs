@@ -49,6 +49,8 @@ const TABLE_ONLY: &[&str] = &[
     "depth",
     "base",
     "blocks_sight",
+    "move_directions",
+    "move_steps",
     "area",
     "feature",
     "features",

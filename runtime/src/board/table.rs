@@ -232,6 +232,51 @@ impl Geometry {
         }
     }
 
+    /// The middle of a rectangle (rounded down), the centre of a circle.
+    pub fn centre(&self) -> Point {
+        match self.0 {
+            Outline::Rect { min, max } => Point {
+                x: min.x + (max.x - min.x) / 2,
+                y: min.y + (max.y - min.y) / 2,
+            },
+            Outline::Circle { centre, .. } => centre,
+        }
+    }
+
+    /// The point of the shape nearest to `p` (`p` itself when inside); for a circle, rounded
+    /// toward its centre so that it lies inside.
+    pub fn nearest_point(&self, p: Point) -> Point {
+        match self.0 {
+            Outline::Rect { min, max } => Point {
+                x: p.x.clamp(min.x, max.x),
+                y: p.y.clamp(min.y, max.y),
+            },
+            Outline::Circle { centre, radius } => {
+                if within(centre, p, radius) {
+                    p
+                } else {
+                    move_toward(centre, p, radius)
+                }
+            }
+        }
+    }
+
+    /// Where along segment `a`→`b` (in 1/[`SUB`] units from `a`, clipped to `[0, seg_len]`)
+    /// it comes nearest to the shape's [`Geometry::centre`].
+    fn foot_along(&self, a: Point, b: Point, seg_len: u128) -> u128 {
+        let c = self.centre();
+        let d = (i128::from(b.x - a.x), i128::from(b.y - a.y));
+        let w = (i128::from(c.x - a.x), i128::from(c.y - a.y));
+        let along = d.0 * w.0 + d.1 * w.1;
+        let len2 = (d.0 * d.0 + d.1 * d.1) as u128;
+        if along <= 0 || len2 == 0 {
+            return 0;
+        }
+        let along = along as u128;
+        // along / |d| in SUB units: sqrt(SUB² along² / len2).
+        (SUB * SUB * along * along / len2).isqrt().min(seg_len)
+    }
+
     /// The part of segment `a`→`b` inside the shape, as positions along the segment in
     /// 1/[`SUB`] units from `a`, clipped to `[0, seg_len]`; `None` if it is empty or a point.
     /// Rectangle ends are exact floors; circle ends are within 2/`SUB` of exact.
@@ -364,12 +409,58 @@ pub fn line_of_sight(a: Point, b: Point, shapes: &[Shape]) -> bool {
 /// unit and capped at [`distance`]`(a, b)`. The error is at most 1/2 unit plus 4/1024 per
 /// shape crossed, so within one unit (0.1 mm) of the exact length for fewer than 128 shapes.
 pub fn length_in_terrain(a: Point, b: Point, shapes: &[Shape], terrain: TerrainId) -> Length {
+    length_inside(
+        a,
+        b,
+        shapes
+            .iter()
+            .filter(|s| s.terrain == terrain)
+            .map(|s| &s.geometry),
+    )
+}
+
+/// Length of the segment `a`→`b` inside any of the outlines (overlaps counted once), rounded
+/// as [`length_in_terrain`].
+pub fn length_inside<'g>(
+    a: Point,
+    b: Point,
+    outlines: impl IntoIterator<Item = &'g Geometry>,
+) -> Length {
+    merged_length(a, b, outlines, false)
+}
+
+/// Length of the part of segment `a`→`b` inside the outlines during which it draws nearer to
+/// the outline's centre (the middle of a rectangle, the centre of a circle): climbing, when
+/// the outline is a hill whose top is its middle. Overlaps counted once; rounded as
+/// [`length_in_terrain`]. The rest of the length inside is going down or across.
+pub fn length_approaching<'g>(
+    a: Point,
+    b: Point,
+    outlines: impl IntoIterator<Item = &'g Geometry>,
+) -> Length {
+    merged_length(a, b, outlines, true)
+}
+
+fn merged_length<'g>(
+    a: Point,
+    b: Point,
+    outlines: impl IntoIterator<Item = &'g Geometry>,
+    approaching: bool,
+) -> Length {
     let len2 = distance_squared(a, b) as u128;
     let seg_len = (SUB * SUB * len2).isqrt();
-    let mut pieces: Vec<(u128, u128)> = shapes
-        .iter()
-        .filter(|s| s.terrain == terrain)
-        .filter_map(|s| s.geometry.segment_interval(a, b, seg_len))
+    let mut pieces: Vec<(u128, u128)> = outlines
+        .into_iter()
+        .filter_map(|g| {
+            let (lo, hi) = g.segment_interval(a, b, seg_len)?;
+            if !approaching {
+                return Some((lo, hi));
+            }
+            // Nearer the centre until the foot of the perpendicular from it.
+            let foot = g.foot_along(a, b, seg_len);
+            let hi = hi.min(foot);
+            (lo < hi).then_some((lo, hi))
+        })
         .collect();
     pieces.sort_unstable();
     let mut total: u128 = 0;
@@ -383,6 +474,27 @@ pub fn length_in_terrain(a: Point, b: Point, shapes: &[Shape], terrain: TerrainI
     }
     let rounded = ((total + SUB / 2) / SUB) as Length;
     rounded.min(distance(a, b))
+}
+
+/// Whether the segment `a`→`b` passes strictly nearer than `r` to `c`: a figure of base
+/// diameter `r` moving along it would overlap the base of a figure standing at `c`. Exact.
+pub fn passes_within(a: Point, b: Point, c: Point, r: Length) -> bool {
+    if r <= 0 {
+        return false;
+    }
+    let r2 = i128::from(r) * i128::from(r);
+    let d = (i128::from(b.x - a.x), i128::from(b.y - a.y));
+    let w = (i128::from(c.x - a.x), i128::from(c.y - a.y));
+    let along = d.0 * w.0 + d.1 * w.1;
+    let len2 = d.0 * d.0 + d.1 * d.1;
+    if along <= 0 || len2 == 0 {
+        return i128::from(distance_squared(a, c)) < r2;
+    }
+    if along >= len2 {
+        return i128::from(distance_squared(b, c)) < r2;
+    }
+    let x = cross(a, b, c);
+    x * x < r2 * len2
 }
 
 #[cfg(test)]
@@ -614,6 +726,63 @@ mod tests {
         assert_eq!(length_in_terrain(p(700, 0), p(1000, 0), &[wood], WOODS), 0);
     }
 
+    #[test]
+    fn length_inside_merges_outlines() {
+        let marsh = Geometry::rect(p(200, -50), p(500, 50));
+        let woods = circle(800, 0, 100);
+        // 300 in the marsh and 200 across the wood.
+        assert_eq!(length_inside(p(0, 0), p(1000, 0), [&marsh, &woods]), 500);
+        // Overlapping outlines count once: 200..500 and 400..700.
+        let more = Geometry::rect(p(400, -50), p(700, 50));
+        assert_eq!(length_inside(p(0, 0), p(1000, 0), [&marsh, &more]), 500);
+        assert_eq!(length_inside(p(0, 0), p(1000, 0), []), 0);
+    }
+
+    #[test]
+    fn climbing_is_the_part_that_nears_the_centre() {
+        let hill = circle(1000, 0, 300);
+        // Straight over the top: up from 700 to 1000, down from 1000 to 1300.
+        assert_eq!(length_approaching(p(0, 0), p(2000, 0), [&hill]), 300);
+        assert_eq!(length_inside(p(0, 0), p(2000, 0), [&hill]), 600);
+        // Stopping on the slope: all of it is climbing.
+        assert_eq!(length_approaching(p(0, 0), p(900, 0), [&hill]), 200);
+        // From the top down: no climbing.
+        assert_eq!(length_approaching(p(1000, 0), p(2000, 0), [&hill]), 0);
+        // Across the side, 180 from the centre: chord 2*sqrt(300² - 180²) = 480, half uphill.
+        assert_eq!(length_approaching(p(0, 180), p(2000, 180), [&hill]), 240);
+        // A rectangle's top is its middle.
+        let ridge = Geometry::rect(p(100, -100), p(300, 100));
+        assert_eq!(ridge.centre(), p(200, 0));
+        assert_eq!(length_approaching(p(0, 0), p(400, 0), [&ridge]), 100);
+        assert_eq!(length_approaching(p(400, 0), p(0, 0), [&ridge]), 100);
+    }
+
+    #[test]
+    fn nearest_point_of_an_outline() {
+        let r = Geometry::rect(p(100, 100), p(200, 200));
+        assert_eq!(r.nearest_point(p(0, 150)), p(100, 150));
+        assert_eq!(r.nearest_point(p(300, 300)), p(200, 200));
+        assert_eq!(r.nearest_point(p(150, 150)), p(150, 150));
+        let c = circle(0, 0, 100);
+        assert_eq!(c.nearest_point(p(300, 0)), p(100, 0));
+        assert!(c.contains(c.nearest_point(p(300, 300))));
+        assert_eq!(c.nearest_point(p(10, 10)), p(10, 10));
+    }
+
+    #[test]
+    fn passing_within_a_base() {
+        // A figure 100 wide moving along y = 0 touches a base centred 99 off the line, not 100.
+        assert!(passes_within(p(0, 0), p(1000, 0), p(500, 99), 100));
+        assert!(!passes_within(p(0, 0), p(1000, 0), p(500, 100), 100));
+        // Beyond the ends: measured from the end point.
+        assert!(passes_within(p(0, 0), p(1000, 0), p(1050, 50), 100));
+        assert!(!passes_within(p(0, 0), p(1000, 0), p(1100, 0), 100));
+        assert!(passes_within(p(0, 0), p(1000, 0), p(-50, 0), 100));
+        // A standing figure (no move) and no base.
+        assert!(passes_within(p(0, 0), p(0, 0), p(10, 0), 100));
+        assert!(!passes_within(p(0, 0), p(1000, 0), p(500, 0), 0));
+    }
+
     fn coord() -> impl Strategy<Value = Length> {
         -20_000i64..=20_000
     }
@@ -731,6 +900,11 @@ mod tests {
                 prop_assert!(inside + 1 >= distance(a, b));
             }
             prop_assert!((inside - length_in_terrain(b, a, &[s], WOODS)).abs() <= 1);
+            // Climbing is part of the length inside; one way up is the other way down.
+            let up = length_approaching(a, b, [&g]);
+            prop_assert!(up >= 0 && up <= inside + 1);
+            let down = length_approaching(b, a, [&g]);
+            prop_assert!(up + down <= inside + 2 && up + down + 2 >= inside);
         }
     }
 }

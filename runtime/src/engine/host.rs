@@ -483,8 +483,38 @@ impl GameHost<'_, '_> {
         })
     }
 
-    /// Move a figure on a table toward `to`, at most `len`, stopping a base away from any
-    /// other figure; returns where it ends.
+    /// The other piece on the board, units and markers alike, whose base a figure of piece
+    /// `i` going straight from `from` to `to` would touch first (nearest along the way).
+    fn first_in_way(&self, i: usize, from: Point, to: Point, base: Length) -> Option<usize> {
+        self.state
+            .pieces
+            .iter()
+            .enumerate()
+            .filter(|(j, q)| *j != i && q.on_board())
+            .filter_map(|(j, q)| match q.pos {
+                Some(Pos::Point(c)) if table::passes_within(from, to, c, base) => Some((j, c)),
+                _ => None,
+            })
+            // Touched first: the contact nearest the start along the line, where the moving
+            // base's centre comes within a base of the other's (to a unit, rounded).
+            .min_by_key(|(j, c)| {
+                let d = (i128::from(to.x() - from.x()), i128::from(to.y() - from.y()));
+                let len2 = d.0 * d.0 + d.1 * d.1;
+                if len2 == 0 {
+                    return (0, *j);
+                }
+                let along = d.0 * i128::from(c.x() - from.x()) + d.1 * i128::from(c.y() - from.y());
+                let cross = d.0 * i128::from(c.y() - from.y()) - d.1 * i128::from(c.x() - from.x());
+                let foot = ((along * along / len2) as u128).isqrt() as i128 * along.signum();
+                let half = ((i128::from(base).pow(2) - cross * cross / len2).max(0) as u128).isqrt()
+                    as i128;
+                (foot - half, *j)
+            })
+            .map(|(j, _)| j)
+    }
+
+    /// Move a figure on a table toward `to`, at most `len`, stopping before its base would
+    /// touch any other figure's on the way; returns where it ends.
     fn slide(&mut self, i: usize, to: Point, len: Length) -> Result<Point, RunError> {
         let BoardSpec::Table {
             width, depth, base, ..
@@ -495,13 +525,9 @@ impl GameHost<'_, '_> {
         let Some(Pos::Point(from)) = self.state.pieces[i].pos else {
             return Err(err("the piece is not on the table"));
         };
-        let clear = |p: Point| {
-            self.state.pieces.iter().enumerate().all(|(j, q)| {
-                j == i
-                    || !q.on_board()
-                    || !matches!(q.pos, Some(Pos::Point(c)) if table::distance_squared(c, p) < base * base)
-            })
-        };
+        // The whole way there keeps a base from every other figure: it stops at the first
+        // one it would touch rather than passing through.
+        let clear = |p: Point| self.first_in_way(i, from, p, *base).is_none();
         let (mut lo, mut hi) = (0, len.max(0));
         let mut best = from;
         // The farthest clear stop along the line (binary search on the distance).
@@ -1124,6 +1150,71 @@ impl Host for GameHost<'_, '_> {
                     self.set_pos(i, Pos::Point(end))?;
                 }
                 Val::Unit
+            }
+            EngineFn::LengthInTerrain | EngineFn::LengthUphill => {
+                let (x, y) = (self.place(arg(0)?)?, self.place(arg(1)?)?);
+                let t = arg(2)?;
+                let (
+                    Pos::Point(p),
+                    Pos::Point(q),
+                    BoardSpec::Table {
+                        shapes,
+                        shape_terrain,
+                        ..
+                    },
+                ) = (x, y, &self.rules.board)
+                else {
+                    return Err(err(format!("`{name}` is for open tables")));
+                };
+                let board = &self.rules.board;
+                let outlines = shapes
+                    .iter()
+                    .zip(shape_terrain)
+                    .filter(|(_, g)| board.ground_is(**g, t))
+                    .map(|(s, _)| &s.geometry);
+                Val::Int(if func == EngineFn::LengthUphill {
+                    table::length_approaching(p, q, outlines)
+                } else {
+                    table::length_inside(p, q, outlines)
+                })
+            }
+            EngineFn::PathClear => {
+                let i = self.piece(arg(0)?)?;
+                let to = self.place(arg(1)?)?;
+                let (
+                    Some(Pos::Point(from)),
+                    Pos::Point(to),
+                    BoardSpec::Table {
+                        width, depth, base, ..
+                    },
+                ) = (self.state.pieces[i].pos, to, &self.rules.board)
+                else {
+                    return Err(err("`path_clear` is for pieces on open tables"));
+                };
+                let on_table = (0..=*width).contains(&to.x()) && (0..=*depth).contains(&to.y());
+                Val::Bool(on_table && self.first_in_way(i, from, to, *base).is_none())
+            }
+            EngineFn::FirstContact => {
+                let i = self.piece(arg(0)?)?;
+                let len = arg(2)?.as_int().ok_or_else(|| err("a distance"))?;
+                let (Some(Pos::Point(from)), Pos::Point(aim), BoardSpec::Table { base, .. }) = (
+                    self.state.pieces[i].pos,
+                    self.place(arg(1)?)?,
+                    &self.rules.board,
+                ) else {
+                    return Err(err("`first_contact` is for pieces on open tables"));
+                };
+                let to = table::move_toward(from, aim, len);
+                Self::pieces_list(self.first_in_way(i, from, to, *base).into_iter().collect())
+            }
+            EngineFn::PlacedBy => {
+                let i = self.piece(arg(0)?)?;
+                let p = &self.state.pieces[i];
+                Val::Side(
+                    p.side
+                        .or(p.placed_by)
+                        .ok_or_else(|| err(format!("{} was set up by no side", p.label)))?,
+                )
             }
             EngineFn::NearestDistance => {
                 let i = self.piece(arg(0)?)?;

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeSet;
 
-use sandtable_ir::functions::{By, Narrowing};
+use sandtable_ir::functions::{By, EngineFn, Narrowing};
 use sandtable_ir::{BinOp, Expr, ProcId, SideId, Stmt, Type};
 
 use super::host::GameHost;
@@ -187,6 +187,23 @@ pub(crate) fn narrowings(body: &[Stmt], slot: u32) -> Vec<(usize, Narrow<'_>)> {
         }
     }
     out
+}
+
+/// Values listed for a parameter, and the guards they meet by construction.
+type Listed = (Vec<Val>, Vec<usize>);
+
+/// Halvings in the search for the farthest legal point along a line of an open-table move:
+/// the point found is within 1/32 of the line's reach of the true farthest one.
+const SEARCH_STEPS: u32 = 5;
+
+/// `path_clear(x, p)` as the engine function reads it, for piece `me` going straight from
+/// `from` to `to`: no other figure's base (nor a flag's) touched on the way.
+fn path_clear(state: &super::state::State, me: usize, from: Point, to: Point, base: i64) -> bool {
+    state.pieces.iter().enumerate().all(|(j, q)| {
+        j == me
+            || !q.on_board()
+            || !matches!(q.pos, Some(Pos::Point(c)) if crate::board::table::passes_within(from, to, c, base))
+    })
 }
 
 /// How many steps of its allowance a bounded length parameter is offered at.
@@ -412,7 +429,10 @@ impl Game<'_, '_> {
                     values
                 }
                 BoardSpec::Table { .. } => match self.table_points(a, args)? {
-                    Some(points) => points,
+                    Some((points, exact)) => {
+                        implied = exact;
+                        points
+                    }
                     None => (0..self.state.pieces.len())
                         .filter(|&i| {
                             self.state.pieces[i].on_board() && !args.contains(&Val::Piece(i as u32))
@@ -457,17 +477,21 @@ impl Game<'_, '_> {
 
     /// The points a place parameter `p` may take on an open table when a leading
     /// `require distance(x, p) <= r` measures it from a piece `x` on the table (`None`
-    /// otherwise: the pieces on the table are listed, as before). From `x`'s position:
-    /// toward every other piece on the table, stopping a base short of it, at the full `r` and
-    /// at half of it; `r` straight away from every piece of another side; and into every
-    /// terrain feature (the point `r` toward its centre, or the centre when nearer, if that
-    /// point lies inside it). Points off the table, at `x`'s own position or within a base of
-    /// another piece are dropped; the guard is still tested on each.
+    /// otherwise: the pieces on the table are listed, as before). Lines from `x`'s position:
+    /// the board's `move_directions` evenly spaced directions (the first toward the top of
+    /// the table); toward every other piece, stopping a base short of it; straight away from
+    /// every piece of another side; toward the nearest point and the centre of every terrain
+    /// feature. Each line is followed as far as the action's guards that read `p` (and only
+    /// earlier parameters) allow, within `r` and the line's own end, and offered at that
+    /// farthest point and at `k / move_steps` of it. So the longest legal move toward an
+    /// enemy, into cover or onto a feature is always offered. Points off the table, at `x`'s
+    /// own position or within a base of another piece are dropped. Every point offered has
+    /// passed the guards that decide it, which are returned as implied.
     fn table_points(
         &mut self,
         a: ProcId,
         args: &mut Vec<Val>,
-    ) -> Result<Option<Vec<Val>>, EngineError> {
+    ) -> Result<Option<Listed>, EngineError> {
         use crate::board::table::{distance, distance_squared, move_toward};
         let rules = self.rules;
         let BoardSpec::Table {
@@ -475,6 +499,7 @@ impl Game<'_, '_> {
             depth,
             base,
             shapes,
+            moves,
             ..
         } = &rules.board
         else {
@@ -512,64 +537,210 @@ impl Game<'_, '_> {
         };
         let r = r - i64::from(strict);
         if r <= 0 {
-            return Ok(Some(Vec::new()));
+            return Ok(Some((Vec::new(), Vec::new())));
         }
+        // Far enough out that the direction of a line is exact, on any table.
+        let far = |dx: i64, dy: i64| {
+            Point::new(
+                (from.x() + dx * 64).clamp(-9_000_000, 9_000_000),
+                (from.y() + dy * 64).clamp(-9_000_000, 9_000_000),
+            )
+            .ok()
+        };
+        // (aim, how far along the line toward it a move may go at most)
+        let mut lines: Vec<(Point, i64)> = Vec::new();
         let mine = self.state.pieces[me].side;
-        let mut aims: Vec<Point> = Vec::new();
+        // Toward every enemy figure and every piece of no side (flags, objectives), stopping
+        // a base short of it; straight away from the nearest enemy. Lines toward friends
+        // are left out: they end base to base among the unit's own figures, short moves
+        // that the directions already cover.
+        let mut nearest_enemy: Option<(i64, Point)> = None;
         for (j, q) in self.state.pieces.iter().enumerate() {
             let Some(Pos::Point(to)) = q.pos else {
                 continue;
             };
-            if j == me || !q.on_board() {
+            if j == me || !q.on_board() || (q.side.is_some() && q.side == mine) {
                 continue;
             }
-            let reach = r.min(distance(from, to) - base);
-            if reach > 0 {
-                aims.push(move_toward(from, to, reach));
-                aims.push(move_toward(from, to, reach / 2));
-            }
-            if q.side.is_some() && q.side != mine {
-                // The mirror of `to` through `from`, far enough out that the line is exact.
-                let (dx, dy) = (from.x() - to.x(), from.y() - to.y());
-                if let Ok(away) = Point::new(
-                    (from.x() + dx * 64).clamp(-9_000_000, 9_000_000),
-                    (from.y() + dy * 64).clamp(-9_000_000, 9_000_000),
-                ) {
-                    aims.push(move_toward(from, away, r));
-                }
+            let d = distance(from, to);
+            lines.push((to, d - base));
+            if q.side.is_some() && nearest_enemy.is_none_or(|(n, _)| d < n) {
+                nearest_enemy = Some((d, to));
             }
         }
+        if let Some((_, to)) = nearest_enemy
+            && let Some(away) = far(from.x() - to.x(), from.y() - to.y())
+        {
+            lines.push((away, r));
+        }
+        // Into every terrain feature: toward its centre (followed as far as the guards
+        // allow, so into it when it can be reached), and toward its nearest point when the
+        // centre is out of reach (to its edge).
         for s in shapes {
-            let mid = match (s.geometry.as_rect(), s.geometry.as_circle()) {
-                (Some((p, q)), _) => Point::new((p.x() + q.x()) / 2, (p.y() + q.y()) / 2).ok(),
-                (_, Some((c, _))) => Some(c),
-                _ => None,
-            };
-            let Some(mid) = mid else { continue };
-            let stop = move_toward(from, mid, r);
-            if s.contains(stop) {
-                aims.push(stop);
+            let centre = s.geometry.centre();
+            let to_centre = distance(from, centre);
+            // One past the rounded distance, so the line ends on the point itself.
+            lines.push((centre, to_centre + 1));
+            if to_centre > r {
+                let edge = s.geometry.nearest_point(from);
+                lines.push((edge, distance(from, edge) + 1));
             }
         }
-        let clear = |p: Point| {
-            self.state.pieces.iter().enumerate().all(|(j, q)| {
+        // The board's `move_directions` compass directions fill the gaps: one is left out
+        // when a line above already heads within half a sector of it.
+        let half_sector = std::f64::consts::PI / f64::from(moves.directions.max(1));
+        let heading = |aim: Point| ((aim.x() - from.x()) as f64).atan2((aim.y() - from.y()) as f64);
+        let headings: Vec<f64> = lines.iter().filter(|(aim, _)| *aim != from).map(|(aim, _)| heading(*aim)).collect();
+        for k in 0..moves.directions {
+            let angle = std::f64::consts::TAU * f64::from(k) / f64::from(moves.directions);
+            let unit = 1_000_000.0;
+            let (dx, dy) = (
+                (angle.sin() * unit).round() as i64,
+                (-angle.cos() * unit).round() as i64,
+            );
+            let Some(aim) = far(dx, dy) else { continue };
+            let h = heading(aim);
+            let covered = headings.iter().any(|g| {
+                let d = (h - g).rem_euclid(std::f64::consts::TAU);
+                d.min(std::f64::consts::TAU - d) < half_sector
+            });
+            if !covered {
+                lines.push((aim, r));
+            }
+        }
+        let clear = |state: &super::state::State, p: Point| {
+            state.pieces.iter().enumerate().all(|(j, q)| {
                 j == me
                     || !q.on_board()
                     || !matches!(q.pos, Some(Pos::Point(c)) if distance_squared(c, p) < base * base)
             })
         };
-        let mut out: Vec<Val> = Vec::new();
-        for p in aims {
-            let inside = (0..=*width).contains(&p.x()) && (0..=*depth).contains(&p.y());
-            if p == from || !inside || !clear(p) {
+        // The guards this parameter's value decides: those reading it and no later one.
+        let level = args.len() + 1;
+        let slot = args.len() as u32;
+        let within = found
+            .iter()
+            .find(|(_, n)| matches!(n, Narrow::Within { by: By::Distance, .. }))
+            .map(|(k, _)| *k);
+        // Guards the engine tests itself, without the interpreter: the distance that
+        // narrows `p` (every point is built within it) and `path_clear(x, p)` for the
+        // acting piece `x`. Both hold for a move when they hold for a longer one along the
+        // same line, so their farthest point on a line is searched for first, natively.
+        let mut native_path = false;
+        let mut implied: Vec<usize> = Vec::new();
+        let mut deciding: Vec<&Expr> = Vec::new();
+        for (k, (g, l)) in rules.guards[a as usize].iter().enumerate() {
+            if *l != level {
                 continue;
             }
-            let v = GameHost::pos_val(Pos::Point(p));
-            if !out.contains(&v) {
-                out.push(v);
+            implied.push(k);
+            if Some(k) == within {
+                continue;
+            }
+            if let Expr::Host {
+                func: EngineFn::PathClear,
+                args: gargs,
+            } = g
+                && let [Expr::Local(x), Expr::Local(q)] = gargs.as_slice()
+                && *q == slot
+                && args.get(*x as usize) == Some(&Val::Piece(me as u32))
+            {
+                native_path = true;
+                continue;
+            }
+            deciding.push(*g);
+        }
+        let inside = |p: Point| (0..=*width).contains(&p.x()) && (0..=*depth).contains(&p.y());
+        let steps = i64::from(moves.steps.max(1));
+        let mut out: Vec<Val> = Vec::new();
+        for (aim, reach) in lines {
+            let reach = reach.min(r);
+            if reach <= 0 || aim == from {
+                continue;
+            }
+            let native = |state: &super::state::State, len: i64| {
+                let p = move_toward(from, aim, len);
+                inside(p)
+                    && distance(from, p) <= r
+                    && (!native_path || path_clear(state, me, from, p, *base))
+            };
+            let mut legal = |game: &mut Self, len: i64| -> Result<bool, EngineError> {
+                if !native(&game.state, len) {
+                    return Ok(false);
+                }
+                args.push(GameHost::pos_val(Pos::Point(move_toward(from, aim, len))));
+                let ok = game.with_host(|i, c| {
+                    for g in &deciding {
+                        if i.eval_in(a, args, g, c)? != Val::Bool(true) {
+                            return Ok(false);
+                        }
+                    }
+                    Ok(true)
+                });
+                args.pop();
+                ok
+            };
+            // The farthest point the engine's own tests allow (the table, the distance, a
+            // clear path), to a unit of length: cheap, so searched for exactly.
+            let mut hi = reach;
+            if !native(&self.state, hi) {
+                let mut lo = 0;
+                while hi - lo > 1 {
+                    let mid = lo + (hi - lo) / 2;
+                    if native(&self.state, mid) {
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                hi = lo;
+            }
+            if hi <= 0 {
+                continue;
+            }
+            // Then the rules' own guards (move costs, terrain), interpreted: the guards of
+            // moves hold for a move when they hold for a longer one, so when the farthest
+            // point fails the nearest step is tried before searching between them.
+            let end = if legal(self, hi)? {
+                hi
+            } else if !legal(self, hi >> SEARCH_STEPS)? {
+                0
+            } else {
+                let (mut lo, mut hi) = (hi >> SEARCH_STEPS, hi);
+                for _ in 0..SEARCH_STEPS {
+                    let mid = lo + (hi - lo) / 2;
+                    if mid == lo {
+                        break;
+                    }
+                    if legal(self, mid)? {
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                lo
+            };
+            if end <= 0 {
+                continue;
+            }
+            for k in (1..=steps).rev() {
+                let len = end * k / steps;
+                let p = move_toward(from, aim, len);
+                if p == from || !clear(&self.state, p) {
+                    continue;
+                }
+                // The farthest point passed; the shorter ones are tested here, so that
+                // every point offered meets the guards that decide it.
+                if k < steps && !legal(self, len)? {
+                    continue;
+                }
+                let v = GameHost::pos_val(Pos::Point(p));
+                if !out.contains(&v) {
+                    out.push(v);
+                }
             }
         }
-        Ok(Some(out))
+        Ok(Some((out, implied)))
     }
 
     /// The hexes where `count_units(hex, filters…)` is above zero, in board order.
@@ -806,6 +977,10 @@ impl Game<'_, '_> {
                         // Lengths in the ruleset's unit, as written (`4in`), not in tenths of
                         // a millimetre.
                         (Val::Int(n), Type::Length) => self.rules.program.show_length(*n),
+                        // A point of an open-table move, in inches as the narrative shows it.
+                        (Val::List(_), Type::Entity(None)) => {
+                            decode_place(self.rules, v).map_or_else(|_| show(v), |p| p.label())
+                        }
                         _ => show(v),
                     })
                     .collect();

@@ -56,7 +56,33 @@ pub enum BoardSpec {
         base: i64,
         /// Numbered sectors and zones over the table (a `sectors` board).
         sectors: Option<SectorGrid>,
+        /// Which destinations a move to any point is offered (see `table_points`).
+        moves: MoveOffers,
     },
+}
+
+/// How many destinations the engine offers for a move to any point on an open table: the
+/// board's `move_directions` (evenly spaced compass directions, 8 unless given) and
+/// `move_steps` (each line is offered at its farthest legal point and at `k/steps` of it,
+/// 2 unless given).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MoveOffers {
+    pub directions: u32,
+    pub steps: u32,
+}
+
+impl MoveOffers {
+    pub const MAX_DIRECTIONS: u32 = 360;
+    pub const MAX_STEPS: u32 = 16;
+}
+
+impl Default for MoveOffers {
+    fn default() -> Self {
+        MoveOffers {
+            directions: 8,
+            steps: 2,
+        }
+    }
 }
 
 impl BoardSpec {
@@ -1041,6 +1067,27 @@ fn read_board(
                 Some(p) => length(&const_value(interp, &p.values[0].1)?)?,
                 None => INCH,
             };
+            let mut moves = MoveOffers::default();
+            for (key, slot, max) in [
+                (
+                    "move_directions",
+                    &mut moves.directions,
+                    MoveOffers::MAX_DIRECTIONS,
+                ),
+                ("move_steps", &mut moves.steps, MoveOffers::MAX_STEPS),
+            ] {
+                if let Some(p) = prop(b, key) {
+                    match const_value(interp, &p.values[0].1)? {
+                        Val::Int(n) if (0..=i64::from(max)).contains(&n) => *slot = n as u32,
+                        other => {
+                            return Err(EngineError::Setup(format!(
+                                "`{key}` is a whole number from 0 to {max}, not {}",
+                                other.show(program)
+                            )));
+                        }
+                    }
+                }
+            }
             let sight_field = match prop(b, "blocks_sight") {
                 Some(p) => Some(sym(&const_value(interp, &p.values[0].1)?)?),
                 None => None,
@@ -1115,6 +1162,7 @@ fn read_board(
                 areas,
                 base,
                 sectors,
+                moves,
             })
         }
         other => Err(EngineError::Setup(format!(
