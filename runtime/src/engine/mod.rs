@@ -199,6 +199,7 @@ impl<'r, 'p> Game<'r, 'p> {
                 deck: None,
                 pending_inserts: Vec::new(),
                 events_fired: Vec::new(),
+                activations: vec![0; program.sides.len()],
             },
             Dice::new(stream_seed(seed, 0)),
             Dice::new(stream_seed(seed, 99)),
