@@ -644,13 +644,7 @@ fn picture_cards_replace_or_are_added_reshuffle_at_once_and_count_as_their_colou
     assert!(!c.has_errors());
     let a = Assumptions::default();
     let rules = Rules::new(&c.program, &a, "picture_cards").unwrap();
-    let side = |name: &str| {
-        c.program
-            .sides
-            .iter()
-            .position(|s| s.name == name)
-            .unwrap()
-    };
+    let side = |name: &str| c.program.sides.iter().position(|s| s.name == name).unwrap();
     let (reds, blacks) = (side("reds"), side("blacks"));
     let (mut later_kings, mut later_queens, mut same_turn_kings) = (0, 0, 0);
     for seed in 0..40 {
@@ -704,17 +698,38 @@ fn picture_cards_replace_or_are_added_reshuffle_at_once_and_count_as_their_colou
             let queens = text.starts_with("queen");
             queens_in |= queens;
             let n = if queens_in { 24 } else { 20 };
-            assert!(text.ends_with(&format!("({n} cards)")), "seed {seed}: {text}");
+            assert!(
+                text.ends_with(&format!("({n} cards)")),
+                "seed {seed}: {text}"
+            );
         }
         assert!(air <= 1 && guns <= 1, "seed {seed}: an event ran twice");
-        // Each side scores 1 per card that gave it a turn, 100 per event card it owns.
-        assert_eq!(game.state.scores[blacks], 100 * air + side_cards[1], "seed {seed}");
-        assert_eq!(game.state.scores[reds], 100 * guns + side_cards[0], "seed {seed}");
+        // Each side scores 1 per card that gave it a turn, 100 per event card it owns;
+        // blacks' `on blacks` hook adds 1000 more per card of theirs.
         assert_eq!(
-            game.chips_drawn().iter().map(|&n| i64::from(n)).sum::<i64>(),
+            game.state.scores[blacks],
+            100 * air + 1001 * side_cards[1],
+            "seed {seed}"
+        );
+        assert_eq!(
+            game.state.scores[reds],
+            100 * guns + side_cards[0],
+            "seed {seed}"
+        );
+        assert_eq!(
+            game.chips_drawn()
+                .iter()
+                .map(|&n| i64::from(n))
+                .sum::<i64>(),
             side_cards[0] + side_cards[1]
         );
     }
-    assert!(later_kings > 0 && later_queens > 0, "no later picture card was drawn in 40 games");
-    assert!(same_turn_kings > 0, "the kings never came up in the turn they were called");
+    assert!(
+        later_kings > 0 && later_queens > 0,
+        "no later picture card was drawn in 40 games"
+    );
+    assert!(
+        same_turn_kings > 0,
+        "the kings never came up in the turn they were called"
+    );
 }

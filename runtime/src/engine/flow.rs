@@ -749,6 +749,13 @@ impl Game<'_, '_> {
                 self.flow.chips_drawn[side as usize] += 1;
                 self.state.count_activation(side);
                 let name = self.side_name(side);
+                // `on SIDE` hooks: what the side does first whenever its card comes up.
+                self.flow.hooks = deck
+                    .hooks
+                    .iter()
+                    .filter(|(n, _)| *n == name)
+                    .map(|(_, p)| *p)
+                    .collect();
                 self.log(Event::Card {
                     card: card.label.clone(),
                     side: name,

@@ -895,7 +895,9 @@ fn read_deck(program: &Program, interp: &Interp, b: &ConfigBlock) -> Result<Deck
                 },
             }),
             "reshuffle" => {
-                spec.reshuffle_on_insert = match sym(&const_value(interp, &p.values[0].1)?)?.as_str() {
+                spec.reshuffle_on_insert = match sym(&const_value(interp, &p.values[0].1)?)?
+                    .as_str()
+                {
                     "on_insert" => true,
                     "after_draws" => false,
                     other => {
