@@ -465,6 +465,7 @@ fn run_plays_both_scenarios_to_a_winner_and_replay_reproduces_them() {
     for (sys, scenario) in [
         ("rules/platoon", "protecting-the-flank"),
         ("rules/plastic_battle", "total-destruction"),
+        ("rules/police_action", "village-search"),
     ] {
         let log = temp(&format!("{scenario}.jsonl"));
         let log_s = log.to_str().unwrap();
@@ -1400,4 +1401,81 @@ fn every_platoon_scenario_plays_and_the_second_asks_for_its_winner() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("Result: nva wins"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Police Action's tables are printed empty: without its assumptions file the stand-in
+/// scenario does not start, and says what it needs and where to write it.
+#[test]
+fn police_action_without_its_assumptions_refuses_to_start_and_lists_what_it_needs() {
+    let dir = temp("police-no-assumptions");
+    std::fs::create_dir_all(&dir).unwrap();
+    for e in std::fs::read_dir("rules/police_action").unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "sand") {
+            std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    let d = dir.to_str().unwrap();
+    let (code, out, err) = sandtable(&["run", d, "--scenario", "village-search", "--seed", "1"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.is_empty(), "no game was played: {out}");
+    assert!(err.contains("needs 74 values the book leaves blank"), "{err}");
+    for name in ["vc_rifle_group.to_hit", "morale_modifiers.in_hard_or_soft_cover", "turn.sequence"] {
+        assert!(err.contains(name), "{name} is not listed: {err}");
+    }
+    assert!(err.contains("assumptions/village-search.assume"), "{err}");
+    let (code, _, err) = sandtable(&["sim", d, "--scenario", "contact", "-n", "2"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("needs 74 values"), "{err}");
+    // With the file, the same copy plays.
+    std::fs::create_dir_all(dir.join("assumptions")).unwrap();
+    std::fs::copy(
+        "rules/police_action/assumptions/village-search.assume",
+        dir.join("assumptions/village-search.assume"),
+    )
+    .unwrap();
+    let (code, out, err) = sandtable(&["run", d, "--scenario", "village-search", "--seed", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("assumptions (not from the book)"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `sim --vary NAME=V1,V2` plays the same seeds once per value: each value's figures are
+/// those of a plain `sim` with `--assume NAME=V`.
+#[test]
+fn sim_vary_plays_the_same_seeds_for_each_value() {
+    let sim = |extra: &[&str]| {
+        let mut args = vec!["sim", "rules/police_action", "--scenario", "contact", "-n", "6", "--seed", "3", "--json"];
+        args.extend_from_slice(extra);
+        let (code, out, err) = sandtable(&args);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+    };
+    let v = sim(&["--vary", "vc_rifle_group.to_hit=2,6"]);
+    assert_eq!(v["vary"], "vc_rifle_group.to_hit");
+    let values = v["values"].as_array().unwrap();
+    assert_eq!(values.len(), 2);
+    for (row, value) in values.iter().zip(["2", "6"]) {
+        assert_eq!(row["value"], value);
+        let alone = sim(&["--assume", &format!("vc_rifle_group.to_hit={value}")]);
+        for k in ["games", "seed", "sides", "draws", "mean_turns"] {
+            assert_eq!(row[k], alone[k], "{k} for {value}");
+        }
+    }
+    let (code, out, _) = sandtable(&[
+        "sim", "rules/police_action", "--scenario", "contact", "-n", "2", "--vary", "vc_rifle_group.to_hit=3,4",
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.contains("varying vc_rifle_group.to_hit (the same seeds for every value)"), "{out}");
+    for (bad, says) in [
+        ("vc_rifle_group.to_hit=3", "two or more values"),
+        ("vc_rifle_group.to_hit=3,3", "given twice"),
+        ("no_such.thing=1,2", "no_such.thing"),
+    ] {
+        let (code, _, err) = sandtable(&[
+            "sim", "rules/police_action", "--scenario", "contact", "-n", "2", "--vary", bad,
+        ]);
+        assert_eq!(code, 2, "{bad}: {err}");
+        assert!(err.contains(says), "{bad}: {err}");
+    }
 }

@@ -8,6 +8,7 @@ mod referee {
     pub mod log;
     pub mod plastic_battle;
     pub mod platoon;
+    pub mod police_action;
 }
 
 use std::collections::BTreeMap;
@@ -162,6 +163,31 @@ fn plastic_battle_king_of_the_hill_is_played_as_printed() {
 #[test]
 fn plastic_battle_capture_the_flag_is_played_as_printed() {
     plastic_battle("capture-the-flag", "Plastic Battle, Capture the Flag");
+}
+
+#[test]
+fn police_action_contact_is_played_as_printed() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("rules/police_action/assumptions");
+    // The two stand-in scenarios read the same guesses.
+    let read = |f: &str| log::assumptions(&std::fs::read_to_string(root.join(f)).unwrap());
+    assert_eq!(read("contact.assume"), read("village-search.assume"));
+    let mut r = Report::default();
+    let mut referee = None;
+    play("police_action", "contact", &mut |ir, text, assumed| {
+        let p = referee
+            .get_or_insert_with(|| referee::police_action::PoliceAction::new(ir, assumed));
+        p.referee(text, &mut r);
+    });
+    judge("Police Action, Contact (stand-in)", &r);
+    // The rules the referee exists for came up: cards were counted, and some games saw a
+    // close combat, a morale test and a call for fire.
+    for rule in [
+        "Close Combat: d6 + modifiers each, highest wins; 1-2 retreat suppressed, 3+ killed",
+        "Motivation and Morale: one die + MR + modifiers",
+        "Call for Fire: 3+ to get through, 4+ under fire",
+    ] {
+        assert!(r.checked.get(rule).copied().unwrap_or(0) > 0, "{rule}: never played");
+    }
 }
 
 /// A referee that passes everything proves nothing: a log changed by hand (a die result

@@ -112,7 +112,8 @@ pub struct ReplayArgs {
 #[derive(clap::Args)]
 #[command(
     after_help = "Examples:\n  sandtable sim rules/platoon --scenario protecting-the-flank -n 10000 --json\n  \
-sandtable sim rules/plastic_battle --scenario total-destruction -n 1000 --policy player_1=greedy --jobs 2"
+sandtable sim rules/plastic_battle --scenario total-destruction -n 1000 --policy player_1=greedy --jobs 2\n  \
+sandtable sim rules/police_action --scenario village-search -n 500 --vary vc_rifle_group.to_hit=3,4,5"
 )]
 pub struct SimArgs {
     #[command(flatten)]
@@ -133,6 +134,10 @@ pub struct SimArgs {
     /// (`platoon-flank`: Platoon's Protecting the Flank, random against random)
     #[arg(long, value_enum)]
     reference: Option<ReferenceArg>,
+    /// Sensitivity to one assumption: play the same seeds once per value (NAME=V1,V2,…,
+    /// applied after every other assumption) and give the win rates for each
+    #[arg(long, value_name = "NAME=V1,V2,...")]
+    vary: Option<String>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -283,8 +288,44 @@ fn load_game(a: &GameArgs) -> Result<(Loaded, Vec<String>), u8> {
         &a.assumes,
         Assumed::Files(&a.assumption_files),
     )?;
+    refuse_without_assumptions(a, &loaded)?;
     let kinds = policy_kinds(&loaded.program, &a.policies)?;
     Ok((loaded, kinds))
+}
+
+/// A scenario that reads values the book leaves blank, played with no assumptions file at
+/// all, does not start: it lists what it needs instead of stopping at the first `?` it meets.
+fn refuse_without_assumptions(a: &GameArgs, l: &Loaded) -> Result<(), u8> {
+    if !l.files.is_empty() {
+        return Ok(());
+    }
+    let wanted = a.scenario.replace('-', "_");
+    let Some(s) = l.program.scenarios.iter().find(|c| c.name == wanted) else {
+        return Ok(());
+    };
+    let missing: Vec<&str> = super::scenarios::needed(&l.program, s)
+        .into_iter()
+        .filter(|u| !l.assumptions.values.contains_key(u))
+        .map(|u| l.program.unknowns[u as usize].name.as_str())
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    report::error(
+        Kind::Query,
+        format!(
+            "scenario `{}` needs {} the book leaves blank, and no assumptions file gives them: {}. \
+             Write them in {}, one `assume NAME = VALUE \"why\"` line each (or pass --assumptions FILE)",
+            a.scenario,
+            report::plural(missing.len(), "value"),
+            missing.join(", "),
+            a.ruleset
+                .join("assumptions")
+                .join(format!("{}.assume", wanted.replace('_', "-")))
+                .display()
+        ),
+    );
+    Err(EXIT_FINDINGS)
 }
 
 /// The lines before the narrative: what is being played, and what is not from the book.
@@ -1173,6 +1214,9 @@ pub fn sim(args: SimArgs) -> u8 {
         report::error(Kind::Usage, format!("--jobs must be 1 to 1024, not {jobs}"));
         return EXIT_USAGE;
     }
+    if let Some(vary) = &args.vary {
+        return sim_vary(&args, vary, jobs, &stop, &signal);
+    }
     let (loaded, kinds) = match load_game(a) {
         Ok(x) => x,
         Err(c) => return c,
@@ -1268,6 +1312,170 @@ pub fn sim(args: SimArgs) -> u8 {
         print_summary(&out);
     }
     EXIT_OK
+}
+
+/// `NAME=V1,V2,…` → the name and its values (at least two, none empty, none repeated).
+fn parse_vary(spec: &str) -> Result<(String, Vec<String>), String> {
+    let (name, values) = sandtable_compiler::assume::split_kv(spec)
+        .map_err(|e| format!("--vary: {e} (NAME=V1,V2,…)"))?;
+    let values: Vec<String> = values.split(',').map(|v| v.trim().to_string()).collect();
+    if values.len() < 2 || values.iter().any(String::is_empty) {
+        return Err(format!(
+            "--vary: give two or more values separated by commas: `{name}=V1,V2`"
+        ));
+    }
+    for (k, v) in values.iter().enumerate() {
+        if values[..k].contains(v) {
+            return Err(format!("--vary: the value `{v}` is given twice"));
+        }
+    }
+    Ok((name, values))
+}
+
+/// The figures of a `--vary` run: one `sim` summary per value, all on the same seeds.
+#[derive(Serialize)]
+struct VaryJson {
+    vary: String,
+    values: Vec<VaryValueJson>,
+}
+
+#[derive(Serialize)]
+struct VaryValueJson {
+    value: String,
+    #[serde(flatten)]
+    sim: SimJson,
+}
+
+/// `sim --vary NAME=V1,V2,…`: the same games (same seeds, same policies) played once per value
+/// of one assumption, which is applied after the files and the other `--assume` values.
+fn sim_vary(
+    args: &SimArgs,
+    spec: &str,
+    jobs: usize,
+    stop: &std::sync::atomic::AtomicBool,
+    signal: &std::sync::atomic::AtomicI32,
+) -> u8 {
+    let a = &args.game;
+    if args.reference.is_some() {
+        report::error(Kind::Usage, "--vary and --reference cannot be used together");
+        return EXIT_USAGE;
+    }
+    let (name, values) = match parse_vary(spec) {
+        Ok(x) => x,
+        Err(e) => {
+            report::error(Kind::Usage, e);
+            return EXIT_USAGE;
+        }
+    };
+    let backend = a.backend.kind();
+    let mut rows = Vec::new();
+    for v in &values {
+        let mut assumes = a.assumes.clone();
+        assumes.push(format!("{name}={v}"));
+        let loaded = match load(
+            &a.ruleset,
+            &a.scenario,
+            &assumes,
+            Assumed::Files(&a.assumption_files),
+        ) {
+            Ok(l) => l,
+            Err(c) => return c,
+        };
+        if let Err(c) = refuse_without_assumptions(a, &loaded) {
+            return c;
+        }
+        let kinds = match policy_kinds(&loaded.program, &a.policies) {
+            Ok(k) => k,
+            Err(c) => return c,
+        };
+        let rules = match rules(&loaded, &a.scenario) {
+            Ok(r) => r,
+            Err(c) => return c,
+        };
+        let progress = report::Progress::at_least(args.n, "games", 200);
+        let t0 = Instant::now();
+        let totals = match sim::simulate_until(
+            &rules,
+            args.n,
+            args.seed,
+            jobs,
+            backend,
+            &kinds,
+            &|k| progress.inc(k),
+            stop,
+        ) {
+            Ok(t) => t,
+            Err(e) => {
+                report::error(Kind::Run, format!("with {name}={v}: {e}"));
+                return EXIT_FINDINGS;
+            }
+        };
+        drop(progress);
+        let secs = t0.elapsed().as_secs_f64();
+        let sim = summary(args, &loaded, &rules, &kinds, jobs, backend, &totals, secs);
+        let partial = sim.partial;
+        rows.push(VaryValueJson {
+            value: v.clone(),
+            sim,
+        });
+        if partial {
+            break;
+        }
+    }
+    let out = VaryJson { vary: name, values: rows };
+    if args.json {
+        report::print_json(&out);
+    } else {
+        print_vary(&out);
+    }
+    if out.values.iter().any(|r| r.sim.partial) {
+        eprintln!("interrupted: the figures of the last value are of the games finished");
+        return crate::interrupt::exit_code(signal.load(std::sync::atomic::Ordering::Relaxed))
+            as u8;
+    }
+    EXIT_OK
+}
+
+fn print_vary(v: &VaryJson) {
+    let Some(first) = v.values.first() else {
+        return;
+    };
+    let s = &first.sim;
+    println!(
+        "{}: {}: {} games per value from seed {} on {} thread(s), {} backend",
+        s.ruleset, s.scenario, s.games_requested, s.seed, s.jobs, s.backend
+    );
+    if !s.assumptions.is_empty() {
+        println!(
+            "assumptions (not from the book): {}",
+            s.assumptions.join(", ")
+        );
+    }
+    println!("varying {} (the same seeds for every value)", v.vary);
+    print!("{:<14}", "value");
+    for x in &s.sides {
+        print!(" {:>24}", format!("{} wins (95%)", x.side));
+    }
+    println!(" {:>7} {:>7}", "draws", "turns");
+    for row in &v.values {
+        let s = &row.sim;
+        print!("{:<14}", row.value);
+        for x in &s.sides {
+            print!(
+                " {:>24}",
+                format!(
+                    "{:.1}% ({:.1}-{:.1})",
+                    100.0 * x.win_rate,
+                    100.0 * x.ci95_low,
+                    100.0 * x.ci95_high
+                )
+            );
+        }
+        println!(" {:>6.1}% {:>7.2}", 100.0 * s.draw_rate, s.mean_turns);
+        if s.partial {
+            println!("  (interrupted: {} of {} games)", s.games, s.games_requested);
+        }
+    }
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -92,7 +92,7 @@ fn assumption_files(
 /// The unknowns a scenario's set-up and play would read: its own block, the board played,
 /// the turn and its phases and activations, the hooks and actions they run (and what those
 /// call, look up and stack), and the stat lines of every piece named on the way.
-fn needed(program: &Program, s: &ScenarioDef) -> BTreeSet<UnknownId> {
+pub(crate) fn needed(program: &Program, s: &ScenarioDef) -> BTreeSet<UnknownId> {
     let mut found = BTreeSet::new();
     let mut procs: Vec<u32> = Vec::new();
     let mut entities: BTreeSet<u32> = BTreeSet::new();

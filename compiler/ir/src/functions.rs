@@ -337,7 +337,7 @@ engine_functions! {
     ForceHas = "force_has"(req("side", Side), req("key", Name)) -> Bool, Any, NO;
     /// Effect: the side takes one free action after the current hook, chip, card or activation.
     FreeAction = "free_action"(req("side", Side)) -> Effect, Any, NO;
-    /// Effect: the deck's `insert: name, …` cards go into the deck at its next reshuffle.
+    /// Effect: the deck's `insert: name, …` cards (every line of that name) go into the deck at its next reshuffle, or before the next draw when the deck says `reshuffle: on_insert`.
     InsertCards = "insert_cards"(req("name", Name)) -> Effect, Any, NO;
     /// The terrain entity at the place (an error where the board gives none).
     TerrainOf = "terrain_of"(req("P", Place)) -> Value, Any, NO;
@@ -347,6 +347,8 @@ engine_functions! {
     ScoreOf = "score_of"(req("side", Side)) -> Int, Any, NO;
     /// The turn number: 0 during deployment and `on start`.
     TurnNumber = "turn_number"() -> Int, NonNegative, NO;
+    /// How many chips and side cards the side has drawn so far: its own turns under a card or chip activation.
+    Activations = "activations"(req("side", Side)) -> Int, NonNegative, NO;
     /// Effect: a hidden piece is turned face up for good.
     Reveal = "reveal"(req("piece", Piece)) -> Effect, Any, NO;
 }

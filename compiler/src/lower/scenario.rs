@@ -20,6 +20,7 @@ const SCHEME_PROPERTIES: &[(&str, &[&str])] = &[
     ("card", &["deck"]),
     ("insert", &["deck"]),
     ("draws_before_reshuffle", &["deck"]),
+    ("reshuffle", &["deck"]),
     ("deck", &["deck"]),
     ("chips", &["chip_cup"]),
     // Units bigger than a piece are played where a draw gives a side an activation.

@@ -882,3 +882,103 @@ fn ambush_at_night_rolls_the_first_american_fire_once_and_a_failure_ends_the_chi
     assert!(games_with_fire > 0, "no American fired in 10 games");
     assert!(failures > 0, "no first fire failed in 10 games");
 }
+
+#[test]
+fn picture_cards_replace_or_are_added_reshuffle_at_once_and_count_as_their_colour_after_the_first()
+{
+    let c = sandtable_compiler::compile_path(
+        &root().join("runtime/conformance/tests/games/cards.sand"),
+    )
+    .unwrap();
+    assert!(!c.has_errors());
+    let a = Assumptions::default();
+    let rules = Rules::new(&c.program, &a, "picture_cards").unwrap();
+    let side = |name: &str| c.program.sides.iter().position(|s| s.name == name).unwrap();
+    let (reds, blacks) = (side("reds"), side("blacks"));
+    let (mut later_kings, mut later_queens, mut same_turn_kings) = (0, 0, 0);
+    for seed in 0..40 {
+        let mut ps: Vec<Box<dyn Policy>> = (0..2)
+            .map(|s| Box::new(Random::new(seed, s)) as _)
+            .collect();
+        let mut game = Game::new(&rules, seed, None);
+        game.play(&mut ps).unwrap();
+        let mut per_turn: Vec<u32> = Vec::new();
+        let mut sizes = Vec::new();
+        let (mut air, mut guns) = (0, 0);
+        let mut side_cards = [0i64; 2];
+        let mut called_this_turn = false;
+        for e in &game.events {
+            match e {
+                Event::Turn { .. } => {
+                    per_turn.push(0);
+                    called_this_turn = false;
+                }
+                Event::Card { card, side, .. } => {
+                    *per_turn.last_mut().unwrap() += 1;
+                    side_cards[usize::from(side == "blacks")] += 1;
+                    match card.as_str() {
+                        "king" => later_kings += 1,
+                        "queen" => later_queens += 1,
+                        _ => {}
+                    }
+                }
+                Event::Decision { label, .. } if label.starts_with("call_air") => {
+                    called_this_turn = true;
+                }
+                Event::Said { text } if text.starts_with("card drawn: ") => {
+                    *per_turn.last_mut().unwrap() += 1;
+                    if text.contains("(airstrike)") {
+                        air += 1;
+                        same_turn_kings += i32::from(called_this_turn);
+                    }
+                    guns += i64::from(text.contains("(barrage)"));
+                }
+                Event::Said { text } if text.contains(" cards shuffled into the deck") => {
+                    sizes.push(text.clone());
+                }
+                _ => {}
+            }
+        }
+        // Ten cards a turn, whatever was inserted.
+        assert_eq!(per_turn, vec![10; 4], "seed {seed}");
+        // Kings replace four cards; queens are added (four more).
+        let mut queens_in = false;
+        for text in &sizes {
+            let queens = text.starts_with("queen");
+            queens_in |= queens;
+            let n = if queens_in { 24 } else { 20 };
+            assert!(
+                text.ends_with(&format!("({n} cards)")),
+                "seed {seed}: {text}"
+            );
+        }
+        assert!(air <= 1 && guns <= 1, "seed {seed}: an event ran twice");
+        // Each side scores 1 per card that gave it a turn, 100 per event card it owns;
+        // blacks' `on blacks` hook adds 1000 more per card of theirs.
+        assert_eq!(
+            game.state.scores[blacks],
+            100 * air + 1001 * side_cards[1],
+            "seed {seed}"
+        );
+        assert_eq!(
+            game.state.scores[reds],
+            100 * guns + side_cards[0],
+            "seed {seed}"
+        );
+        assert_eq!(
+            game.chips_drawn()
+                .iter()
+                .map(|&n| i64::from(n))
+                .sum::<i64>(),
+            side_cards[0] + side_cards[1]
+        );
+    }
+    assert!(
+        later_kings > 0 && later_queens > 0,
+        "no later picture card was drawn in 40 games"
+    );
+    assert!(
+        same_turn_kings > 0,
+        "the kings never came up in the turn they were called"
+    );
+}

@@ -491,6 +491,7 @@ impl Game<'_, '_> {
                 let k = self.dice.index(cup.len() as u32) as usize;
                 let side = cup.remove(k);
                 self.flow.chips_drawn[side as usize] += 1;
+                self.state.count_activation(side);
                 let name = self.side_name(side);
                 self.log(Event::Chip {
                     side: name,
@@ -519,6 +520,19 @@ impl Game<'_, '_> {
                 mut aside,
                 left,
             } => {
+                if left > 0
+                    && !self.state.pending_inserts.is_empty()
+                    && matches!(&rules.phases[ph].activation,
+                        setup::Activation::Deck(d) if d.reshuffle_on_insert)
+                {
+                    // The inserted cards go in and the whole deck is shuffled at once; the
+                    // draws this phase has left do not change.
+                    let setup::Activation::Deck(deck) = &rules.phases[ph].activation else {
+                        unreachable!("matched above");
+                    };
+                    pile.append(&mut aside);
+                    self.shuffle_in(deck, &mut pile);
+                }
                 let card = if left == 0 || self.state.winner.is_some() {
                     None
                 } else {
@@ -667,38 +681,46 @@ impl Game<'_, '_> {
             .take()
             .unwrap_or_else(|| (deck.cards.clone(), Vec::new()));
         pile.append(&mut aside);
-        for name in std::mem::take(&mut self.state.pending_inserts) {
-            let Some(ins) = deck.inserts.iter().find(|x| x.label == name) else {
-                continue;
-            };
-            // Replace ordinary cards chosen at random, then add the inserted ones.
-            for _ in 0..ins.replaces {
-                let ordinary: Vec<usize> = (0..pile.len())
-                    .filter(|&k| pile[k].event.is_none())
-                    .collect();
-                if ordinary.is_empty() {
-                    break;
-                }
-                let k = ordinary[self.dice.index(ordinary.len() as u32) as usize];
-                pile.remove(k);
-            }
-            for _ in 0..ins.count {
-                pile.push(DeckCard {
-                    label: ins.label.clone(),
-                    side: None,
-                    event: Some(ins.event.clone()),
-                });
-            }
-        }
-        for k in (1..pile.len()).rev() {
-            let j = self.dice.index(k as u32 + 1) as usize;
-            pile.swap(k, j);
-        }
+        self.shuffle_in(deck, &mut pile);
         let draws = deck
             .draws
             .map_or(pile.len(), |d| d as usize)
             .min(pile.len());
         (pile, aside, draws)
+    }
+
+    /// Put the cards rules asked to insert into `pile` (every `insert:` line of that name),
+    /// then shuffle it.
+    fn shuffle_in(&mut self, deck: &setup::DeckSpec, pile: &mut Vec<DeckCard>) {
+        for name in std::mem::take(&mut self.state.pending_inserts) {
+            for ins in deck.inserts.iter().filter(|x| x.label == name) {
+                // Replace ordinary cards chosen at random, then add the inserted ones.
+                for _ in 0..ins.replaces {
+                    let ordinary: Vec<usize> = (0..pile.len())
+                        .filter(|&k| pile[k].event.is_none())
+                        .collect();
+                    if ordinary.is_empty() {
+                        break;
+                    }
+                    let k = ordinary[self.dice.index(ordinary.len() as u32) as usize];
+                    pile.remove(k);
+                }
+                for _ in 0..ins.count {
+                    pile.push(DeckCard {
+                        label: ins.label.clone(),
+                        side: ins.side,
+                        event: Some(ins.event.clone()),
+                    });
+                }
+            }
+            self.log(Event::Said {
+                text: format!("{name} cards shuffled into the deck ({} cards)", pile.len()),
+            });
+        }
+        for k in (1..pile.len()).rev() {
+            let j = self.dice.index(k as u32 + 1) as usize;
+            pile.swap(k, j);
+        }
     }
 
     /// A card drawn: a side card is one action for that side, the first card of an inserted
@@ -728,9 +750,18 @@ impl Game<'_, '_> {
                     .map(|(_, p)| *p)
                     .collect();
             }
+            // A side card, or an inserted card of a side whose event has already been run.
             (_, Some(side)) => {
                 self.flow.chips_drawn[side as usize] += 1;
+                self.state.count_activation(side);
                 let name = self.side_name(side);
+                // `on SIDE` hooks: what the side does first whenever its card comes up.
+                self.flow.hooks = deck
+                    .hooks
+                    .iter()
+                    .filter(|(n, _)| *n == name)
+                    .map(|(_, p)| *p)
+                    .collect();
                 self.log(Event::Card {
                     card: card.label.clone(),
                     side: name,

@@ -1330,6 +1330,12 @@ impl Host for GameHost<'_, '_> {
                 Val::Int(self.state.scores[s as usize])
             }
             EngineFn::TurnNumber => Val::Int(i64::from(self.state.turn)),
+            EngineFn::Activations => {
+                let s = self.side_of(arg(0)?)?;
+                Val::Int(i64::from(
+                    self.state.activations.get(s as usize).copied().unwrap_or(0),
+                ))
+            }
             EngineFn::Reveal => {
                 let i = self.piece(arg(0)?)?;
                 self.state.pieces[i].hidden = false;

@@ -213,6 +213,7 @@ impl<'r, 'p> Game<'r, 'p> {
                 pending_inserts: Vec::new(),
                 events_fired: Vec::new(),
                 side_counters: Vec::new(),
+                activations: vec![0; program.sides.len()],
             },
             Dice::new(stream_seed(seed, 0)),
             Dice::new(stream_seed(seed, 99)),

@@ -150,6 +150,8 @@ pub struct DeckInsert {
     pub count: u32,
     pub replaces: u32,
     pub event: String,
+    /// `side = S`: once its event has been run, a card of this insert is one of S's cards.
+    pub side: Option<SideId>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -160,6 +162,9 @@ pub struct DeckSpec {
     pub inserts: Vec<DeckInsert>,
     /// `on EVENT` hooks of the activation block.
     pub hooks: Vec<(String, ProcId)>,
+    /// `reshuffle: on_insert`: cards a rule inserts go in, and the deck is reshuffled, before
+    /// the next draw rather than when the draws run out.
+    pub reshuffle_on_insert: bool,
 }
 
 /// What one chip, side card or free action activates (the activation block's `activates:`).
@@ -887,6 +892,7 @@ fn read_deck(program: &Program, interp: &Interp, b: &ConfigBlock) -> Result<Deck
         draws: None,
         inserts: Vec::new(),
         hooks: b.hooks.clone(),
+        reshuffle_on_insert: false,
     };
     for p in &b.properties {
         match p.key.as_str() {
@@ -912,6 +918,11 @@ fn read_deck(program: &Program, interp: &Interp, b: &ConfigBlock) -> Result<Deck
                 }
             }
             "insert" => spec.inserts.push(DeckInsert {
+                side: match named(p, "side")? {
+                    Some(Val::Side(s)) => Some(s),
+                    Some(other) => Some(side_named(program, &sym(&other)?)?),
+                    None => None,
+                },
                 label: label(p)?,
                 count: count(p, "count")?,
                 replaces: match named(p, "replaces")? {
@@ -923,6 +934,19 @@ fn read_deck(program: &Program, interp: &Interp, b: &ConfigBlock) -> Result<Deck
                     None => label(p)?,
                 },
             }),
+            "reshuffle" => {
+                spec.reshuffle_on_insert = match sym(&const_value(interp, &p.values[0].1)?)?
+                    .as_str()
+                {
+                    "on_insert" => true,
+                    "after_draws" => false,
+                    other => {
+                        return Err(EngineError::Setup(format!(
+                            "a deck's `reshuffle:` is `on_insert` or `after_draws`, not `{other}`"
+                        )));
+                    }
+                };
+            }
             "draws_before_reshuffle" => {
                 let n = int(&const_value(interp, &p.values[0].1)?)?;
                 spec.draws = Some(u32::try_from(n).ok().filter(|n| *n >= 1).ok_or_else(|| {

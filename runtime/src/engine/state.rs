@@ -115,9 +115,21 @@ pub struct State {
     /// Named counters kept on a side rather than a piece (`counter(side, name)`).
     #[serde(default)]
     pub side_counters: Vec<(SideId, String, i64)>,
+    /// Chips and side cards drawn so far, per side: a side's own turns on a card or chip
+    /// activation (`activations(side)`).
+    #[serde(default)]
+    pub activations: Vec<u32>,
 }
 
 impl State {
+    /// Count one more chip or side card drawn for `side`.
+    pub fn count_activation(&mut self, side: SideId) {
+        let s = side as usize;
+        if self.activations.len() <= s {
+            self.activations.resize(s + 1, 0);
+        }
+        self.activations[s] += 1;
+    }
     pub fn pieces_at(&self, pos: Pos) -> impl Iterator<Item = (usize, &Piece)> {
         self.pieces
             .iter()
