@@ -67,7 +67,14 @@ pub(crate) const SCHEMAS: &[Schema] = &[
     },
     Schema {
         keyword: "turn",
-        properties: &["sequence", "limit", "order", "note", "distance_counter"],
+        properties: &[
+            "sequence",
+            "limit",
+            "order",
+            "note",
+            "distance_counter",
+            "secret_counters",
+        ],
         blocks: &[],
         schemes: &[],
         references: &["sequence"],
@@ -183,6 +190,7 @@ pub(crate) const SCHEMAS: &[Schema] = &[
             "vehicles",
             "composition",
             "hidden",
+            "secret_markers",
         ],
         blocks: &["deploy"],
         schemes: &[],

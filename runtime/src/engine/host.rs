@@ -452,6 +452,8 @@ impl GameHost<'_, '_> {
             self.state.pieces.iter().enumerate().all(|(j, q)| {
                 j == i
                     || !q.on_board()
+                    // A secret piece is a mark on a map: it takes no room.
+                    || q.secret
                     || !matches!(q.pos, Some(Pos::Point(c)) if table::distance_squared(c, p) < base * base)
             })
         };
@@ -1084,6 +1086,17 @@ impl Host for GameHost<'_, '_> {
                 };
                 p.set_counter(&n, new);
                 self.scratch.version += 1;
+                if self.tell && self.rules.secret_counters.contains(&n) {
+                    let p = &self.state.pieces[i];
+                    let e = Event::Counted {
+                        piece: p.label.to_string(),
+                        side: p.side.map(|s| self.rules.side_name(s).to_string()),
+                        counter: n,
+                        value: new,
+                        why: self.why.clone(),
+                    };
+                    self.said.push(e);
+                }
                 Val::Unit
             }
             EngineFn::Option => Val::Bool(self.rules.options.contains(&self.text(arg(0)?)?)),
@@ -1146,6 +1159,7 @@ impl Host for GameHost<'_, '_> {
             EngineFn::Reveal => {
                 let i = self.piece(arg(0)?)?;
                 self.state.pieces[i].hidden = false;
+                self.state.pieces[i].secret = false;
                 Val::Unit
             }
         })

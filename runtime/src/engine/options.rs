@@ -392,6 +392,7 @@ impl Game<'_, '_> {
                 .filter(|&i| {
                     let q = &self.state.pieces[i];
                     q.on_board()
+                        && self.known_to_actor(i, args)
                         && !args.contains(&Val::Piece(i as u32))
                         && self.rules.program.entities[q.entity as usize].kind == Some(*k)
                 })
@@ -407,7 +408,9 @@ impl Game<'_, '_> {
                     Some(points) => points,
                     None => (0..self.state.pieces.len())
                         .filter(|&i| {
-                            self.state.pieces[i].on_board() && !args.contains(&Val::Piece(i as u32))
+                            self.state.pieces[i].on_board()
+                                && self.known_to_actor(i, args)
+                                && !args.contains(&Val::Piece(i as u32))
                         })
                         .map(|i| Val::Piece(i as u32))
                         .collect(),
@@ -512,7 +515,7 @@ impl Game<'_, '_> {
             let Some(Pos::Point(to)) = q.pos else {
                 continue;
             };
-            if j == me || !q.on_board() {
+            if j == me || !q.on_board() || !self.known_to_actor(j, args) {
                 continue;
             }
             let reach = r.min(distance(from, to) - base);
@@ -547,6 +550,7 @@ impl Game<'_, '_> {
             self.state.pieces.iter().enumerate().all(|(j, q)| {
                 j == me
                     || !q.on_board()
+                    || q.secret
                     || !matches!(q.pos, Some(Pos::Point(c)) if distance_squared(c, p) < base * base)
             })
         };
@@ -719,6 +723,18 @@ impl Game<'_, '_> {
         }
     }
 
+    /// Whether the acting piece's side (the first argument's) may know piece `i` is there:
+    /// a secret piece of another side is never offered as an argument or an aim.
+    fn known_to_actor(&self, i: usize, args: &[Val]) -> bool {
+        match args.first() {
+            Some(Val::Piece(a)) => match self.state.pieces[*a as usize].side {
+                Some(side) => self.state.seen_by(i, side),
+                None => true,
+            },
+            _ => true,
+        }
+    }
+
     /// A choice in words, as `side` sees it (hidden enemy pieces are not named).
     pub fn label(&self, side: SideId, c: &Choice) -> String {
         let show = |v: &Val| match v {
@@ -858,6 +874,7 @@ impl Game<'_, '_> {
                             && self.state.pieces.iter().all(|q| match q.pos {
                                 Some(Pos::Point(c)) => {
                                     !q.on_board()
+                                        || q.secret
                                         || crate::board::table::distance_squared(c, pt)
                                             >= base * base
                                 }

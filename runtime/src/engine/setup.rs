@@ -233,6 +233,9 @@ pub struct Rules<'p> {
     /// The turn block's `distance_counter:`: the piece counter that adds up the distance each
     /// piece moves, back to 0 when the turn ends.
     pub distance_counter: Option<String>,
+    /// The turn block's `secret_counters:`: piece counters known to the piece's own side
+    /// only (shown in its view, logged as `counted` events, shuffled in others' look-ahead).
+    pub secret_counters: Vec<String>,
     /// The turn block's `on end` hooks: clean-up after the last phase of every turn.
     pub turn_end: Vec<ProcId>,
     /// Every entity's fields with the assumptions applied, by entity id; `None` for an
@@ -303,6 +306,7 @@ impl<'p> Rules<'p> {
             hex_adjacent: Vec::new(),
             turn_end: Vec::new(),
             distance_counter: None,
+            secret_counters: Vec::new(),
             scenario_values: sc
                 .properties
                 .iter()
@@ -439,6 +443,11 @@ impl<'p> Rules<'p> {
             .ok_or_else(|| EngineError::Setup("the ruleset has no `turn` block".into()))?;
         if let Some(p) = prop(turn, "distance_counter") {
             r.distance_counter = Some(sym(&cv(&p.values[0].1)?)?);
+        }
+        if let Some(p) = prop(turn, "secret_counters") {
+            for v in flat(&interp, p)? {
+                r.secret_counters.push(sym(&v)?);
+            }
         }
         r.turn_end = turn
             .hooks
