@@ -191,6 +191,7 @@ pub(crate) const SCHEMAS: &[Schema] = &[
             "composition",
             "hidden",
             "secret_markers",
+            "markers_deploy",
         ],
         blocks: &["deploy"],
         schemes: &[],

@@ -23,6 +23,7 @@ board field: sectors {
   base: 2cm
   area blue_edge { rect: 0cm, 0cm, 10cm, 30cm }
   area red_edge { rect: 40cm, 0cm, 60cm, 30cm }
+  area minefield { rect: 20cm, 0cm, 40cm, 30cm }
 }
 
 activation sides: alternating { sides: blue, red }
@@ -48,7 +49,7 @@ scenario meeting "Meeting" {
   board: field
   turns: 2
   force blue { units: 2 * blue_trooper, deploy: blue_edge }
-  force red { units: 2 * red_trooper, markers: 1 * mine, deploy: red_edge, secret_markers: true }
+  force red { units: 2 * red_trooper, markers: 1 * mine, deploy: red_edge, markers_deploy: minefield, secret_markers: true }
   victory { win blue }
 }
 "#;
@@ -154,6 +155,13 @@ fn secret_markers_are_unseen_by_the_other_side_until_revealed() {
         .position(|p| &*p.label == "mine")
         .unwrap();
     assert!(g.state.pieces[mine].secret);
+    // Set up in its own area (`markers_deploy:`), not the force's.
+    match g.state.pieces[mine].pos {
+        Some(sandtable_runtime::engine::state::Pos::Point(p)) => {
+            assert!((2000..=4000).contains(&p.x()), "{p:?}")
+        }
+        other => panic!("{other:?}"),
+    }
     assert!(!g.view(0).contains("mine"), "{}", g.view(0));
     assert!(g.view(1).contains("mine"), "{}", g.view(1));
     // Blue's look-ahead has no mine on its board; red's has.

@@ -832,7 +832,12 @@ impl Game<'_, '_> {
             .force(side)
             .ok_or_else(|| EngineError::Setup(format!("no force for {}", p.label)))?;
         let mut out = Vec::new();
-        match (&force.area, &self.rules.board) {
+        // A force's markers go in `markers_deploy:` when it names an area.
+        let area = match &force.marker_area {
+            Some(a) if p.side.is_none() => a,
+            _ => &force.area,
+        };
+        match (area, &self.rules.board) {
             (DeployArea::Hexes(hexes), _) => {
                 for h in hexes {
                     let here = self

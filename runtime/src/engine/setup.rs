@@ -192,6 +192,8 @@ pub struct ForceSpec {
     /// Pieces of no side the force sets up in its area (`markers: 3 * bunker`).
     pub markers: Vec<EntityId>,
     pub area: DeployArea,
+    /// Where the force's markers are set up, when `markers_deploy:` names another area.
+    pub marker_area: Option<DeployArea>,
     pub max_per_hex: Option<u32>,
     pub hidden: bool,
     pub exits: Vec<HexCoord>,
@@ -1267,11 +1269,29 @@ fn read_force(
             (DeployArea::Area(g), Pos::Point(centre))
         }
     };
+    let marker_area = match (&f.markers_deploy, board) {
+        (None, _) => None,
+        (Some(Deploy::Area(a)), BoardSpec::Table { areas, .. }) => Some(DeployArea::Area(
+            areas
+                .iter()
+                .find(|(n, _)| n == a)
+                .map(|(_, g)| *g)
+                .ok_or_else(|| {
+                    EngineError::Setup(format!("force {name}: the board has no area `{a}`"))
+                })?,
+        )),
+        (Some(_), _) => {
+            return Err(EngineError::Setup(format!(
+                "force {name}: `markers_deploy:` names an area of a table"
+            )));
+        }
+    };
     Ok(ForceSpec {
         side,
         units,
         markers,
         area,
+        marker_area,
         max_per_hex,
         hidden,
         exits,
