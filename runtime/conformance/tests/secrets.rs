@@ -105,8 +105,16 @@ fn secret_counters_are_logged_silently_and_shown_to_their_own_side_only() {
         "{blue}"
     );
     let red = g.view(1);
-    assert!(lines(&red, "red_trooper").iter().all(|l| l.contains("{nerve ")));
-    assert!(lines(&red, "blue_trooper").iter().all(|l| !l.contains("nerve")));
+    assert!(
+        lines(&red, "red_trooper")
+            .iter()
+            .all(|l| l.contains("{nerve "))
+    );
+    assert!(
+        lines(&red, "blue_trooper")
+            .iter()
+            .all(|l| !l.contains("nerve"))
+    );
 }
 
 #[test]

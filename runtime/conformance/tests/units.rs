@@ -366,6 +366,8 @@ scenario s "S" {
     assert!(g.is_over());
     let shouts: Vec<i64> = g.state.pieces.iter().map(|p| p.counter("shouts")).collect();
     assert_eq!(shouts, vec![2, 1, 2]);
-    assert!(g.events.iter().any(|e| matches!(e,
-        Event::Activated { by, unit, pieces: 1, .. } if by == "turn" && unit == "blue_trooper #1")));
+    assert!(
+        g.events.iter().any(|e| matches!(e,
+        Event::Activated { by, unit, pieces: 1, .. } if by == "turn" && unit == "blue_trooper #1"))
+    );
 }

@@ -165,7 +165,12 @@ impl<'r, 'p> Game<'r, 'p> {
             let secret = f.flags.iter().any(|(k, v)| k == "secret_markers" && *v);
             neutral.extend(f.markers.iter().map(|e| (*e, None, Some(f.side), secret)));
         }
-        neutral.extend(rules.neutral.iter().map(|(e, at)| (*e, Some(*at), None, false)));
+        neutral.extend(
+            rules
+                .neutral
+                .iter()
+                .map(|(e, at)| (*e, Some(*at), None, false)),
+        );
         for (k, &(e, pos, placed_by, secret)) in neutral.iter().enumerate() {
             let ent = &program.entities[e as usize];
             let same = neutral.iter().filter(|x| x.0 == e).count();
@@ -553,7 +558,10 @@ impl<'r, 'p> Game<'r, 'p> {
             } else {
                 format!(" {{{}}}", scores.join(", "))
             };
-            lines.push((key(at), format!("  {:>12}  {who}{marks}{scores}\n", at.label())));
+            lines.push((
+                key(at),
+                format!("  {:>12}  {who}{marks}{scores}\n", at.label()),
+            ));
         }
         for (at, m) in &self.state.place_markers {
             let name = &self.rules.program.entities[*m as usize].name;
