@@ -155,7 +155,10 @@ fn nam_bread_man_shows_the_us_player_nothing_hidden() {
         let mut own = 0;
         for line in screen.lines() {
             if line.contains("vc_") {
-                assert!(!line.contains('{'), "seed {seed}: a Vietnamese score shown: {line}");
+                assert!(
+                    !line.contains('{'),
+                    "seed {seed}: a Vietnamese score shown: {line}"
+                );
             }
             if line.contains("us_") && line.contains("{actions ") {
                 own += 1;
@@ -167,7 +170,10 @@ fn nam_bread_man_shows_the_us_player_nothing_hidden() {
                 );
             }
         }
-        assert!(own > 0, "seed {seed}: the U.S. player never saw its own scores");
+        assert!(
+            own > 0,
+            "seed {seed}: the U.S. player never saw its own scores"
+        );
     }
 }
 
@@ -181,7 +187,11 @@ fn secret_labels(text: &str) -> Vec<String> {
                 .strip_prefix(" #")
                 .map(|r| r.chars().take_while(char::is_ascii_digit).collect())
                 .unwrap_or_default();
-            out.push(if n.is_empty() { stem.to_string() } else { format!("{stem} #{n}") });
+            out.push(if n.is_empty() {
+                stem.to_string()
+            } else {
+                format!("{stem} #{n}")
+            });
         }
     }
     out

@@ -70,7 +70,6 @@ pub enum Ev {
     /// A secret counter of a piece took a value (known to the piece's side only).
     Counted {
         piece: String,
-        side: String,
         counter: String,
         value: i64,
     },
@@ -157,7 +156,6 @@ pub fn read(text: &str) -> Vec<Ev> {
             },
             "counted" => Ev::Counted {
                 piece: piece(),
-                side: s(&v, "side"),
                 counter: s(&v, "counter"),
                 value: v["value"].as_i64().unwrap_or(0),
             },

@@ -41,7 +41,6 @@ struct Scores {
     save: i64,
     to_hit: i64,
     melee: i64,
-    observation: i64,
 }
 
 pub struct NamBreadMan {
@@ -132,10 +131,7 @@ impl NamBreadMan {
         let entities = ir["entities"].as_array().unwrap();
         let field = |e: &Value, name: &str| -> Option<Value> {
             let f = e["fields"].as_array()?.iter().find(|f| f[0] == name)?;
-            match constant(ir, &f[1], assumed)? {
-                Value::String(s) => Some(Value::String(s)),
-                v => Some(v),
-            }
+            constant(ir, &f[1], assumed)
         };
         let mut figures = BTreeMap::new();
         for e in entities {
@@ -145,9 +141,10 @@ impl NamBreadMan {
             let Some(side) = e["side"].as_u64() else {
                 continue;
             };
-            let fire = field(e, "fire")
-                .and_then(|v| v.as_str().map(String::from))
-                .expect("a figure's fire class");
+            // Weapons have a range too; figures also a fire class.
+            let Some(fire) = field(e, "fire").and_then(|v| v.as_str().map(String::from)) else {
+                continue;
+            };
             figures.insert(
                 e["name"].as_str().unwrap().to_string(),
                 Fig {
@@ -166,7 +163,10 @@ impl NamBreadMan {
             let cover = field(&entities[terrain as usize], "cover")
                 .and_then(|v| v.as_str().map(String::from))
                 .expect("the terrain's cover class");
-            let r: Vec<i64> = prop(f, "rect").iter().map(|(_, v)| len(v).unwrap()).collect();
+            let r: Vec<i64> = prop(f, "rect")
+                .iter()
+                .map(|(_, v)| len(v).unwrap())
+                .collect();
             features.push(((r[0], r[1], r[2], r[3]), cover));
         }
         NamBreadMan {
@@ -220,7 +220,7 @@ impl NamBreadMan {
         let mut shown: Vec<String> = Vec::new();
         let mut rolling = false;
         let mut last_mover: Option<String> = None;
-        for (k, e) in events.iter().enumerate() {
+        for e in events {
             match e {
                 Ev::Turn(_) => {
                     used.clear();
@@ -233,7 +233,11 @@ impl NamBreadMan {
                 Ev::Deployed { piece, at } => {
                     pieces.entry(piece.clone()).or_default().at = point(at);
                 }
-                Ev::Marked { marker, piece: Some(p), .. } => {
+                Ev::Marked {
+                    marker,
+                    piece: Some(p),
+                    ..
+                } => {
                     let m = &mut pieces.entry(p.clone()).or_default().markers;
                     if !m.contains(marker) {
                         m.push(marker.clone());
@@ -264,12 +268,22 @@ impl NamBreadMan {
                         shown.push(p.clone());
                     }
                 }
-                Ev::Unmarked { marker, piece: Some(p), .. } => {
+                Ev::Unmarked {
+                    marker,
+                    piece: Some(p),
+                    ..
+                } => {
                     if let Some(q) = pieces.get_mut(p) {
                         q.markers.retain(|m| m != marker);
                     }
                 }
-                Ev::Moved { piece, from, to, why, .. } => {
+                Ev::Moved {
+                    piece,
+                    from,
+                    to,
+                    why,
+                    ..
+                } => {
                     let from = from.as_ref().and_then(point);
                     let to = point(to);
                     if let (Some(a), Some(b)) = (from, to) {
@@ -295,7 +309,12 @@ impl NamBreadMan {
                     pieces.entry(piece.clone()).or_default().at = to;
                     last_mover = Some(piece.clone());
                 }
-                Ev::Counted { piece, counter, value, .. } => {
+                Ev::Counted {
+                    piece,
+                    counter,
+                    value,
+                    ..
+                } => {
                     let s = scores.entry(piece.clone()).or_default();
                     if rolling {
                         let faces = match counter.as_str() {
@@ -319,16 +338,22 @@ impl NamBreadMan {
                         "save" => s.save = *value,
                         "to_hit" => s.to_hit = *value,
                         "melee" => s.melee = *value,
-                        "observation" => s.observation = *value,
                         "lives" if rolling => s.lives = *value,
                         "lives" => {
-                            seen.entry(piece.clone()).or_default().push(*value - s.lives);
+                            seen.entry(piece.clone())
+                                .or_default()
+                                .push(*value - s.lives);
                             s.lives = *value;
                         }
                         _ => {}
                     }
                 }
-                Ev::Resolved { name, args, dice, result } => {
+                Ev::Resolved {
+                    name,
+                    args,
+                    dice,
+                    result,
+                } => {
                     if name == "fire_at" || name == "melee_contest" {
                         r.check(
                             "a fire or melee tells no score, only who and the outcome (Example: the defending player does not tell his dice scores)",
@@ -338,7 +363,9 @@ impl NamBreadMan {
                         );
                     }
                     match name.as_str() {
-                        "fire_at" => self.check_fire(args, result, &pieces, &scores, &mut explained, r),
+                        "fire_at" => {
+                            self.check_fire(args, result, &pieces, &scores, &mut explained, r)
+                        }
                         "melee_contest" => {
                             let (a, d) = (&args[0], &args[1]);
                             let (Some(sa), Some(sd)) = (scores.get(a), scores.get(d)) else {
@@ -347,7 +374,8 @@ impl NamBreadMan {
                             // MELEE (1 Action): +2 to the attacker against a crawling or prone
                             // defender, +1 to a defender behind hard cover.
                             let pd = &pieces[d];
-                            let margin = sa.melee + 2 * i64::from(pd.markers.iter().any(|m| m == "crawling"))
+                            let margin = sa.melee
+                                + 2 * i64::from(pd.markers.iter().any(|m| m == "crawling"))
                                 - sd.melee
                                 - i64::from(pd.at.is_some_and(|p| self.cover(p) == "hard"));
                             let want = if margin > 0 {
@@ -367,7 +395,11 @@ impl NamBreadMan {
                         }
                         "bombardment_square" => {
                             let face = dice.first().map_or(0, |d| d.1);
-                            let want = if face == 10 { "direct_hit".to_string() } else { format!("square_{face}") };
+                            let want = if face == 10 {
+                                "direct_hit".to_string()
+                            } else {
+                                format!("square_{face}")
+                            };
                             r.check(
                                 "the D10 picks the square, 0 (ten) a direct hit (NOW this is the exception to the rule)",
                                 (*result != want).then(|| format!("d10 {face} told {result}")),
@@ -405,14 +437,18 @@ impl NamBreadMan {
                     match action.as_str() {
                         "fire" => {
                             let (a, t) = (&args[0], &args[1]);
-                            let far = match (pieces.get(a).and_then(|p| p.at), pieces.get(t).and_then(|p| p.at)) {
+                            let far = match (
+                                pieces.get(a).and_then(|p| p.at),
+                                pieces.get(t).and_then(|p| p.at),
+                            ) {
                                 (Some(x), Some(y)) => dist(x, y),
                                 _ => i64::MAX,
                             };
                             let range = self.figures[self.entity(a)].range;
                             r.check(
                                 "fire reaches no further than the weapon's printed range (Ranges)",
-                                (far > range + SLACK).then(|| format!("{a} fired {far} at {t}, range {range}")),
+                                (far > range + SLACK)
+                                    .then(|| format!("{a} fired {far} at {t}, range {range}")),
                             );
                         }
                         "radio_call" => {
@@ -458,7 +494,6 @@ impl NamBreadMan {
                     }
                     seen.clear();
                     explained.clear();
-                    let _ = side;
                 }
                 Ev::Eliminated { piece } => {
                     if self.figures.contains_key(self.entity(piece)) {
@@ -478,7 +513,10 @@ impl NamBreadMan {
             // A figure left with no lives must be off by the end of the action.
             if let Ev::Acted { .. } = e {
                 for (f, s) in &scores {
-                    if s.lives <= 0 && !gone.contains(f) && self.figures.contains_key(self.entity(f)) {
+                    if s.lives <= 0
+                        && !gone.contains(f)
+                        && self.figures.contains_key(self.entity(f))
+                    {
                         r.check(
                             "a figure is taken off exactly when its lives run out (D3 (different colour dice))",
                             Some(format!("{f} still on with {} lives", s.lives)),
@@ -529,7 +567,9 @@ impl NamBreadMan {
     ) -> BTreeMap<String, Vec<i64>> {
         let mut m: BTreeMap<String, Vec<i64>> = BTreeMap::new();
         for (f, p) in pieces {
-            if !self.figures.contains_key(self.entity(f)) || p.markers.iter().any(|m| m == "in_tunnel") {
+            if !self.figures.contains_key(self.entity(f))
+                || p.markers.iter().any(|m| m == "in_tunnel")
+            {
                 continue;
             }
             let Some(at) = p.at else { continue };
@@ -579,7 +619,8 @@ impl NamBreadMan {
                     }
                     let mover = &args[0];
                     if s("side") == "us"
-                        && ["walk", "walk_away", "take_cover", "crawl"].contains(&s("action").as_str())
+                        && ["walk", "walk_away", "take_cover", "crawl"]
+                            .contains(&s("action").as_str())
                         && let Some(p) = at.get(mover)
                     {
                         let under = traps
@@ -621,7 +662,11 @@ fn secret_labels(text: &str) -> Vec<String> {
                 .strip_prefix(" #")
                 .map(|r| r.chars().take_while(char::is_ascii_digit).collect())
                 .unwrap_or_default();
-            out.push(if n.is_empty() { stem.to_string() } else { format!("{stem} #{n}") });
+            out.push(if n.is_empty() {
+                stem.to_string()
+            } else {
+                format!("{stem} #{n}")
+            });
         }
     }
     out
