@@ -6,6 +6,7 @@
 
 mod referee {
     pub mod log;
+    pub mod nam_bread_man;
     pub mod plastic_battle;
     pub mod platoon;
     pub mod police_action;
@@ -188,6 +189,101 @@ fn police_action_contact_is_played_as_printed() {
     ] {
         assert!(r.checked.get(rule).copied().unwrap_or(0) > 0, "{rule}: never played");
     }
+}
+
+#[test]
+fn nam_bread_man_platoon_patrol_is_played_as_printed() {
+    let mut r = Report::default();
+    let mut referee = None;
+    play(
+        "nam_bread_man",
+        "platoon-patrol",
+        &mut |ir, text, assumed| {
+            let p = referee.get_or_insert_with(|| {
+                referee::nam_bread_man::NamBreadMan::new(ir, "platoon_patrol", assumed)
+            });
+            p.referee(text, &mut r);
+        },
+    );
+    judge("Nam Bread Man, Platoon Patrol", &r);
+}
+
+/// What the U.S. player is shown (the engine's screen for a human player, the only place a
+/// side is told anything during play): never a Vietnamese figure's scores, never a booby trap
+/// or tunnel exit that has not been sprung or used; its own figures' scores, always.
+#[test]
+fn nam_bread_man_shows_the_us_player_nothing_hidden() {
+    use sandtable_runtime::engine::policy::Human;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let sys = root.join("rules").join("nam_bread_man");
+    let c = sandtable_compiler::compile_path(&sys).unwrap();
+    let file = sys.join("assumptions").join("platoon-patrol.assume");
+    let supplied =
+        sandtable_compiler::assume::supply_paths(&c.program, &[], &[file.as_path()]).unwrap();
+    let a = sandtable_runtime::query::assumptions(&supplied);
+    let rules = Rules::new(&c.program, &a, "platoon-patrol").unwrap();
+    for seed in 1..=3 {
+        let mut screen = Vec::new();
+        let mut game = Game::new(&rules, seed, None);
+        {
+            let answers = std::io::Cursor::new("1\n".repeat(5000));
+            let mut policies: Vec<Box<dyn Policy + '_>> = vec![
+                Box::new(Human::new(answers, &mut screen)),
+                Box::new(Random::new(seed, 1)),
+            ];
+            game.play(&mut policies).unwrap();
+        }
+        let screen = String::from_utf8(screen).unwrap();
+        let sprung: Vec<String> = game
+            .state
+            .pieces
+            .iter()
+            .filter(|p| !p.secret)
+            .map(|p| p.label.to_string())
+            .collect();
+        let mut own = 0;
+        for line in screen.lines() {
+            if line.contains("vc_") {
+                assert!(
+                    !line.contains('{'),
+                    "seed {seed}: a Vietnamese score shown: {line}"
+                );
+            }
+            if line.contains("us_") && line.contains("{actions ") {
+                own += 1;
+            }
+            for w in secret_labels(line) {
+                assert!(
+                    sprung.iter().any(|s| *s == w),
+                    "seed {seed}: the U.S. was shown {w}: {line}"
+                );
+            }
+        }
+        assert!(
+            own > 0,
+            "seed {seed}: the U.S. player never saw its own scores"
+        );
+    }
+}
+
+/// The booby trap and tunnel exit labels (`booby_trap #3`, `tunnel_1 #2`) a text names.
+fn secret_labels(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for stem in ["booby_trap", "tunnel_1", "tunnel_2"] {
+        for (at, _) in text.match_indices(stem) {
+            let rest = &text[at + stem.len()..];
+            let n: String = rest
+                .strip_prefix(" #")
+                .map(|r| r.chars().take_while(char::is_ascii_digit).collect())
+                .unwrap_or_default();
+            out.push(if n.is_empty() {
+                stem.to_string()
+            } else {
+                format!("{stem} #{n}")
+            });
+        }
+    }
+    out
 }
 
 /// A referee that passes everything proves nothing: a log changed by hand (a die result

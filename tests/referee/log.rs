@@ -72,6 +72,12 @@ pub enum Ev {
     End {
         winner: Option<String>,
     },
+    /// A secret counter of a piece took a value (known to the piece's side only).
+    Counted {
+        piece: String,
+        counter: String,
+        value: i64,
+    },
     /// A side's choice: the `acted` events up to the next one are that one choice (a move
     /// together, 4.d's exception, is one choice of several pieces).
     Decision,
@@ -157,6 +163,11 @@ pub fn read(text: &str) -> Vec<Ev> {
                 piece: opt_piece(),
                 at: at(&v["at"]),
             },
+            "counted" => Ev::Counted {
+                piece: piece(),
+                counter: s(&v, "counter"),
+                value: v["value"].as_i64().unwrap_or(0),
+            },
             "end" => Ev::End {
                 winner: v["winner"].as_str().map(String::from),
             },
@@ -237,8 +248,17 @@ pub fn constant(ir: &Value, c: &Value, assumed: &BTreeMap<String, String>) -> Op
                 if let Some(inches) = t.strip_suffix("in") {
                     // Tenths of a millimetre, as the log counts.
                     Value::from((inches.trim().parse::<f64>().ok()? * 254.0).round() as i64)
+                } else if let Some(cm) = t.strip_suffix("cm")
+                    && let Ok(n) = cm.trim().parse::<f64>()
+                {
+                    Value::from((n * 100.0).round() as i64)
+                } else if let Ok(n) = t.parse::<i64>() {
+                    Value::from(n)
+                } else if t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    // A name: an enum member such as `rifle`.
+                    Value::from(t)
                 } else {
-                    t.parse::<i64>().ok().map(Value::from)?
+                    return None;
                 }
             }
         });

@@ -91,6 +91,9 @@ pub struct ForceDef {
     /// Pieces of no side the force sets up in its area.
     pub markers: Vec<Pieces>,
     pub deploy: Option<Deploy>,
+    /// Where the force sets up its `markers:` when not in `deploy:` (`markers_deploy: AREA`).
+    #[serde(default)]
+    pub markers_deploy: Option<Deploy>,
     /// Most units in one hex at set-up.
     pub max_per_hex: Option<Count>,
     pub hidden: bool,

@@ -25,7 +25,11 @@ const SCHEME_PROPERTIES: &[(&str, &[&str])] = &[
     ("chips", &["chip_cup"]),
     // Units bigger than a piece are played where a draw gives a side an activation.
     ("activates", &["chip_cup", "deck"]),
-    ("actions_per_piece", &["chip_cup", "deck"]),
+    // Side after side, each piece may take several actions in a row.
+    (
+        "actions_per_piece",
+        &["chip_cup", "deck", "all", "fixed", "sequence"],
+    ),
     ("all_act_when", &["chip_cup", "deck"]),
     ("commands", &["chip_cup", "deck"]),
     ("together", &["chip_cup", "deck"]),

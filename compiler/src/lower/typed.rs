@@ -218,6 +218,7 @@ impl Lowerer<'_> {
             units,
             markers,
             deploy: prop(f, "deploy").and_then(deploy),
+            markers_deploy: prop(f, "markers_deploy").and_then(deploy),
             max_per_hex: first(f, "max_per_hex").and_then(count),
             hidden: flags
                 .iter()

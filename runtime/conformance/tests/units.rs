@@ -417,4 +417,67 @@ fn pieces_moving_together_know_which_of_them_arrives_last() {
     choose(&mut g, "activate hex B2 (3 units)");
     choose(&mut g, "step(captain, C2)");
     assert_eq!((counter(&g, "steps"), counter(&g, "fights")), (1, 1));
+
+/// `actions_per_piece` on a side-after-side activation: each piece in turn takes up to that
+/// many actions in a row, then the next piece; the side may end a piece's turn early.
+#[test]
+fn a_sequence_activation_gives_each_piece_its_actions_in_a_row() {
+    let src = r#"
+side blue "Blue"
+side red "Red"
+kind trooper { speed: length }
+unit blue_trooper: trooper of blue "Blue trooper" { speed: 6cm }
+unit red_trooper: trooper of red "Red trooper" { speed: 6cm }
+board field: open {
+  width: 60cm
+  depth: 30cm
+  base: 2cm
+  area blue_edge { rect: 0cm, 0cm, 10cm, 30cm }
+  area red_edge { rect: 50cm, 0cm, 60cm, 30cm }
+}
+activation turns: sequence {
+  sides: blue, red
+  actions_per_piece: 2
+}
+turn {
+  phase act "Act" {
+    activation: turns
+    actions: shout
+  }
+}
+action shout(t: trooper) {
+  add_counter(t, "shouts", 1)
+}
+scenario s "S" {
+  board: field
+  turns: 1
+  force blue { units: 2 * blue_trooper, deploy: blue_edge }
+  force red { units: 1 * red_trooper, deploy: red_edge }
+  victory { win blue }
+}
+"#;
+    let c = sandtable_conformance::compile_clean(src);
+    let a = Assumptions::default();
+    let rules = Rules::new(&c.program, &a, "s").unwrap();
+    let mut g = Game::new(&rules, 1, None);
+    g.advance().unwrap();
+    while g.state.turn == 0 {
+        g.apply(0).unwrap();
+    }
+    // Blue's first trooper: two shouts in a row, then it has nothing left.
+    choose(&mut g, "shout(blue_trooper #1)");
+    assert!(offered(&g, "end the activation"));
+    choose(&mut g, "shout(blue_trooper #1)");
+    // The second trooper ends its turn after one shout.
+    choose(&mut g, "shout(blue_trooper #2)");
+    choose(&mut g, "end the activation");
+    choose(&mut g, "shout(red_trooper)");
+    choose(&mut g, "shout(red_trooper)");
+    assert!(g.is_over());
+    let shouts: Vec<i64> = g.state.pieces.iter().map(|p| p.counter("shouts")).collect();
+    assert_eq!(shouts, vec![2, 1, 2]);
+    assert!(
+        g.events.iter().any(|e| matches!(e,
+        Event::Activated { by, unit, pieces: 1, .. } if by == "turn" && unit == "blue_trooper #1"))
+    );
 }

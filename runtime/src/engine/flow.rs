@@ -578,12 +578,31 @@ impl Game<'_, '_> {
                     return Ok(Stage::PhaseBegin { ph: ph + 1 });
                 }
                 let i = ids.remove(0);
-                self.activate(order[k], i, &rules.phases[ph].actions)?;
-                Stage::EachPiece {
+                let side = order[k];
+                let spec = &rules.phases[ph].unit;
+                let next = Stage::EachPiece {
                     ph,
                     k,
                     ids: Some(ids),
+                };
+                // `actions_per_piece: N`: the piece is a unit of its own, acting up to N
+                // times in a row until its side ends its activation.
+                if spec.actions_per_piece > 1
+                    && self.state.pieces[i].on_board()
+                    && !self
+                        .legal_for(side, &rules.phases[ph].actions, Some(i))?
+                        .is_empty()
+                {
+                    let mut unit = UnitTurn::new(side, Some(ph), "turn");
+                    let name = self.piece_label(i, side);
+                    self.start_unit(&mut unit, spec, vec![i], name)?;
+                    return Ok(Stage::Unit {
+                        unit,
+                        then: Box::new(next),
+                    });
                 }
+                self.activate(side, i, &rules.phases[ph].actions)?;
+                next
             }
             Stage::Alternating { ph, mut queues, k } => {
                 let setup::Activation::Alternating(order) = &rules.phases[ph].activation else {

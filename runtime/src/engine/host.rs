@@ -490,7 +490,8 @@ impl GameHost<'_, '_> {
             .pieces
             .iter()
             .enumerate()
-            .filter(|(j, q)| *j != i && q.on_board())
+            // A secret piece is a mark on a map: it takes no room.
+            .filter(|(j, q)| *j != i && q.on_board() && !q.secret)
             .filter_map(|(j, q)| match q.pos {
                 Some(Pos::Point(c)) if table::passes_within(from, to, c, base) => Some((j, c)),
                 _ => None,
@@ -1271,6 +1272,17 @@ impl Host for GameHost<'_, '_> {
                 };
                 p.set_counter(&n, new);
                 self.scratch.version += 1;
+                if self.tell && self.rules.secret_counters.contains(&n) {
+                    let p = &self.state.pieces[i];
+                    let e = Event::Counted {
+                        piece: p.label.to_string(),
+                        side: p.side.map(|s| self.rules.side_name(s).to_string()),
+                        counter: n,
+                        value: new,
+                        why: self.why.clone(),
+                    };
+                    self.said.push(e);
+                }
                 Val::Unit
             }
             EngineFn::Option => Val::Bool(self.rules.options.contains(&self.text(arg(0)?)?)),
@@ -1339,6 +1351,7 @@ impl Host for GameHost<'_, '_> {
             EngineFn::Reveal => {
                 let i = self.piece(arg(0)?)?;
                 self.state.pieces[i].hidden = false;
+                self.state.pieces[i].secret = false;
                 Val::Unit
             }
         })

@@ -181,6 +181,15 @@ pub enum Event {
         piece: Option<String>,
         at: Option<Place>,
     },
+    /// A secret counter (the turn block's `secret_counters:`) of a piece took a value: known
+    /// to the piece's side only, so silent in the narrative.
+    Counted {
+        piece: String,
+        side: Option<String>,
+        counter: String,
+        value: i64,
+        why: Option<String>,
+    },
     /// The game was stopped by a signal here; the log holds what was played before it.
     Interrupted {
         decisions: u32,
@@ -219,7 +228,10 @@ pub fn narrate(e: &Event) -> Option<String> {
             }
         ),
         Event::Said { text } => format!("      {text}"),
-        Event::Deployed { .. } | Event::Acted { .. } | Event::Unmarked { .. } => return None,
+        Event::Deployed { .. }
+        | Event::Acted { .. }
+        | Event::Unmarked { .. }
+        | Event::Counted { .. } => return None,
         Event::Moved {
             piece, from, to, ..
         } => format!(

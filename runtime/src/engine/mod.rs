@@ -164,6 +164,7 @@ impl<'r, 'p> Game<'r, 'p> {
                     markers: Vec::new(),
                     counters: Vec::new(),
                     hidden: f.hidden,
+                    secret: false,
                     exited_at: None,
                     is_unit: ent.category == Category::Unit,
                     placed_by: Some(f.side),
@@ -172,12 +173,18 @@ impl<'r, 'p> Game<'r, 'p> {
         }
         // Pieces of no side: a force's markers (it sets them up), then the scenario's
         // neutral pieces where it puts them. Numbered per entity across the whole game.
-        let mut neutral: Vec<(EntityId, Option<Pos>, Option<SideId>)> = Vec::new();
+        let mut neutral: Vec<(EntityId, Option<Pos>, Option<SideId>, bool)> = Vec::new();
         for f in &rules.forces {
-            neutral.extend(f.markers.iter().map(|e| (*e, None, Some(f.side))));
+            let secret = f.flags.iter().any(|(k, v)| k == "secret_markers" && *v);
+            neutral.extend(f.markers.iter().map(|e| (*e, None, Some(f.side), secret)));
         }
-        neutral.extend(rules.neutral.iter().map(|(e, at)| (*e, Some(*at), None)));
-        for (k, &(e, pos, placed_by)) in neutral.iter().enumerate() {
+        neutral.extend(
+            rules
+                .neutral
+                .iter()
+                .map(|(e, at)| (*e, Some(*at), None, false)),
+        );
+        for (k, &(e, pos, placed_by, secret)) in neutral.iter().enumerate() {
             let ent = &program.entities[e as usize];
             let same = neutral.iter().filter(|x| x.0 == e).count();
             let nth = neutral[..k].iter().filter(|x| x.0 == e).count() + 1;
@@ -195,6 +202,7 @@ impl<'r, 'p> Game<'r, 'p> {
                 markers: Vec::new(),
                 counters: Vec::new(),
                 hidden: false,
+                secret,
                 exited_at: None,
                 is_unit: false,
                 placed_by,
@@ -433,6 +441,35 @@ impl<'r, 'p> Game<'r, 'p> {
             state.pieces[a].entity = state.pieces[b].entity;
             state.pieces[b].entity = ea;
         }
+        // Pieces the side does not know of are not on its imagined board.
+        for i in 0..state.pieces.len() {
+            if !state.seen_by(i, side) {
+                state.pieces[i].status = Status::Exited;
+            }
+        }
+        // Secret counters of the other sides' pieces are shuffled among those pieces, so the
+        // side imagines scores as likely as the real ones without learning whose is whose.
+        for name in &self.rules.secret_counters {
+            for other in self.rules.sides() {
+                if other == side {
+                    continue;
+                }
+                let own: Vec<usize> = (0..state.pieces.len())
+                    .filter(|&i| {
+                        let p = &state.pieces[i];
+                        p.side == Some(other) && p.on_board()
+                    })
+                    .collect();
+                for k in (1..own.len()).rev() {
+                    let j = dice.index(k as u32 + 1) as usize;
+                    let (a, b) = (own[k], own[j]);
+                    let va = state.pieces[a].counter(name);
+                    let vb = state.pieces[b].counter(name);
+                    state.pieces[a].set_counter(name, vb);
+                    state.pieces[b].set_counter(name, va);
+                }
+            }
+        }
         (state, dice)
     }
 
@@ -519,6 +556,9 @@ impl<'r, 'p> Game<'r, 'p> {
             let (true, Some(at)) = (p.on_board(), p.pos) else {
                 continue;
             };
+            if !self.state.seen_by(i, side) {
+                continue;
+            }
             let who = if p.hidden && p.side != Some(side) {
                 format!(
                     "face-down {} piece",
@@ -537,7 +577,25 @@ impl<'r, 'p> Game<'r, 'p> {
             } else {
                 format!(" [{}]", marks.join(", "))
             };
-            lines.push((key(at), format!("  {:>12}  {who}{marks}\n", at.label())));
+            // Secret counters only on the side's own pieces.
+            let scores: Vec<String> = if p.side == Some(side) {
+                self.rules
+                    .secret_counters
+                    .iter()
+                    .map(|c| format!("{c} {}", p.counter(c)))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let scores = if scores.is_empty() {
+                String::new()
+            } else {
+                format!(" {{{}}}", scores.join(", "))
+            };
+            lines.push((
+                key(at),
+                format!("  {:>12}  {who}{marks}{scores}\n", at.label()),
+            ));
         }
         for (at, m) in &self.state.place_markers {
             let name = &self.rules.program.entities[*m as usize].name;

@@ -417,6 +417,7 @@ impl Game<'_, '_> {
                 .filter(|&i| {
                     let q = &self.state.pieces[i];
                     q.on_board()
+                        && self.known_to_actor(i, args)
                         && !args.contains(&Val::Piece(i as u32))
                         && self.rules.program.entities[q.entity as usize].kind == Some(*k)
                 })
@@ -435,7 +436,9 @@ impl Game<'_, '_> {
                     }
                     None => (0..self.state.pieces.len())
                         .filter(|&i| {
-                            self.state.pieces[i].on_board() && !args.contains(&Val::Piece(i as u32))
+                            self.state.pieces[i].on_board()
+                                && self.known_to_actor(i, args)
+                                && !args.contains(&Val::Piece(i as u32))
                         })
                         .map(|i| Val::Piece(i as u32))
                         .collect(),
@@ -559,7 +562,11 @@ impl Game<'_, '_> {
             let Some(Pos::Point(to)) = q.pos else {
                 continue;
             };
-            if j == me || !q.on_board() || (q.side.is_some() && q.side == mine) {
+            if j == me
+                || !q.on_board()
+                || (q.side.is_some() && q.side == mine)
+                || !self.known_to_actor(j, args)
+            {
                 continue;
             }
             let d = distance(from, to);
@@ -612,6 +619,7 @@ impl Game<'_, '_> {
             state.pieces.iter().enumerate().all(|(j, q)| {
                 j == me
                     || !q.on_board()
+                    || q.secret
                     || !matches!(q.pos, Some(Pos::Point(c)) if distance_squared(c, p) < base * base)
             })
         };
@@ -898,6 +906,18 @@ impl Game<'_, '_> {
         }
     }
 
+    /// Whether the acting piece's side (the first argument's) may know piece `i` is there:
+    /// a secret piece of another side is never offered as an argument or an aim.
+    fn known_to_actor(&self, i: usize, args: &[Val]) -> bool {
+        match args.first() {
+            Some(Val::Piece(a)) => match self.state.pieces[*a as usize].side {
+                Some(side) => self.state.seen_by(i, side),
+                None => true,
+            },
+            _ => true,
+        }
+    }
+
     /// A choice in words, as `side` sees it (hidden enemy pieces are not named).
     pub fn label(&self, side: SideId, c: &Choice) -> String {
         let show = |v: &Val| match v {
@@ -999,7 +1019,12 @@ impl Game<'_, '_> {
             .force(side)
             .ok_or_else(|| EngineError::Setup(format!("no force for {}", p.label)))?;
         let mut out = Vec::new();
-        match (&force.area, &self.rules.board) {
+        // A force's markers go in `markers_deploy:` when it names an area.
+        let area = match &force.marker_area {
+            Some(a) if p.side.is_none() => a,
+            _ => &force.area,
+        };
+        match (area, &self.rules.board) {
             (DeployArea::Hexes(hexes), _) => {
                 for h in hexes {
                     let here = self
@@ -1041,6 +1066,7 @@ impl Game<'_, '_> {
                             && self.state.pieces.iter().all(|q| match q.pos {
                                 Some(Pos::Point(c)) => {
                                     !q.on_board()
+                                        || q.secret
                                         || crate::board::table::distance_squared(c, pt)
                                             >= base * base
                                 }

@@ -174,6 +174,13 @@ impl<R: BufRead, W: Write> Human<R, W> {
 /// An event's line as `side` may read it: the pieces it cannot see are not named.
 fn as_seen_by(game: &Game, side: SideId, e: &super::Event) -> Option<String> {
     let mut line = super::log::narrate(e)?;
+    // A line that names a piece the side does not know of is not told to it at all.
+    let unseen = (0..game.state.pieces.len())
+        .filter(|&i| !game.state.seen_by(i, side))
+        .any(|i| mentions(&line, &game.state.pieces[i].label));
+    if unseen {
+        return None;
+    }
     let mut hidden: Vec<&str> = game
         .state
         .pieces
@@ -187,6 +194,16 @@ fn as_seen_by(game: &Game, side: SideId, e: &super::Event) -> Option<String> {
         line = line.replace(l, "a face-down piece");
     }
     Some(line)
+}
+
+/// `name` appears in `line` as a whole label (not as the start of `name #12`).
+fn mentions(line: &str, name: &str) -> bool {
+    line.match_indices(name).any(|(at, _)| {
+        let rest = &line[at + name.len()..];
+        !(rest.starts_with(char::is_alphanumeric)
+            || rest.starts_with('_')
+            || (rest.starts_with(" #") && rest[2..].starts_with(|c: char| c.is_ascii_digit())))
+    })
 }
 
 /// What a choice is known to lead to, from what the side can see: a place where enemy pieces

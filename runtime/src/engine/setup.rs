@@ -227,6 +227,8 @@ pub struct ForceSpec {
     /// Pieces of no side the force sets up in its area (`markers: 3 * bunker`).
     pub markers: Vec<EntityId>,
     pub area: DeployArea,
+    /// Where the force's markers are set up, when `markers_deploy:` names another area.
+    pub marker_area: Option<DeployArea>,
     pub max_per_hex: Option<u32>,
     pub hidden: bool,
     pub exits: Vec<HexCoord>,
@@ -268,6 +270,9 @@ pub struct Rules<'p> {
     /// The turn block's `distance_counter:`: the piece counter that adds up the distance each
     /// piece moves, back to 0 when the turn ends.
     pub distance_counter: Option<String>,
+    /// The turn block's `secret_counters:`: piece counters known to the piece's own side
+    /// only (shown in its view, logged as `counted` events, shuffled in others' look-ahead).
+    pub secret_counters: Vec<String>,
     /// The turn block's `on end` hooks: clean-up after the last phase of every turn.
     pub turn_end: Vec<ProcId>,
     /// Every entity's fields with the assumptions applied, by entity id; `None` for an
@@ -338,6 +343,7 @@ impl<'p> Rules<'p> {
             hex_adjacent: Vec::new(),
             turn_end: Vec::new(),
             distance_counter: None,
+            secret_counters: Vec::new(),
             scenario_values: sc
                 .properties
                 .iter()
@@ -480,6 +486,11 @@ impl<'p> Rules<'p> {
             .ok_or_else(|| EngineError::Setup("the ruleset has no `turn` block".into()))?;
         if let Some(p) = prop(turn, "distance_counter") {
             r.distance_counter = Some(sym(&cv(&p.values[0].1)?)?);
+        }
+        if let Some(p) = prop(turn, "secret_counters") {
+            for v in flat(&interp, p)? {
+                r.secret_counters.push(sym(&v)?);
+            }
         }
         r.turn_end = turn
             .hooks
@@ -1344,11 +1355,29 @@ fn read_force(
             (DeployArea::Area(g), Pos::Point(centre))
         }
     };
+    let marker_area = match (&f.markers_deploy, board) {
+        (None, _) => None,
+        (Some(Deploy::Area(a)), BoardSpec::Table { areas, .. }) => Some(DeployArea::Area(
+            areas
+                .iter()
+                .find(|(n, _)| n == a)
+                .map(|(_, g)| *g)
+                .ok_or_else(|| {
+                    EngineError::Setup(format!("force {name}: the board has no area `{a}`"))
+                })?,
+        )),
+        (Some(_), _) => {
+            return Err(EngineError::Setup(format!(
+                "force {name}: `markers_deploy:` names an area of a table"
+            )));
+        }
+    };
     Ok(ForceSpec {
         side,
         units,
         markers,
         area,
+        marker_area,
         max_per_hex,
         hidden,
         exits,

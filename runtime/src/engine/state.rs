@@ -55,6 +55,10 @@ pub struct Piece {
     pub counters: Vec<(String, i64)>,
     /// Face down to the other sides (their policies do not learn which entity it is).
     pub hidden: bool,
+    /// Unseen by the sides that did not place it (a force with `secret_markers: true`): not
+    /// in their view, not named to them, not on the board of their look-ahead, until revealed.
+    #[serde(default)]
+    pub secret: bool,
     /// The hex or point it left the board from.
     pub exited_at: Option<Pos>,
     /// A unit (counted in losses) rather than a weapon piece or marker.
@@ -144,6 +148,11 @@ impl State {
         } else {
             p.label.to_string()
         }
+    }
+    /// Whether `side` may know the piece is there at all.
+    pub fn seen_by(&self, i: usize, side: SideId) -> bool {
+        let p = &self.pieces[i];
+        !p.secret || p.placed_by == Some(side) || p.side == Some(side)
     }
     pub fn losses(&self, side: SideId) -> u32 {
         self.pieces

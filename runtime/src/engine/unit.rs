@@ -211,7 +211,7 @@ impl<'r, 'p> Game<'r, 'p> {
     }
 
     /// The unit has been chosen: its pieces, whether all of them may act, and the log.
-    fn start_unit(
+    pub(crate) fn start_unit(
         &mut self,
         unit: &mut UnitTurn,
         spec: &UnitSpec,
