@@ -726,7 +726,10 @@ fn game_commands_refuse_bad_input_plainly() {
     let rules = dir.to_str().unwrap();
     let (code, _, err) = sandtable(&["run", rules, "--scenario", "ambush-at-night"]);
     assert_eq!(code, 1);
-    assert!(err.contains("is unknown (`?`)"), "{err}");
+    // All of them at once, before the game starts, and where to write them.
+    assert!(err.contains("values the book leaves blank"), "{err}");
+    assert!(err.contains("jungle.target_modifier"), "{err}");
+    assert!(err.contains("ambush-at-night.assume"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -417,6 +417,7 @@ fn pieces_moving_together_know_which_of_them_arrives_last() {
     choose(&mut g, "activate hex B2 (3 units)");
     choose(&mut g, "step(captain, C2)");
     assert_eq!((counter(&g, "steps"), counter(&g, "fights")), (1, 1));
+}
 
 /// `actions_per_piece` on a side-after-side activation: each piece in turn takes up to that
 /// many actions in a row, then the next piece; the side may end a piece's turn early.
