@@ -202,6 +202,8 @@ impl NamBreadMan {
 
     pub fn referee(&self, text: &str, r: &mut Report) {
         r.games += 1;
+        // Games are refereed in seed order from 1: the seed that replays one (`run --seed`).
+        let seed = r.games;
         let events = super::log::read(text);
         let events = &events[..];
         self.hidden_from_the_us(text, r);
@@ -263,7 +265,7 @@ impl NamBreadMan {
                         };
                         r.check(
                             "a booby trap springs under a U.S. figure ending a move in its zone (Before turns begin)",
-                            (!ok).then(|| format!("{p} sprung with no U.S. figure in its zone")),
+                            (!ok).then(|| format!("seed {seed}: {p} sprung with no U.S. figure in its zone")),
                         );
                         shown.push(p.clone());
                     }
@@ -489,7 +491,7 @@ impl NamBreadMan {
                         b.sort();
                         r.check(
                             "every life lost or given back is explained by the rules (D6, MELEE, Before turns begin, NOW this is the exception to the rule, Medics)",
-                            (a != b).then(|| format!("{f} in {action} by {side}: log {a:?}, rules {b:?}")),
+                            (a != b).then(|| format!("seed {seed}: {f} in {action} by {side}: log {a:?}, rules {b:?}")),
                         );
                     }
                     seen.clear();

@@ -943,9 +943,12 @@ impl Platoon {
         if hexes.last() != Some(&to) {
             return Some("the route does not end where the piece does".into());
         }
+        // Only enemy units stop a move (5.c); bunker, trench and wire markers belong to no side.
         let enemy_at = |h: Hex| {
-            at.iter()
-                .any(|(l, x)| *x == h && self.piece(l).side != p.side)
+            at.iter().any(|(l, x)| {
+                let q = self.piece(l);
+                *x == h && !q.side.is_empty() && q.side != p.side
+            })
         };
         let mut prev = start;
         let mut cost = 0;
