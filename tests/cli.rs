@@ -1422,8 +1422,15 @@ fn police_action_without_its_assumptions_refuses_to_start_and_lists_what_it_need
     let (code, out, err) = sandtable(&["run", d, "--scenario", "village-search", "--seed", "1"]);
     assert_eq!(code, 1, "{out}");
     assert!(out.is_empty(), "no game was played: {out}");
-    assert!(err.contains("needs 74 values the book leaves blank"), "{err}");
-    for name in ["vc_rifle_group.to_hit", "morale_modifiers.in_hard_or_soft_cover", "turn.sequence"] {
+    assert!(
+        err.contains("needs 74 values the book leaves blank"),
+        "{err}"
+    );
+    for name in [
+        "vc_rifle_group.to_hit",
+        "morale_modifiers.in_hard_or_soft_cover",
+        "turn.sequence",
+    ] {
         assert!(err.contains(name), "{name} is not listed: {err}");
     }
     assert!(err.contains("assumptions/village-search.assume"), "{err}");
@@ -1448,7 +1455,17 @@ fn police_action_without_its_assumptions_refuses_to_start_and_lists_what_it_need
 #[test]
 fn sim_vary_plays_the_same_seeds_for_each_value() {
     let sim = |extra: &[&str]| {
-        let mut args = vec!["sim", "rules/police_action", "--scenario", "contact", "-n", "6", "--seed", "3", "--json"];
+        let mut args = vec![
+            "sim",
+            "rules/police_action",
+            "--scenario",
+            "contact",
+            "-n",
+            "6",
+            "--seed",
+            "3",
+            "--json",
+        ];
         args.extend_from_slice(extra);
         let (code, out, err) = sandtable(&args);
         assert_eq!(code, 0, "{err}");
@@ -1466,17 +1483,34 @@ fn sim_vary_plays_the_same_seeds_for_each_value() {
         }
     }
     let (code, out, _) = sandtable(&[
-        "sim", "rules/police_action", "--scenario", "contact", "-n", "2", "--vary", "vc_rifle_group.to_hit=3,4",
+        "sim",
+        "rules/police_action",
+        "--scenario",
+        "contact",
+        "-n",
+        "2",
+        "--vary",
+        "vc_rifle_group.to_hit=3,4",
     ]);
     assert_eq!(code, 0);
-    assert!(out.contains("varying vc_rifle_group.to_hit (the same seeds for every value)"), "{out}");
+    assert!(
+        out.contains("varying vc_rifle_group.to_hit (the same seeds for every value)"),
+        "{out}"
+    );
     for (bad, says) in [
         ("vc_rifle_group.to_hit=3", "two or more values"),
         ("vc_rifle_group.to_hit=3,3", "given twice"),
         ("no_such.thing=1,2", "no_such.thing"),
     ] {
         let (code, _, err) = sandtable(&[
-            "sim", "rules/police_action", "--scenario", "contact", "-n", "2", "--vary", bad,
+            "sim",
+            "rules/police_action",
+            "--scenario",
+            "contact",
+            "-n",
+            "2",
+            "--vary",
+            bad,
         ]);
         assert_eq!(code, 2, "{bad}: {err}");
         assert!(err.contains(says), "{bad}: {err}");

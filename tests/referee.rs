@@ -72,10 +72,7 @@ fn play_n(sys: &str, scenario: &str, games: u64, check: &mut Check) {
                 .chunks(batch.len().div_ceil(threads as usize))
                 .map(|c| s.spawn(move || c.iter().map(|&n| log_of(n)).collect::<Vec<_>>()))
                 .collect();
-            chunks
-                .into_iter()
-                .flat_map(|h| h.join().unwrap())
-                .collect()
+            chunks.into_iter().flat_map(|h| h.join().unwrap()).collect()
         });
         for text in &texts {
             check(&ir, text, &assumed);
@@ -175,8 +172,8 @@ fn police_action_contact_is_played_as_printed() {
     let mut r = Report::default();
     let mut referee = None;
     play("police_action", "contact", &mut |ir, text, assumed| {
-        let p = referee
-            .get_or_insert_with(|| referee::police_action::PoliceAction::new(ir, assumed));
+        let p =
+            referee.get_or_insert_with(|| referee::police_action::PoliceAction::new(ir, assumed));
         p.referee(text, &mut r);
     });
     judge("Police Action, Contact (stand-in)", &r);
@@ -187,7 +184,10 @@ fn police_action_contact_is_played_as_printed() {
         "Motivation and Morale: one die + MR + modifiers",
         "Call for Fire: 3+ to get through, 4+ under fire",
     ] {
-        assert!(r.checked.get(rule).copied().unwrap_or(0) > 0, "{rule}: never played");
+        assert!(
+            r.checked.get(rule).copied().unwrap_or(0) > 0,
+            "{rule}: never played"
+        );
     }
 }
 

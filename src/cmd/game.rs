@@ -1357,7 +1357,10 @@ fn sim_vary(
 ) -> u8 {
     let a = &args.game;
     if args.reference.is_some() {
-        report::error(Kind::Usage, "--vary and --reference cannot be used together");
+        report::error(
+            Kind::Usage,
+            "--vary and --reference cannot be used together",
+        );
         return EXIT_USAGE;
     }
     let (name, values) = match parse_vary(spec) {
@@ -1422,7 +1425,10 @@ fn sim_vary(
             break;
         }
     }
-    let out = VaryJson { vary: name, values: rows };
+    let out = VaryJson {
+        vary: name,
+        values: rows,
+    };
     if args.json {
         report::print_json(&out);
     } else {
@@ -1473,7 +1479,10 @@ fn print_vary(v: &VaryJson) {
         }
         println!(" {:>6.1}% {:>7.2}", 100.0 * s.draw_rate, s.mean_turns);
         if s.partial {
-            println!("  (interrupted: {} of {} games)", s.games, s.games_requested);
+            println!(
+                "  (interrupted: {} of {} games)",
+                s.games, s.games_requested
+            );
         }
     }
 }

@@ -240,7 +240,11 @@ impl PoliceAction {
                     let action = s(v, "action");
                     let args: Vec<String> = v["args"]
                         .as_array()
-                        .map(|a| a.iter().map(|x| x.as_str().unwrap_or_default().to_string()).collect())
+                        .map(|a| {
+                            a.iter()
+                                .map(|x| x.as_str().unwrap_or_default().to_string())
+                                .collect()
+                        })
                         .unwrap_or_default();
                     let side = s(v, "side");
                     last_call = match action.as_str() {
@@ -273,7 +277,11 @@ impl PoliceAction {
                     let result = s(v, "result");
                     let args: Vec<String> = v["args"]
                         .as_array()
-                        .map(|a| a.iter().map(|x| x.as_str().unwrap_or_default().to_string()).collect())
+                        .map(|a| {
+                            a.iter()
+                                .map(|x| x.as_str().unwrap_or_default().to_string())
+                                .collect()
+                        })
                         .unwrap_or_default();
                     let dice: Vec<i64> = v["dice"]
                         .as_array()
@@ -282,7 +290,11 @@ impl PoliceAction {
                     match name.as_str() {
                         "call_for_fire" => {
                             // "a roll of 3+ (4+ if under fire)"
-                            let need = if args.first().map(String::as_str) == Some("true") { 4 } else { 3 };
+                            let need = if args.first().map(String::as_str) == Some("true") {
+                                4
+                            } else {
+                                3
+                            };
                             let want = if dice.first().copied().unwrap_or(0) >= need {
                                 "gets_through"
                             } else {
@@ -290,7 +302,8 @@ impl PoliceAction {
                             };
                             r.check(
                                 "Call for Fire: 3+ to get through, 4+ under fire",
-                                (result != want).then(|| format!("{dice:?} needing {need}+ gave {result}")),
+                                (result != want)
+                                    .then(|| format!("{dice:?} needing {need}+ gave {result}")),
                             );
                             if result == "gets_through"
                                 && let Some(c) = last_call
@@ -326,8 +339,9 @@ impl PoliceAction {
                             let want = dice.first().and_then(|d| self.morale_total(&args, *d));
                             r.check(
                                 "Motivation and Morale: one die + MR + modifiers",
-                                (want.map(|t| t.to_string()) != Some(result.clone()))
-                                    .then(|| format!("{args:?} {dice:?} gave {result}, not {want:?}")),
+                                (want.map(|t| t.to_string()) != Some(result.clone())).then(|| {
+                                    format!("{args:?} {dice:?} gave {result}, not {want:?}")
+                                }),
                             );
                             if let Some(side) = &card_side {
                                 let mr = args.first().and_then(|a| a.parse::<i64>().ok());

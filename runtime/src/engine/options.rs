@@ -597,7 +597,11 @@ impl Game<'_, '_> {
         // when a line above already heads within half a sector of it.
         let half_sector = std::f64::consts::PI / f64::from(moves.directions.max(1));
         let heading = |aim: Point| ((aim.x() - from.x()) as f64).atan2((aim.y() - from.y()) as f64);
-        let headings: Vec<f64> = lines.iter().filter(|(aim, _)| *aim != from).map(|(aim, _)| heading(*aim)).collect();
+        let headings: Vec<f64> = lines
+            .iter()
+            .filter(|(aim, _)| *aim != from)
+            .map(|(aim, _)| heading(*aim))
+            .collect();
         for k in 0..moves.directions {
             let angle = std::f64::consts::TAU * f64::from(k) / f64::from(moves.directions);
             let unit = 1_000_000.0;
@@ -628,7 +632,15 @@ impl Game<'_, '_> {
         let slot = args.len() as u32;
         let within = found
             .iter()
-            .find(|(_, n)| matches!(n, Narrow::Within { by: By::Distance, .. }))
+            .find(|(_, n)| {
+                matches!(
+                    n,
+                    Narrow::Within {
+                        by: By::Distance,
+                        ..
+                    }
+                )
+            })
             .map(|(k, _)| *k);
         // Guards the engine tests itself, without the interpreter: the distance that
         // narrows `p` (every point is built within it) and `path_clear(x, p)` for the
