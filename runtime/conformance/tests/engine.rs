@@ -509,6 +509,10 @@ impl Policy for MoveReferee {
                     continue;
                 }
                 let full = table::move_toward(from, at(j), reach);
+                // Already base to base (to the log's rounding): no move toward it is left.
+                if full == from {
+                    continue;
+                }
                 let legal = cost(from, full) <= spd(&g.state.pieces[i].label)
                     && g.state.pieces.iter().enumerate().all(|(k, o)| {
                         k == i || !o.on_board() || !table::passes_within(from, full, at(k), *base)
@@ -519,8 +523,14 @@ impl Policy for MoveReferee {
                         .iter()
                         .any(|&(_, p)| table::within(p, full, reach / 32 + 2));
                     if !near {
+                        let nearest = offered
+                            .iter()
+                            .map(|&(_, p)| table::distance(p, full))
+                            .min()
+                            .unwrap_or(-1);
                         self.errors.push(format!(
-                            "{}: the full move toward {} is not offered",
+                            "{}: the full move toward {} is not offered: from {from:?} to {full:?} \
+                             ({reach} long); the nearest point offered is {nearest} from it",
                             g.state.pieces[i].label, q.label
                         ));
                     }
