@@ -366,7 +366,13 @@ impl Platoon {
                     ) => marker == "pinned_down" && at.get(p) == Some(&h),
                     // 7.g: a second pin on a pinned unit is ignored.
                     ("pinned_down", _) => at.iter().any(|(l, x)| *x == h && pinned.contains(l)),
-                    ("eliminated", Ev::Eliminated { piece: p, .. }) => at.get(p) == Some(&h),
+                    ("eliminated", Ev::Eliminated { piece: p, .. }) if at.get(p) == Some(&h) => {
+                        !is_trap(&self.piece(p).entity)
+                    }
+                    // 7.a.3: a claymore or booby trap piece is turned, not eliminated.
+                    ("eliminated", _) => at
+                        .iter()
+                        .any(|(l, x)| *x == h && is_trap(&self.piece(l).entity)),
                     _ => false,
                 };
                 r.check(
@@ -965,6 +971,12 @@ impl Platoon {
             if enemy_at(*h) && i + 1 < hexes.len() {
                 return Some(format!("goes on past the enemy at {}", label(*h)));
             }
+            // 5.c: never within or through a hex holding one's own claymore or booby trap.
+            if let Some((l, _)) = at.iter().find(|(l, x)| {
+                **x == *h && is_trap(&self.piece(l).entity) && self.piece(l).side == p.side
+            }) {
+                return Some(format!("enters {}, holding its own {l} (5.c)", label(*h)));
+            }
             if enemy_at(*h) && !p.soldier {
                 return Some(format!("a decoy enters the enemy at {} (4.e)", label(*h)));
             }
@@ -1028,4 +1040,9 @@ impl Platoon {
             )),
         );
     }
+}
+
+/// A claymore or booby trap piece (7.a.3, 7.e, 7.f).
+fn is_trap(entity: &str) -> bool {
+    entity == "claymore_piece" || entity == "booby_trap_piece"
 }

@@ -293,6 +293,29 @@ fn a_human_player_sees_everything_visible_that_happened_since_the_last_decision(
             named.is_empty(),
             "seed {seed}: the American player saw a face-down NVA piece's identity: {named:?}"
         );
+        // Face-down NVA pieces standing or acting together show as one stack, of no told
+        // size: a hex appears once on a board, and no line lists them one by one.
+        let mut stacks = 0;
+        for board in shown.split("Turn ").skip(1) {
+            let mut hexes: Vec<&str> = Vec::new();
+            for l in board.lines().filter(|l| l.contains("face-down nva")) {
+                let hex = l.split_whitespace().next().unwrap();
+                assert!(
+                    !hexes.contains(&hex),
+                    "seed {seed}: {hex} listed twice: {board}"
+                );
+                hexes.push(hex);
+                stacks += usize::from(l.contains("face-down nva stack"));
+            }
+        }
+        assert!(
+            stacks > 0,
+            "seed {seed}: no NVA stack was ever on the board"
+        );
+        assert!(
+            !shown.contains("a face-down piece + "),
+            "seed {seed}: pieces acting together were counted"
+        );
         // Every event that names no NVA piece is shown, in order, up to the last American
         // decision.
         let last_prompt = shown.rfind("us chooses").unwrap();

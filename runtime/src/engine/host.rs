@@ -303,9 +303,9 @@ impl GameHost<'_, '_> {
     }
 
     /// Cheapest cost for a piece to reach every hex (by hex index; `u32::MAX` = cannot):
-    /// entering costs the hex's price (see [`Rules::hex_cost`]); hexes with a marker whose
-    /// `blocks_movement` is true cannot be entered, and a hex holding enemy units can be
-    /// entered but not left.
+    /// entering costs the hex's price (see [`Rules::hex_cost`]); hexes with a marker, or a
+    /// unit of the mover's own side, whose `blocks_movement` is true cannot be entered, and a
+    /// hex holding enemy units can be entered but not left.
     /// With `bound`, only costs up to it are searched (and exact); dearer hexes read as
     /// unreachable, so answer questions beyond the bound with a full search (`None`).
     pub(crate) fn reach(&mut self, i: usize, bound: Option<u32>) -> Result<&[u32], RunError> {
@@ -374,12 +374,14 @@ impl GameHost<'_, '_> {
             let mut blocked = std::mem::take(&mut self.scratch.blocked);
             blocked.clear();
             blocked.resize(n, false);
-            // Markers placed by rules, and marker pieces set up on the board.
+            // Markers placed by rules, marker pieces set up on the board, and units of the
+            // mover's own side (a unit of another side is an enemy: entered, not passed).
+            let own = self.state.pieces[i].side;
             let pieces = self
                 .state
                 .pieces
                 .iter()
-                .filter(|p| p.on_board() && !p.is_unit)
+                .filter(|p| p.on_board() && (!p.is_unit || (p.side.is_some() && p.side == own)))
                 .filter_map(|p| p.pos.map(|at| (at, p.entity)));
             let markers: Vec<(Pos, EntityId)> = self
                 .state

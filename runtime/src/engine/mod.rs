@@ -552,6 +552,10 @@ impl<'r, 'p> Game<'r, 'p> {
             Pos::Point(pt) => (pt.y(), pt.x()),
         };
         let mut lines: Vec<((i64, i64), String)> = Vec::new();
+        // Face-down pieces of another side standing together show as one stack: how many
+        // there are is not told (a Platoon substitute stands for them), only that there are
+        // more than one.
+        let mut stacks: Vec<(Pos, Option<SideId>)> = Vec::new();
         for (i, p) in self.state.pieces.iter().enumerate() {
             let (true, Some(at)) = (p.on_board(), p.pos) else {
                 continue;
@@ -559,16 +563,35 @@ impl<'r, 'p> Game<'r, 'p> {
             if !self.state.seen_by(i, side) {
                 continue;
             }
-            let who = if p.hidden && p.side != Some(side) {
+            let face_down = p.hidden && p.side != Some(side);
+            let mut marked: Vec<EntityId> = p.markers.clone();
+            let who = if face_down {
+                if stacks.contains(&(at, p.side)) {
+                    continue;
+                }
+                stacks.push((at, p.side));
+                let together: Vec<&Piece> = self
+                    .state
+                    .pieces
+                    .iter()
+                    .filter(|q| q.on_board() && q.pos == Some(at) && q.hidden && q.side == p.side)
+                    .collect();
+                for q in &together {
+                    for m in &q.markers {
+                        if !marked.contains(m) {
+                            marked.push(*m);
+                        }
+                    }
+                }
                 format!(
-                    "face-down {} piece",
-                    p.side.map_or("?".into(), |s| self.side_name(s))
+                    "face-down {} {}",
+                    p.side.map_or("?".into(), |s| self.side_name(s)),
+                    if together.len() > 1 { "stack" } else { "piece" }
                 )
             } else {
                 self.piece_label(i, side)
             };
-            let marks: Vec<&str> = p
-                .markers
+            let marks: Vec<&str> = marked
                 .iter()
                 .map(|m| self.rules.program.entities[*m as usize].name.as_str())
                 .collect();

@@ -171,6 +171,9 @@ impl<R: BufRead, W: Write> Human<R, W> {
     }
 }
 
+/// How the feed names a piece its reader cannot see the face of.
+const FACE_DOWN: &str = "a face-down piece";
+
 /// An event's line as `side` may read it: the pieces it cannot see are not named.
 fn as_seen_by(game: &Game, side: SideId, e: &super::Event) -> Option<String> {
     let mut line = super::log::narrate(e)?;
@@ -191,7 +194,15 @@ fn as_seen_by(game: &Game, side: SideId, e: &super::Event) -> Option<String> {
     // Longer names first, so `x #2` is not read as `x` and a stray `#2`.
     hidden.sort_by_key(|l| std::cmp::Reverse(l.len()));
     for l in hidden {
-        line = line.replace(l, "a face-down piece");
+        line = line.replace(l, FACE_DOWN);
+    }
+    // Face-down pieces acting together are one stack, of no told size.
+    let many = format!("{FACE_DOWN} + {FACE_DOWN}");
+    if line.contains(&many) {
+        while line.contains(&many) {
+            line = line.replace(&many, FACE_DOWN);
+        }
+        line = line.replace(FACE_DOWN, "a face-down stack");
     }
     Some(line)
 }
@@ -236,8 +247,15 @@ impl<R: BufRead, W: Write> Policy for Human<R, W> {
         let new = game.events.get(self.seen..).unwrap_or(&[]);
         if !new.is_empty() {
             writeln!(self.output, "\n--- since your last decision ---").map_err(io)?;
+            let mut last: Option<String> = None;
             for line in new.iter().filter_map(|e| as_seen_by(game, side, e)) {
+                // Face-down pieces doing the same thing together (a stack moving as one) are
+                // told once: how many they are stays hidden.
+                if line.contains(FACE_DOWN) && last.as_ref() == Some(&line) {
+                    continue;
+                }
                 writeln!(self.output, "{}", line.trim_start_matches('\n')).map_err(io)?;
+                last = Some(line);
             }
         }
         self.seen = game.events.len();
