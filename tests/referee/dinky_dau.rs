@@ -331,7 +331,8 @@ impl DinkyDau {
                     );
                 }
                 "moved" => {
-                    if let (Some(p), Some(to)) = (pieces.get_mut(&l.s("piece")), point(&l.v["to"])) {
+                    if let (Some(p), Some(to)) = (pieces.get_mut(&l.s("piece")), point(&l.v["to"]))
+                    {
                         p.at = to;
                     }
                 }
@@ -365,7 +366,9 @@ impl DinkyDau {
                         r.check(
                             "5.1 step 4: a medium stand collapses on its 2nd hit",
                             (p.c("_ring_cleared") != 1).then(|| {
-                                format!("{label} lost a medium stand that carried no ring (line {n})")
+                                format!(
+                                    "{label} lost a medium stand that carried no ring (line {n})"
+                                )
                             }),
                         );
                         unsaved_left -= 1;
@@ -383,13 +386,13 @@ impl DinkyDau {
                             }),
                         );
                     }
-                    if phase.contains("Consolidation") && counter == "lying" && value < before
-                    {
+                    if phase.contains("Consolidation") && counter == "lying" && value < before {
                         // A bleed roll of this element's token came up KIA.
                         r.check(
                             "2.4 / 6.2: a casualty token dies only on a KIA bleed roll",
-                            (bleed_pending.pop() != Some(true))
-                                .then(|| format!("{label} lost a token without a KIA roll (line {n})")),
+                            (bleed_pending.pop() != Some(true)).then(|| {
+                                format!("{label} lost a token without a KIA roll (line {n})")
+                            }),
                         );
                     }
                     if let Some(p) = pieces.get_mut(&label) {
@@ -411,7 +414,9 @@ impl DinkyDau {
                                 || x.kind() == "turn"
                         };
                         let from = (0..n).rev().find(|&i| starts(&lines[i])).unwrap_or(0);
-                        let to = (n + 1..lines.len()).find(|&i| starts(&lines[i])).unwrap_or(lines.len());
+                        let to = (n + 1..lines.len())
+                            .find(|&i| starts(&lines[i]))
+                            .unwrap_or(lines.len());
                         let seg = &lines[from..to];
                         let spotted = seg.iter().any(|x| {
                             x.kind() == "resolved"
@@ -424,9 +429,13 @@ impl DinkyDau {
                         let recon = seg.iter().any(|x| {
                             x.kind() == "resolved" && x.s("result") == "direct_hit_revealed"
                         });
-                        let own = pieces.get(&label).map(|p| p.side.clone()).unwrap_or_default();
+                        let own = pieces
+                            .get(&label)
+                            .map(|p| p.side.clone())
+                            .unwrap_or_default();
                         let noisy = order.as_ref().is_some_and(|(s, lab)| {
-                            *s == own && (lab.starts_with("sprint(") || lab.starts_with("recon_by_fire("))
+                            *s == own
+                                && (lab.starts_with("sprint(") || lab.starts_with("recon_by_fire("))
                         });
                         // Opportunity fire or an ambush: the other side's "choose 1" inside the
                         // order (a dummy blind fired on is discarded before any die is rolled).
@@ -438,7 +447,11 @@ impl DinkyDau {
                         let ok = spotted || fired || recon || noisy || interrupted;
                         r.check(
                             "4.2: a blind is revealed only by a spot, fire, ambush or noise",
-                            (!ok).then(|| format!("{label} revealed with no cause (line {n}, order {order:?})")),
+                            (!ok).then(|| {
+                                format!(
+                                    "{label} revealed with no cause (line {n}, order {order:?})"
+                                )
+                            }),
                         );
                     }
                     if marker == "target_marker" && !marked && phase.contains("Tension") {
@@ -446,7 +459,12 @@ impl DinkyDau {
                         // No Hot LZ roll follows when no enemy threatens: extraction.
                         let threatened = lines[n + 1..]
                             .iter()
-                            .take_while(|x| x.kind() != "counted" && x.kind() != "marked" && x.kind() != "unmarked" && x.kind() != "phase")
+                            .take_while(|x| {
+                                x.kind() != "counted"
+                                    && x.kind() != "marked"
+                                    && x.kind() != "unmarked"
+                                    && x.kind() != "phase"
+                            })
                             .any(|x| x.kind() == "resolved" && x.s("name") == "hot_lz_ground_fire");
                         if !threatened {
                             extracted += pieces.get(&label).map_or(0, |p| p.c("carried"));
@@ -471,7 +489,8 @@ impl DinkyDau {
                         });
                         r.check(
                             "5.1 step 4: an element goes when its last stand collapses",
-                            (!dummy && !no_stand).then(|| format!("{label} eliminated with stands left (line {n})")),
+                            (!dummy && !no_stand)
+                                .then(|| format!("{label} eliminated with stands left (line {n})")),
                         );
                         if !dummy {
                             if p.side == allied {
@@ -500,18 +519,32 @@ impl DinkyDau {
                         }
                     }
                     if label.starts_with("choose ") {
-                        if side == insurgent && label == "choose 1" && order.as_ref().is_some_and(|(s, _)| *s == allied) {
+                        if side == insurgent
+                            && label == "choose 1"
+                            && order.as_ref().is_some_and(|(s, _)| *s == allied)
+                        {
                             // An ambush sprung (2.3): one token.
                             tokens -= 1;
                             r.check(
                                 "2.3: an ambush costs one ambush token",
-                                (tokens < 0).then(|| format!("ambush with no token left (line {n})")),
+                                (tokens < 0)
+                                    .then(|| format!("ambush with no token left (line {n})")),
                             );
                         }
                         if side == allied && label == "choose 1" {
                             // A patrol's spotting test (1 CP more), paid after its move.
-                            if order.as_ref().is_some_and(|(s, lab)| *s == allied && lab.starts_with("patrol_move(")) {
-                                self.charge(&pieces, &order, &mut cp, &mut cost_due, &mut emergency_expected, r, n);
+                            if order.as_ref().is_some_and(|(s, lab)| {
+                                *s == allied && lab.starts_with("patrol_move(")
+                            }) {
+                                self.charge(
+                                    &pieces,
+                                    &order,
+                                    &mut cp,
+                                    &mut cost_due,
+                                    &mut emergency_expected,
+                                    r,
+                                    n,
+                                );
                             }
                         }
                         continue;
@@ -521,8 +554,20 @@ impl DinkyDau {
                     unsaved_left = 0;
                     unsaved_target = None;
                     order = Some((side.clone(), label.clone()));
-                    if phase.contains("Engagement") && side == allied && !label.starts_with("hold") && !label.starts_with("deploy") {
-                        self.charge(&pieces, &order, &mut cp, &mut cost_due, &mut emergency_expected, r, n);
+                    if phase.contains("Engagement")
+                        && side == allied
+                        && !label.starts_with("hold")
+                        && !label.starts_with("deploy")
+                    {
+                        self.charge(
+                            &pieces,
+                            &order,
+                            &mut cp,
+                            &mut cost_due,
+                            &mut emergency_expected,
+                            r,
+                            n,
+                        );
                     }
                 }
                 "resolved" => {
@@ -542,7 +587,9 @@ impl DinkyDau {
                                 (dice.len() as i64 != officers
                                     || result.parse::<i64>().ok() != Some(want)
                                     || leaders != self.leaders(&pieces))
-                                .then(|| format!("CP roll {args:?} {dice:?} = {result} (line {n})")),
+                                .then(|| {
+                                    format!("CP roll {args:?} {dice:?} = {result} (line {n})")
+                                }),
                             );
                             cp = result.parse().unwrap_or(0);
                         }
@@ -587,7 +634,10 @@ impl DinkyDau {
                             last_hits = None;
                         }
                         "morale_test" => {
-                            let quality = args.first().and_then(|a| a.rsplit(' ').next()).unwrap_or_default();
+                            let quality = args
+                                .first()
+                                .and_then(|a| a.rsplit(' ').next())
+                                .unwrap_or_default();
                             let winded = arg_bool(&args, 1);
                             let pass = first - i64::from(winded) >= morale_target(quality);
                             r.check(
@@ -599,13 +649,18 @@ impl DinkyDau {
                         "spotting" => {
                             let total = spotting_total(first, &args);
                             let want = if total >= 4 {
-                                if first == 6 { "critical_spot" } else { "spotted" }
+                                if first == 6 {
+                                    "critical_spot"
+                                } else {
+                                    "spotted"
+                                }
                             } else {
                                 "not_spotted"
                             };
                             r.check(
                                 "4.2: spotting 4+ with its modifiers; natural 6 critical",
-                                (result != want).then(|| format!("{args:?} {dice:?} = {result} (line {n})")),
+                                (result != want)
+                                    .then(|| format!("{args:?} {dice:?} = {result} (line {n})")),
                             );
                         }
                         "bleed_survival" => {
@@ -613,7 +668,8 @@ impl DinkyDau {
                             let kia_now = first + if medic { 2 } else { 0 } <= 2;
                             r.check(
                                 "6.2: bleed 1-2 KIA, +2 with a medic",
-                                ((result == "kia") != kia_now).then(|| format!("{dice:?} = {result} (line {n})")),
+                                ((result == "kia") != kia_now)
+                                    .then(|| format!("{dice:?} = {result} (line {n})")),
                             );
                             if result == "kia" {
                                 kia += 1;
@@ -676,7 +732,8 @@ impl DinkyDau {
                                 (result != want).then(|| format!("{dice:?} = {result} (line {n})")),
                             );
                             if let Some(t) = touchdown.take()
-                                && (result == "fuselage_scratches" || result == "co_pilot_turbine_hit")
+                                && (result == "fuselage_scratches"
+                                    || result == "co_pilot_turbine_hit")
                             {
                                 extracted += pieces.get(&t).map_or(0, |p| p.c("carried"));
                             }
@@ -713,7 +770,10 @@ impl DinkyDau {
                     };
                     let want_allied = lost(&insurgent) + comm_left + 2 * extracted;
                     let want_insurgent = lost(&allied) + 3 * kia + 2 * left2 + 3 * left3;
-                    let got = (scores.get(&allied).copied(), scores.get(&insurgent).copied());
+                    let got = (
+                        scores.get(&allied).copied(),
+                        scores.get(&insurgent).copied(),
+                    );
                     r.check(
                         "3.3 / 3.4: VP recount",
                         (got != (Some(want_allied), Some(want_insurgent))).then(|| {
@@ -749,13 +809,21 @@ impl DinkyDau {
     }
 
     /// The element a volley's unsaved hits fall on: the one whose stand counters change next.
-    fn target_of(&self, lines: &[Line], n: usize, pieces: &BTreeMap<String, Piece>) -> Option<String> {
+    fn target_of(
+        &self,
+        lines: &[Line],
+        n: usize,
+        pieces: &BTreeMap<String, Piece>,
+    ) -> Option<String> {
         lines[n + 1..]
             .iter()
             .take_while(|x| !(x.kind() == "resolved" && x.s("name") == "hit_roll"))
             .find(|x| {
                 x.kind() == "counted"
-                    && matches!(x.s("counter").as_str(), "front_ring" | "mediums_lost" | "smalls_lost")
+                    && matches!(
+                        x.s("counter").as_str(),
+                        "front_ring" | "mediums_lost" | "smalls_lost"
+                    )
             })
             .map(|x| x.s("piece"))
             .filter(|p| pieces.contains_key(p))
@@ -783,11 +851,15 @@ impl DinkyDau {
             return;
         };
         let Some(p) = pieces.get(actor) else { return };
-        let hq = pieces.values().find(|h| {
-            !h.gone && self.stats.get(&h.entity).is_some_and(|s| s.officer)
-        });
+        let hq = pieces
+            .values()
+            .find(|h| !h.gone && self.stats.get(&h.entity).is_some_and(|s| s.officer));
         let is_hq = self.stats.get(&p.entity).is_some_and(|s| s.officer);
-        let radius = if self.in_dense(p.at) { RADIUS_DENSE } else { RADIUS_OPEN };
+        let radius = if self.in_dense(p.at) {
+            RADIUS_DENSE
+        } else {
+            RADIUS_OPEN
+        };
         let in_command = is_hq || hq.is_some_and(|h| dist(h.at, p.at) <= radius);
         let cost = if in_command {
             COST_IN
@@ -801,7 +873,12 @@ impl DinkyDau {
         *cost_due = cost;
         r.check(
             "2.3: CP spent never exceeds CP available",
-            (*cp < 0).then(|| format!("{label} costs {cost} with {} CP left (line {n})", *cp + cost)),
+            (*cp < 0).then(|| {
+                format!(
+                    "{label} costs {cost} with {} CP left (line {n})",
+                    *cp + cost
+                )
+            }),
         );
     }
 
@@ -816,4 +893,3 @@ impl DinkyDau {
         *seen = false;
     }
 }
-

@@ -80,8 +80,15 @@ fn labels_seen_by_blue(rules: &Rules, seed: u64) -> Vec<(u32, String)> {
         .position(|p| &*p.label == "blue_trooper")
         .unwrap();
     assert!(g.state.pieces[red].hidden, "concealed on turn 2");
-    assert!(!g.state.pieces[blue].hidden, "revealed on turn 1, never concealed");
-    assert_eq!(g.state.piece_label(red, 1), "red_trooper", "its own side knows it");
+    assert!(
+        !g.state.pieces[blue].hidden,
+        "revealed on turn 1, never concealed"
+    );
+    assert_eq!(
+        g.state.piece_label(red, 1),
+        "red_trooper",
+        "its own side knows it"
+    );
     assert!(g.state.piece_label(red, 0).starts_with("hidden piece at "));
     assert!(!g.view(0).contains("red_trooper"), "{}", g.view(0));
     seen
@@ -94,7 +101,11 @@ fn a_concealed_piece_is_face_down_again_to_the_other_side() {
     let rules = Rules::new(&c.program, &a, "meeting").unwrap();
     let seen = labels_seen_by_blue(&rules, 4);
     // Turn 1: blue aims at red by name; turn 2: only at a hidden piece.
-    assert!(seen.iter().any(|(t, l)| *t == 1 && l.contains("red_trooper")), "{seen:?}");
+    assert!(
+        seen.iter()
+            .any(|(t, l)| *t == 1 && l.contains("red_trooper")),
+        "{seen:?}"
+    );
     assert!(
         seen.iter()
             .any(|(t, l)| *t == 2 && l.contains("hidden piece at")),
