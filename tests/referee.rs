@@ -286,7 +286,7 @@ fn nam_bread_man_shows_the_us_player_nothing_hidden() {
             }
             for w in secret_labels(line) {
                 assert!(
-                    sprung.iter().any(|s| *s == w),
+                    sprung.contains(&w),
                     "seed {seed}: the U.S. was shown {w}: {line}"
                 );
             }
