@@ -236,7 +236,10 @@ fn dinky_dau_meeting_engagement_is_played_as_printed() {
         "2.3: an ambush costs one ambush token",
         "3.3 / 3.4: VP recount",
     ] {
-        assert!(r.checked.get(rule).copied().unwrap_or(0) > 0, "{rule}: never played");
+        assert!(
+            r.checked.get(rule).copied().unwrap_or(0) > 0,
+            "{rule}: never played"
+        );
     }
 }
 
