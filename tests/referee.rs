@@ -5,6 +5,7 @@
 //! assumptions file of the scenario, and writes the book's numbers itself with citations.
 
 mod referee {
+    pub mod dinky_dau;
     pub mod log;
     pub mod nam_bread_man;
     pub mod plastic_battle;
@@ -206,6 +207,40 @@ fn nam_bread_man_platoon_patrol_is_played_as_printed() {
         },
     );
     judge("Nam Bread Man, Platoon Patrol", &r);
+}
+
+#[test]
+fn dinky_dau_meeting_engagement_is_played_as_printed() {
+    let mut r = Report::default();
+    let mut referee = None;
+    play(
+        "dinky_dau",
+        "meeting-engagement",
+        &mut |ir, text, assumed| {
+            let p = referee.get_or_insert_with(|| {
+                referee::dinky_dau::DinkyDau::new(ir, "meeting_engagement", assumed)
+            });
+            p.referee(text, &mut r);
+        },
+    );
+    judge("Dinky Dau, Meeting Engagement in the Rubber Plantation", &r);
+    // The rules that make the game: each must have been met in the seeded games.
+    for rule in [
+        "2.3: CP spent never exceeds CP available",
+        "2.2 item 4: 1D6 per officer, +1 RTO, +1 per Squad Leader",
+        "4.2: a side is never shown an unconfirmed enemy element",
+        "4.2: a blind is revealed only by a spot, fire, ambush or noise",
+        "5.1 steps 1-2: the pool is rolled and hits on its target",
+        "5.1 step 3: one save per hit, on 6 / 5+ / 4+",
+        "4.2: spotting 4+ with its modifiers; natural 6 critical",
+        "2.3: an ambush costs one ambush token",
+        "3.3 / 3.4: VP recount",
+    ] {
+        assert!(
+            r.checked.get(rule).copied().unwrap_or(0) > 0,
+            "{rule}: never played"
+        );
+    }
 }
 
 /// What the U.S. player is shown (the engine's screen for a human player, the only place a

@@ -351,6 +351,8 @@ engine_functions! {
     Activations = "activations"(req("side", Side)) -> Int, NonNegative, NO;
     /// Effect: a hidden piece is turned face up for good.
     Reveal = "reveal"(req("piece", Piece)) -> Effect, Any, NO;
+    /// Effect: a piece is turned face down again, hidden from the other sides until the next `reveal` (a unit slipping back into the fog).
+    Conceal = "conceal"(req("piece", Piece)) -> Effect, Any, NO;
 }
 
 impl EngineFn {

@@ -1356,6 +1356,14 @@ impl Host for GameHost<'_, '_> {
                 self.state.pieces[i].secret = false;
                 Val::Unit
             }
+            EngineFn::Conceal => {
+                // Only `hidden` (face down), not `secret`: a concealed unit is still a piece
+                // on the table whose place the other side knows, as a blind is.
+                let i = self.piece(arg(0)?)?;
+                self.state.pieces[i].hidden = true;
+                self.scratch.version += 1;
+                Val::Unit
+            }
         })
     }
 
