@@ -365,9 +365,18 @@ fn readme_examples_match_the_tool() {
                 expected.push(*l);
                 lines.next();
             }
+            // `… | tail -N`, as a reader would type it: only the last N lines are shown.
+            let (cmd, tail) = match cmd.split_once(" | tail -") {
+                Some((c, n)) => (c, Some(n.trim().parse::<usize>().unwrap())),
+                None => (cmd, None),
+            };
             let args: Vec<&str> = cmd.split_whitespace().collect();
             let (_, out, err) = sandtable(&args);
-            let got = format!("{out}{err}");
+            let mut got = format!("{out}{err}");
+            if let Some(n) = tail {
+                let lines: Vec<&str> = got.trim_end().lines().collect();
+                got = lines[lines.len().saturating_sub(n)..].join("\n");
+            }
             assert_eq!(
                 got.trim_end(),
                 expected.join("\n").trim_end(),
