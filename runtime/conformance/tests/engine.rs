@@ -840,7 +840,7 @@ fn ambush_at_night_rolls_the_first_american_fire_once_and_a_failure_ends_the_chi
     let (program, a) = load("platoon", "ambush-at-night");
     let rules = Rules::new(&program, &a, "ambush-at-night").unwrap();
     let (mut games_with_fire, mut failures) = (0, 0);
-    for seed in 0..10 {
+    for seed in 0..30 {
         let mut ps: Vec<Box<dyn Policy>> = (0..2)
             .map(|s| Box::new(Random::new(seed, s)) as _)
             .collect();
@@ -889,8 +889,8 @@ fn ambush_at_night_rolls_the_first_american_fire_once_and_a_failure_ends_the_chi
             assert_eq!(result, "may_fire", "seed {seed}");
         }
     }
-    assert!(games_with_fire > 0, "no American fired in 10 games");
-    assert!(failures > 0, "no first fire failed in 10 games");
+    assert!(games_with_fire > 0, "no American fired in 30 games");
+    assert!(failures > 0, "no first fire failed in 30 games");
 }
 
 #[test]
