@@ -287,7 +287,7 @@ fn nam_bread_man_shows_the_us_player_nothing_hidden() {
             if line.contains("us_") && line.contains("{actions ") {
                 own += 1;
             }
-            for w in secret_labels(line) {
+            for w in referee::nam_bread_man::secret_labels(line) {
                 assert!(
                     sprung.contains(&w),
                     "seed {seed}: the U.S. was shown {w}: {line}"
@@ -299,26 +299,6 @@ fn nam_bread_man_shows_the_us_player_nothing_hidden() {
             "seed {seed}: the U.S. player never saw its own scores"
         );
     }
-}
-
-/// The booby trap and tunnel exit labels (`booby_trap #3`, `tunnel_1 #2`) a text names.
-fn secret_labels(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for stem in ["booby_trap", "tunnel_1", "tunnel_2"] {
-        for (at, _) in text.match_indices(stem) {
-            let rest = &text[at + stem.len()..];
-            let n: String = rest
-                .strip_prefix(" #")
-                .map(|r| r.chars().take_while(char::is_ascii_digit).collect())
-                .unwrap_or_default();
-            out.push(if n.is_empty() {
-                stem.to_string()
-            } else {
-                format!("{stem} #{n}")
-            });
-        }
-    }
-    out
 }
 
 /// A referee that passes everything proves nothing: a log changed by hand (a die result

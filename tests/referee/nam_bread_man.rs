@@ -655,7 +655,7 @@ impl NamBreadMan {
 }
 
 /// The booby trap and tunnel exit labels (`booby_trap #3`, `tunnel_1 #2`) a text names.
-fn secret_labels(text: &str) -> Vec<String> {
+pub fn secret_labels(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for stem in ["booby_trap", "tunnel_1", "tunnel_2"] {
         for (at, _) in text.match_indices(stem) {
