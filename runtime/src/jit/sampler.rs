@@ -98,9 +98,12 @@ impl RawCounts {
             if let Some(len) = len.filter(|l| *l <= MAX_WINDOW) {
                 let mut table = vec![0u64; self.symbols + len as usize + 1];
                 table[..self.symbols].copy_from_slice(&self.table[..self.symbols]);
-                let at = (self.lo - lo) as usize;
-                let old = &self.table[self.symbols..self.symbols + self.len as usize];
-                table[self.symbols + at..self.symbols + at + old.len()].copy_from_slice(old);
+                if self.len > 0 {
+                    // The old window lies inside the new one.
+                    let at = (self.lo - lo) as usize;
+                    let old = &self.table[self.symbols..self.symbols + self.len as usize];
+                    table[self.symbols + at..self.symbols + at + old.len()].copy_from_slice(old);
+                }
                 table[self.symbols + len as usize] = self.table[self.symbols + self.len as usize];
                 self.table = table;
                 self.lo = lo;
