@@ -53,7 +53,10 @@ impl<W: Weight> Dense<W> {
     /// Zeros at either end are dropped, so `lo` is the smallest possible value.
     pub fn new(lo: i64, mut w: Vec<W>, total: W) -> Self {
         let first = w.iter().position(|x| !x.is_zero()).unwrap_or(w.len());
-        let last = w.iter().rposition(|x| !x.is_zero()).map_or(first, |i| i + 1);
+        let last = w
+            .iter()
+            .rposition(|x| !x.is_zero())
+            .map_or(first, |i| i + 1);
         w.truncate(last);
         w.drain(..first);
         Dense {

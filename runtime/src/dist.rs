@@ -112,7 +112,11 @@ macro_rules! fixed_weight {
             fn mul_add_fit(&mut self, a: &Self, b: &Self) {
                 // Wrapping never happens (the caller bounds the result); it only spares the
                 // check.
-                debug_assert!(a.checked_mul(*b).and_then(|p| self.checked_add(p)).is_some());
+                debug_assert!(
+                    a.checked_mul(*b)
+                        .and_then(|p| self.checked_add(p))
+                        .is_some()
+                );
                 *self = self.wrapping_add(a.wrapping_mul(*b));
             }
             fn add_fit(&mut self, a: &Self) {

@@ -823,7 +823,9 @@ impl<'p, W: Weight> Exact<'p, W> {
         );
         let width = hi.checked_sub(lo).and_then(|x| u64::try_from(x).ok());
         if width.is_some_and(|w| dense::worth_dense(faces.len(), w.saturating_add(1))) {
-            return Ok(ValDist::Ints(Dense::from_dist(&d).unwrap_or_else(|| Dense::point(lo))));
+            return Ok(ValDist::Ints(
+                Dense::from_dist(&d).unwrap_or_else(|| Dense::point(lo)),
+            ));
         }
         Ok(ValDist::Vals(d.map(|x| Val::Int(*x))))
     }
@@ -875,8 +877,7 @@ impl<'p, W: Weight> Exact<'p, W> {
         };
         let Some(spread) = spread.filter(|s| dense::worth_dense(distinct.len(), s + 1)) else {
             return Ok(ValDist::from_vals(
-                self.keep_sparse(k, n, die, highest)?
-                    .map(|x| Val::Int(*x)),
+                self.keep_sparse(k, n, die, highest)?.map(|x| Val::Int(*x)),
             ));
         };
         let d = self.recall(&self.keeps, (k, n, die, highest), || {
@@ -1049,7 +1050,12 @@ impl<'p, W: Weight> Exact<'p, W> {
 
     /// Integer arithmetic and comparisons on arrays, when both sides are dense; `None` for
     /// any other case (the map products handle it).
-    fn dense_binary(&self, op: BinOp, a: &ValDist<W>, b: &ValDist<W>) -> Result<Option<ValDist<W>>, RunError> {
+    fn dense_binary(
+        &self,
+        op: BinOp,
+        a: &ValDist<W>,
+        b: &ValDist<W>,
+    ) -> Result<Option<ValDist<W>>, RunError> {
         let (ValDist::Ints(x), ValDist::Ints(y)) = (a, b) else {
             return Ok(None);
         };
@@ -1087,7 +1093,9 @@ impl<'p, W: Weight> Exact<'p, W> {
             Expr::Roll(d) => self.roll_dist(*d)?,
             Expr::Dice { count, die } => {
                 let counts = self.eval(count, env)?;
-                self.over_counts(&counts, |n| Ok(ValDist::from_dense(self.sum_dist(n, *die)?)))?
+                self.over_counts(&counts, |n| {
+                    Ok(ValDist::from_dense(self.sum_dist(n, *die)?))
+                })?
             }
             Expr::Unary { op, operand } => {
                 let d = self.eval(operand, env)?;
@@ -1339,9 +1347,9 @@ impl<'p, W: Weight> Exact<'p, W> {
             }
             Builtin::Pool => unreachable!("pools are lowered to Expr::Dice"),
             Builtin::Sum => match self.pool_parts(&args[0], env)? {
-                Some((counts, die)) => self.over_counts(&counts, |n| {
-                    Ok(ValDist::from_dense(self.sum_dist(n, die)?))
-                })?,
+                Some((counts, die)) => {
+                    self.over_counts(&counts, |n| Ok(ValDist::from_dense(self.sum_dist(n, die)?)))?
+                }
                 None => self.eval(&args[0], env)?.normalized(),
             },
             Builtin::Highest | Builtin::Lowest => {

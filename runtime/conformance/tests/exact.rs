@@ -218,11 +218,18 @@ fn sum_of_100d6_is_exact() {
 /// session asked twice gives the same answer (remembered the second time).
 #[test]
 fn benchmark_queries_dense_sparse_and_remembered_agree() {
-    let src = std::fs::read_to_string(sandtable_conformance::root().join("runtime/benches/queries.sand")).unwrap();
+    let src =
+        std::fs::read_to_string(sandtable_conformance::root().join("runtime/benches/queries.sand"))
+            .unwrap();
     let c = compile(&src);
     let none = Assumptions::default();
     let session = Session::new(&c.program, &none, DEFAULT_LIMIT);
-    for q in ["opposed_d10", "hit_save_pool", "sum_100d6", "highest_3_of_10d6"] {
+    for q in [
+        "opposed_d10",
+        "hit_save_pool",
+        "sum_100d6",
+        "highest_3_of_10d6",
+    ] {
         let (proc, p) = c.program.proc_by_name(q).unwrap();
         let defaults: Vec<_> = p
             .params
@@ -232,7 +239,10 @@ fn benchmark_queries_dense_sparse_and_remembered_agree() {
         let args = sandtable_runtime::query::args(&defaults);
         let dense = session.distribution(proc, args.clone()).unwrap();
         let again = session.distribution(proc, args.clone()).unwrap();
-        assert!(std::rc::Rc::ptr_eq(&dense, &again), "{q}: asked again, remembered");
+        assert!(
+            std::rc::Rc::ptr_eq(&dense, &again),
+            "{q}: asked again, remembered"
+        );
         let sparse = Exact::<BigUint>::sparse(&c.program, &none, DEFAULT_LIMIT)
             .query(proc, args)
             .unwrap();

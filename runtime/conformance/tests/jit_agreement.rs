@@ -153,7 +153,13 @@ proptest! {
 
 /// `prob --samples` on both backends (the JIT through its compiled sampling loop): the same
 /// counts, or errors of the same kind.
-fn sampled_alike(program: &Program, proc: u32, args: &[Val], n: u64, seed: u64) -> Result<(), String> {
+fn sampled_alike(
+    program: &Program,
+    proc: u32,
+    args: &[Val],
+    n: u64,
+    seed: u64,
+) -> Result<(), String> {
     let none = Assumptions::default();
     let run = |kind| {
         let backend = Backend::new(program, &none, kind).unwrap();

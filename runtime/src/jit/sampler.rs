@@ -206,7 +206,9 @@ impl<'j, 'p> Sampler<'j, 'p> {
 
             // body: one resolution, then find its place in the table.
             fb.switch_to_block(body);
-            let call = fb.ins().call_indirect(callee_ref, callee, &[jctx, args, outp]);
+            let call = fb
+                .ins()
+                .call_indirect(callee_ref, callee, &[jctx, args, outp]);
             let st = fb.inst_results(call)[0];
             let v = fb.ins().stack_load(I64, I64, slot, 0);
             let is_named = fb.ins().icmp_imm_s(IntCC::Equal, st, ST_NAMED);
