@@ -26,14 +26,18 @@ ratio() { [ "$2" = "-" ] && { echo "-"; return; }; awk -v a="$1" -v b="$2" 'BEGI
 
 # Identical fractions, outcome by outcome (outcomes of probability 0 are left out on both
 # sides: sandtable lists named outcomes the dice cannot reach, icepool does not).
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 check() {
-  local q=$1 st ic
-  st=$("$B" prob "$Q" "$q" --json)
-  ic=$("${PY[@]}" "$q" show)
-  python3 - "$q" "$st" "$ic" <<'EOF'
+  local q=$1
+  "$B" prob "$Q" "$q" --json >"$tmp/st.json"
+  "${PY[@]}" "$q" show >"$tmp/ic.txt"
+  python3 - "$q" "$tmp/st.json" "$tmp/ic.txt" <<'EOF'
 import json, sys
 from fractions import Fraction
-q, st, ic = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
+q = sys.argv[1]
+st = json.load(open(sys.argv[2]))
+ic = open(sys.argv[3]).read()
 ours = {o["outcome"]: Fraction(o["probability"]) for o in st["outcomes"]}
 ours = {k: v for k, v in ours.items() if v != 0}
 theirs = {}
