@@ -277,8 +277,17 @@ pub struct Session<'p> {
     small: Exact<'p, u64>,
     mid: Exact<'p, u128>,
     big: Exact<'p, BigUint>,
-    answers: RefCell<HashMap<(u32, Vec<Val>), Rc<Dist<OutcomeKey, BigUint>>>>,
+    answers: RefCell<HashMap<Query, Rc<Dist<OutcomeKey, BigUint>>>>,
 }
+
+/// A procedure and its arguments.
+type Query = (u32, Vec<Val>);
+
+/// A count of `n` dice of a die landing in a range.
+type CountKey = (i64, u32, Option<i64>, Option<i64>);
+
+/// Remembered results by key, each with the work it took.
+type Memo<K, D> = RefCell<HashMap<K, (D, u64)>>;
 
 impl<'p> Session<'p> {
     pub fn new(program: &'p Program, assumptions: &'p Assumptions, limit: u64) -> Self {
@@ -331,12 +340,12 @@ pub struct Exact<'p, W: Weight> {
     /// sparse evaluator, which tests compare the dense one with).
     dense: bool,
     /// Finished procedure calls: (procedure, arguments) → (distribution, work).
-    calls: RefCell<HashMap<(u32, Vec<Val>), (Dist<OutcomeKey, W>, u64)>>,
+    calls: Memo<Query, Dist<OutcomeKey, W>>,
     /// Pool kernels: sums (`n`, die), counts (`n`, die, range) and keeps (`k`, `n`, die,
     /// highest) → (distribution, work).
-    sums: RefCell<HashMap<(i64, u32), (Dense<W>, u64)>>,
-    counts: RefCell<HashMap<(i64, u32, Option<i64>, Option<i64>), (Dense<W>, u64)>>,
-    keeps: RefCell<HashMap<(i64, i64, u32, bool), (Dense<W>, u64)>>,
+    sums: Memo<(i64, u32), Dense<W>>,
+    counts: Memo<CountKey, Dense<W>>,
+    keeps: Memo<(i64, i64, u32, bool), Dense<W>>,
 }
 
 impl<'p, W: Weight> Exact<'p, W> {
@@ -382,7 +391,7 @@ impl<'p, W: Weight> Exact<'p, W> {
     /// A remembered kernel result: charged the work it took, as if computed again.
     fn recall<K: std::hash::Hash + Eq>(
         &self,
-        cache: &RefCell<HashMap<K, (Dense<W>, u64)>>,
+        cache: &Memo<K, Dense<W>>,
         key: K,
         compute: impl FnOnce() -> Result<Dense<W>, RunError>,
     ) -> Result<Dense<W>, RunError> {
