@@ -32,7 +32,8 @@ if __name__ == '__main__':
     elif mode == 'show':
         d = f()
         for k in d.outcomes():
-            print(k, d.probability(k))
+            # A pool of one die counts as the die itself: its outcomes are True/False (1/0).
+            print(int(k) if isinstance(k, bool) else k, d.probability(k))
     else:
         n = int(mode)
         f()  # first call outside the timing (warm)

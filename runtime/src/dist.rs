@@ -1,8 +1,9 @@
 //! Exact discrete distributions: integer weights over a common total, so no fraction is ever
 //! rounded. `P(k) = weight(k) / total`.
 //!
-//! Weights are generic: most queries fit in `u128` and run without allocation; when a weight
-//! would overflow, the computation reports it and is redone with big integers.
+//! Weights are generic: most queries fit in `u64` (or `u128`) and run without allocation; when
+//! a weight would overflow, the computation reports it and is redone with the next wider
+//! representation, big integers last.
 
 use std::collections::BTreeMap;
 use std::fmt::Debug;
@@ -58,47 +59,76 @@ pub trait Weight: Clone + Debug + PartialEq + Eq + PartialOrd + Ord {
         }
         self.div(&self.gcd(o)).mul(o)
     }
+    /// `self += a * b` where the caller has shown the result fits: every weight of a
+    /// distribution is at most its total, which was computed (checked) first. Fixed-width
+    /// weights then skip the overflow checks in the inner loops of the dense kernels.
+    fn mul_add_fit(&mut self, a: &Self, b: &Self);
+    /// `self += a` where the caller has shown the result fits (see [`Weight::mul_add_fit`]).
+    fn add_fit(&mut self, a: &Self);
 }
 
-impl Weight for u128 {
-    fn zero() -> Self {
-        0
-    }
-    fn one() -> Self {
-        1
-    }
-    fn from_u64(n: u64) -> Self {
-        u128::from(n)
-    }
-    fn is_zero(&self) -> bool {
-        *self == 0
-    }
-    fn is_one(&self) -> bool {
-        *self == 1
-    }
-    fn add(&self, o: &Self) -> Result<Self, Overflow> {
-        self.checked_add(*o).ok_or(Overflow)
-    }
-    fn add_assign(&mut self, o: &Self) -> Result<(), Overflow> {
-        *self = self.checked_add(*o).ok_or(Overflow)?;
-        Ok(())
-    }
-    fn sub(&self, o: &Self) -> Self {
-        self - o
-    }
-    fn mul(&self, o: &Self) -> Result<Self, Overflow> {
-        self.checked_mul(*o).ok_or(Overflow)
-    }
-    fn div(&self, o: &Self) -> Self {
-        self / o
-    }
-    fn gcd(&self, o: &Self) -> Self {
-        Integer::gcd(self, o)
-    }
-    fn to_big(&self) -> BigUint {
-        BigUint::from(*self)
-    }
+/// Fixed-width weights: the checked operations of [`Weight`] on a primitive unsigned integer.
+macro_rules! fixed_weight {
+    ($t:ty) => {
+        impl Weight for $t {
+            fn zero() -> Self {
+                0
+            }
+            fn one() -> Self {
+                1
+            }
+            fn from_u64(n: u64) -> Self {
+                // Both fixed widths are at least 64 bits: never truncates.
+                n as $t
+            }
+            fn is_zero(&self) -> bool {
+                *self == 0
+            }
+            fn is_one(&self) -> bool {
+                *self == 1
+            }
+            fn add(&self, o: &Self) -> Result<Self, Overflow> {
+                self.checked_add(*o).ok_or(Overflow)
+            }
+            fn add_assign(&mut self, o: &Self) -> Result<(), Overflow> {
+                *self = self.checked_add(*o).ok_or(Overflow)?;
+                Ok(())
+            }
+            fn sub(&self, o: &Self) -> Self {
+                self - o
+            }
+            fn mul(&self, o: &Self) -> Result<Self, Overflow> {
+                self.checked_mul(*o).ok_or(Overflow)
+            }
+            fn div(&self, o: &Self) -> Self {
+                self / o
+            }
+            fn gcd(&self, o: &Self) -> Self {
+                Integer::gcd(self, o)
+            }
+            fn to_big(&self) -> BigUint {
+                BigUint::from(*self)
+            }
+            fn mul_add_fit(&mut self, a: &Self, b: &Self) {
+                // Wrapping never happens (the caller bounds the result); it only spares the
+                // check.
+                debug_assert!(
+                    a.checked_mul(*b)
+                        .and_then(|p| self.checked_add(p))
+                        .is_some()
+                );
+                *self = self.wrapping_add(a.wrapping_mul(*b));
+            }
+            fn add_fit(&mut self, a: &Self) {
+                debug_assert!(self.checked_add(*a).is_some());
+                *self = self.wrapping_add(*a);
+            }
+        }
+    };
 }
+
+fixed_weight!(u64);
+fixed_weight!(u128);
 
 impl Weight for BigUint {
     fn zero() -> Self {
@@ -143,6 +173,12 @@ impl Weight for BigUint {
     }
     fn to_big(&self) -> BigUint {
         self.clone()
+    }
+    fn mul_add_fit(&mut self, a: &Self, b: &Self) {
+        *self += a * b;
+    }
+    fn add_fit(&mut self, a: &Self) {
+        *self += a;
     }
 }
 

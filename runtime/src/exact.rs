@@ -4,14 +4,25 @@
 //! convolution. A `let` whose value is random and is read more than once would correlate its
 //! readers, so the evaluator branches on its value (enumeration); a random `let` read at most
 //! once stays a distribution. Pools have closed forms: sums by convolution, successes and
-//! counts as binomials, keep-highest/lowest by a dynamic programme over faces.
+//! counts as binomials, keep-highest/lowest by the order-statistics walk over faces.
+//!
+//! Integer distributions over a contiguous range travel as dense arrays ([`crate::dense`]):
+//! sums, differences, comparisons and extremes of them are array kernels; everything else
+//! (symbols, lists, values spread far apart) stays an ordered map of values. Weights are the
+//! narrowest of `u64`, `u128` and big integers that holds the query ([`distribution`] retries
+//! wider on overflow). A [`Session`] keeps, for one program, the results of the queries it was
+//! asked and of the pool kernels it computed, so a repeated query costs a look-up.
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
+use std::cell::{Cell, OnceCell, RefCell};
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 
 use num_bigint::BigUint;
 use sandtable_ir::{self as ir, BinOp, Builtin, Expr, Program, Stmt, UnOp, Value};
 
-use crate::dist::{Dist, Weight, binomial, mixture, product};
+use crate::dense::{self, Cmp, Dense, Fail};
+use crate::dist::{Dist, Weight, mixture, product};
 use crate::error::RunError;
 use crate::interp::{Assumptions, Interp, binary, div_up, matches, normalize};
 use crate::value::{EffectRec, OutcomeKey, ScoreOpRec, Val};
@@ -23,11 +34,212 @@ pub const DEFAULT_LIMIT: u64 = 50_000_000;
 enum Slot<W: Weight> {
     Fixed(Val),
     /// A random value read at most once: kept as a distribution.
-    Lazy(Dist<Val, W>),
+    Lazy(ValDist<W>),
 }
 
 /// A pool as the evaluator sees it: the distribution of its size, and its die.
-type PoolParts<W> = (Dist<Val, W>, u32);
+type PoolParts<W> = (ValDist<W>, u32);
+
+impl From<Fail> for RunError {
+    fn from(f: Fail) -> Self {
+        match f {
+            Fail::Weight => RunError::WeightOverflow,
+            Fail::Value => RunError::Overflow,
+        }
+    }
+}
+
+/// The distribution of a value: a dense array when the values are integers close together,
+/// else an ordered map of values.
+#[derive(Debug, Clone)]
+enum ValDist<W: Weight> {
+    Ints(Dense<W>),
+    Vals(Dist<Val, W>),
+}
+
+/// The values of a [`ValDist`] in ascending order with their weights.
+enum ValDistIter<'a, W> {
+    Ints(i64, std::iter::Enumerate<std::slice::Iter<'a, W>>),
+    Vals(std::collections::btree_map::Iter<'a, Val, W>),
+}
+
+impl<'a, W: Weight> Iterator for ValDistIter<'a, W> {
+    type Item = (Cow<'a, Val>, &'a W);
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            ValDistIter::Ints(lo, it) => it
+                .find(|(_, w)| !w.is_zero())
+                .map(|(i, w)| (Cow::Owned(Val::Int(*lo + i as i64)), w)),
+            ValDistIter::Vals(it) => it.next().map(|(v, w)| (Cow::Borrowed(v), w)),
+        }
+    }
+}
+
+impl<W: Weight> ValDist<W> {
+    fn point(v: Val) -> Self {
+        match v {
+            Val::Int(n) => ValDist::Ints(Dense::point(n)),
+            v => ValDist::Vals(Dist::point(v)),
+        }
+    }
+
+    /// The dense form when every value is an integer and they lie close together.
+    fn from_vals(d: Dist<Val, W>) -> Self {
+        let (Some((Val::Int(lo), _)), Some((Val::Int(hi), _))) =
+            (d.weights.first_key_value(), d.weights.last_key_value())
+        else {
+            return ValDist::Vals(d);
+        };
+        // Integers sort before every other value, so the first and last keys bound them all;
+        // every key is an integer when the last one is.
+        let width = hi.checked_sub(*lo).and_then(|x| u64::try_from(x).ok());
+        match width {
+            Some(w) if dense::worth_dense(d.weights.len(), w.saturating_add(1)) => {
+                let lo = *lo;
+                let mut arr = vec![W::zero(); w as usize + 1];
+                for (v, x) in d.weights {
+                    if let Val::Int(n) = v {
+                        arr[(n - lo) as usize] = x;
+                    }
+                }
+                ValDist::Ints(Dense::new(lo, arr, d.total))
+            }
+            _ => ValDist::Vals(d),
+        }
+    }
+
+    /// An integer distribution: kept dense when it is worth it.
+    fn from_dense(d: Dense<W>) -> Self {
+        if dense::worth_dense(d.nnz(), d.w.len() as u64) {
+            ValDist::Ints(d)
+        } else {
+            ValDist::Vals(d.to_dist().map(|x| Val::Int(*x)))
+        }
+    }
+
+    fn to_vals(&self) -> Cow<'_, Dist<Val, W>> {
+        match self {
+            ValDist::Ints(d) => Cow::Owned(Dist {
+                weights: d.iter().map(|(v, w)| (Val::Int(v), w.clone())).collect(),
+                total: d.total.clone(),
+            }),
+            ValDist::Vals(d) => Cow::Borrowed(d),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            ValDist::Ints(d) => d.nnz(),
+            ValDist::Vals(d) => d.len(),
+        }
+    }
+
+    fn total(&self) -> &W {
+        match self {
+            ValDist::Ints(d) => &d.total,
+            ValDist::Vals(d) => &d.total,
+        }
+    }
+
+    fn as_point(&self) -> Option<Cow<'_, Val>> {
+        match self {
+            ValDist::Ints(d) => d.as_point().map(|n| Cow::Owned(Val::Int(n))),
+            ValDist::Vals(d) => d.as_point().map(Cow::Borrowed),
+        }
+    }
+
+    fn iter(&self) -> ValDistIter<'_, W> {
+        match self {
+            ValDist::Ints(d) => ValDistIter::Ints(d.lo, d.w.iter().enumerate()),
+            ValDist::Vals(d) => ValDistIter::Vals(d.weights.iter()),
+        }
+    }
+
+    /// Relabel outcomes into any ordered key (outcomes, effects).
+    fn map_to<K: Ord + Clone>(&self, mut f: impl FnMut(&Val) -> K) -> Dist<K, W> {
+        match self {
+            ValDist::Vals(d) => d.map(f),
+            ValDist::Ints(d) => {
+                let mut weights: BTreeMap<K, W> = BTreeMap::new();
+                for (v, w) in d.iter() {
+                    let _ = crate::dist::bump(&mut weights, f(&Val::Int(v)), w.clone());
+                }
+                Dist {
+                    weights,
+                    total: d.total.clone(),
+                }
+            }
+        }
+    }
+
+    fn try_map<E: From<crate::dist::Overflow>>(
+        &self,
+        mut f: impl FnMut(&Val) -> Result<Val, E>,
+    ) -> Result<Self, E> {
+        let mut weights: BTreeMap<Val, W> = BTreeMap::new();
+        for (v, w) in self.iter() {
+            let _ = crate::dist::bump(&mut weights, f(&v)?, w.clone());
+        }
+        Ok(ValDist::from_vals(Dist {
+            weights,
+            total: self.total().clone(),
+        }))
+    }
+
+    /// Pools read as their sums (the only values [`normalize`] changes).
+    fn normalized(self) -> Self {
+        match self {
+            ValDist::Vals(d) if d.weights.keys().any(|v| matches!(v, Val::Pool(_))) => {
+                ValDist::from_vals(d.map(|v| normalize(v.clone())))
+            }
+            d => d,
+        }
+    }
+}
+
+/// `Σ (w_i / T) · D_i` over value distributions: on arrays when every branch is dense and their
+/// ranges together are worth an array, else on maps. Both give the same weights and total.
+fn mix<W: Weight>(branches: Vec<(W, ValDist<W>)>, total: &W) -> Result<ValDist<W>, RunError> {
+    if branches.len() == 1 && branches[0].0 == *total {
+        return Ok(branches
+            .into_iter()
+            .next()
+            .map(|(_, d)| d)
+            .expect("one branch"));
+    }
+    let all_dense = branches.iter().all(|(_, d)| matches!(d, ValDist::Ints(_)));
+    if all_dense {
+        let (mut lo, mut hi, mut n) = (i64::MAX, i64::MIN, 0usize);
+        for (_, d) in &branches {
+            if let ValDist::Ints(d) = d
+                && !d.w.is_empty()
+            {
+                lo = lo.min(d.lo);
+                hi = hi.max(d.hi());
+                n += d.w.len();
+            }
+        }
+        let width = hi.checked_sub(lo).and_then(|x| u64::try_from(x).ok());
+        if width.is_some_and(|w| dense::worth_dense(n, w.saturating_add(1))) {
+            let bs = branches
+                .into_iter()
+                .map(|(w, d)| match d {
+                    ValDist::Ints(d) => (w, d),
+                    ValDist::Vals(_) => unreachable!("all branches are dense"),
+                })
+                .collect();
+            return Ok(ValDist::Ints(dense::mixture(bs, total)?));
+        }
+    }
+    let bs = branches
+        .into_iter()
+        .map(|(w, d)| match d {
+            ValDist::Vals(d) => (w, d),
+            d => (w, d.to_vals().into_owned()),
+        })
+        .collect();
+    Ok(ValDist::from_vals(mixture(bs, total)?))
+}
 
 #[derive(Debug, Clone)]
 struct Env<W: Weight> {
@@ -41,8 +253,8 @@ enum Cont<'a> {
     Set(ir::Slot, Val),
 }
 
-/// The exact outcome distribution of `proc` with `args`: computed with `u128` weights when
-/// they suffice, else with big integers.
+/// The exact outcome distribution of `proc` with `args`: computed with `u64` weights when
+/// they suffice, else `u128`, else big integers.
 pub fn distribution(
     program: &Program,
     assumptions: &Assumptions,
@@ -50,12 +262,65 @@ pub fn distribution(
     proc: u32,
     args: Vec<Val>,
 ) -> Result<Dist<OutcomeKey, BigUint>, RunError> {
-    match Exact::<u128>::new(program, assumptions, limit).run(proc, args.clone()) {
-        Ok(d) => Ok(d.to_big()),
-        Err(RunError::WeightOverflow) => {
-            Exact::<BigUint>::new(program, assumptions, limit).run(proc, args)
+    Session::new(program, assumptions, limit)
+        .distribution(proc, args)
+        .map(Rc::unwrap_or_clone)
+}
+
+/// Exact evaluation of one program, remembering what it computed: the answer to each query
+/// (resolution and arguments) and each pool kernel (sums, counts and keeps of `n` dice), so a
+/// repeated query, or one that shares pools with an earlier one, does not compute them again.
+///
+/// A remembered kernel is charged the work it took when it was computed, so whether a query
+/// fits `limit` does not depend on what was asked before.
+pub struct Session<'p> {
+    small: Exact<'p, u64>,
+    mid: Exact<'p, u128>,
+    big: Exact<'p, BigUint>,
+    answers: RefCell<HashMap<Query, Rc<Dist<OutcomeKey, BigUint>>>>,
+}
+
+/// A procedure and its arguments.
+type Query = (u32, Vec<Val>);
+
+/// A count of `n` dice of a die landing in a range.
+type CountKey = (i64, u32, Option<i64>, Option<i64>);
+
+/// Remembered results by key, each with the work it took.
+type Memo<K, D> = RefCell<HashMap<K, (D, u64)>>;
+
+impl<'p> Session<'p> {
+    pub fn new(program: &'p Program, assumptions: &'p Assumptions, limit: u64) -> Self {
+        Session {
+            small: Exact::new(program, assumptions, limit),
+            mid: Exact::new(program, assumptions, limit),
+            big: Exact::new(program, assumptions, limit),
+            answers: RefCell::new(HashMap::new()),
         }
-        Err(e) => Err(e),
+    }
+
+    /// The exact outcome distribution of `proc` with `args`, as [`distribution`] gives it.
+    pub fn distribution(
+        &self,
+        proc: u32,
+        args: Vec<Val>,
+    ) -> Result<Rc<Dist<OutcomeKey, BigUint>>, RunError> {
+        let key = (proc, args);
+        if let Some(d) = self.answers.borrow().get(&key) {
+            return Ok(Rc::clone(d));
+        }
+        let d = match self.small.query(proc, key.1.clone()) {
+            Ok(d) => d.to_big(),
+            Err(RunError::WeightOverflow) => match self.mid.query(proc, key.1.clone()) {
+                Ok(d) => d.to_big(),
+                Err(RunError::WeightOverflow) => self.big.query(proc, key.1.clone())?,
+                Err(e) => return Err(e),
+            },
+            Err(e) => return Err(e),
+        };
+        let d = Rc::new(d);
+        self.answers.borrow_mut().insert(key, Rc::clone(&d));
+        Ok(d)
     }
 }
 
@@ -63,38 +328,88 @@ pub struct Exact<'p, W: Weight> {
     interp: Interp<'p>,
     program: &'p Program,
     limit: u64,
-    work: std::cell::Cell<u64>,
-    /// Per procedure: how often each slot is read (loops count twice).
-    reads: Vec<Vec<u32>>,
+    work: Cell<u64>,
+    /// Per procedure, worked out on first use: how often each slot is read (loops count
+    /// twice).
+    reads: Vec<OnceCell<Vec<u32>>>,
     /// Calls in progress: the compiler refuses recursion, this guards programs built by hand.
-    depth: std::cell::Cell<usize>,
+    depth: Cell<usize>,
     /// Address of the statement being run, to name its line in an error.
-    current: std::cell::Cell<usize>,
-    weight: std::marker::PhantomData<W>,
+    current: Cell<usize>,
+    /// Whether integer distributions may travel as arrays; off, every value is a map (the
+    /// sparse evaluator, which tests compare the dense one with).
+    dense: bool,
+    /// Finished procedure calls: (procedure, arguments) → (distribution, work).
+    calls: Memo<Query, Dist<OutcomeKey, W>>,
+    /// Pool kernels: sums (`n`, die), counts (`n`, die, range) and keeps (`k`, `n`, die,
+    /// highest) → (distribution, work).
+    sums: Memo<(i64, u32), Dense<W>>,
+    counts: Memo<CountKey, Dense<W>>,
+    keeps: Memo<(i64, i64, u32, bool), Dense<W>>,
 }
 
 impl<'p, W: Weight> Exact<'p, W> {
     pub fn new(program: &'p Program, assumptions: &'p Assumptions, limit: u64) -> Self {
-        let reads = program
-            .procs
-            .iter()
-            .map(|p| slot_reads(&p.body, p.n_slots as usize))
-            .collect();
         Exact {
             interp: Interp::new(program, assumptions),
             program,
             limit,
-            work: std::cell::Cell::new(0),
-            reads,
-            depth: std::cell::Cell::new(0),
-            current: std::cell::Cell::new(0),
-            weight: std::marker::PhantomData,
+            work: Cell::new(0),
+            reads: (0..program.procs.len()).map(|_| OnceCell::new()).collect(),
+            depth: Cell::new(0),
+            current: Cell::new(0),
+            dense: true,
+            calls: RefCell::new(HashMap::new()),
+            sums: RefCell::new(HashMap::new()),
+            counts: RefCell::new(HashMap::new()),
+            keeps: RefCell::new(HashMap::new()),
         }
+    }
+
+    /// The same evaluator with every distribution kept as a map of values: slower, and the
+    /// reference the dense evaluator is tested against.
+    pub fn sparse(program: &'p Program, assumptions: &'p Assumptions, limit: u64) -> Self {
+        Exact {
+            dense: false,
+            ..Exact::new(program, assumptions, limit)
+        }
+    }
+
+    /// A whole query: its own work budget, whatever earlier queries used.
+    pub fn query(&self, proc: u32, args: Vec<Val>) -> Result<Dist<OutcomeKey, W>, RunError> {
+        self.work.set(0);
+        self.run(proc, args)
+    }
+
+    fn reads(&self, proc: u32) -> &[u32] {
+        self.reads[proc as usize].get_or_init(|| {
+            let p = &self.program.procs[proc as usize];
+            slot_reads(&p.body, p.n_slots as usize)
+        })
+    }
+
+    /// A remembered kernel result: charged the work it took, as if computed again.
+    fn recall<K: std::hash::Hash + Eq>(
+        &self,
+        cache: &Memo<K, Dense<W>>,
+        key: K,
+        compute: impl FnOnce() -> Result<Dense<W>, RunError>,
+    ) -> Result<Dense<W>, RunError> {
+        if let Some((d, work)) = cache.borrow().get(&key) {
+            self.charge(*work)?;
+            return Ok(d.clone());
+        }
+        let before = self.work.get();
+        let d = compute()?;
+        let work = self.work.get().saturating_sub(before);
+        cache.borrow_mut().insert(key, (d.clone(), work));
+        Ok(d)
     }
 
     fn charge(&self, n: u64) -> Result<(), RunError> {
         let w = self.work.get().saturating_add(n);
         self.work.set(w);
+        // (A remembered kernel charges all of its work at once.)
         if w > self.limit {
             return Err(RunError::TooLarge {
                 estimate: format!("{w} or more"),
@@ -126,12 +441,25 @@ impl<'p, W: Weight> Exact<'p, W> {
                 limit: crate::interp::MAX_CALL_DEPTH as u64,
             });
         }
+        let key = (proc, args);
+        if let Some((d, work)) = self.calls.borrow().get(&key) {
+            self.charge(*work)?;
+            return Ok(d.clone());
+        }
+        let before = self.work.get();
         self.depth.set(self.depth.get() + 1);
         let r = self
-            .run_inner(proc, args)
+            .run_inner(proc, key.1.clone())
             .map_err(|e| e.at_addr(self.program, proc, self.current.get()));
         self.depth.set(self.depth.get() - 1);
-        r
+        let d = r?;
+        // Only calls from inside a resolution are kept: a whole query is kept by its
+        // `Session`, and copying a large answer here would cost as much as it saves.
+        if self.depth.get() > 0 {
+            let work = self.work.get().saturating_sub(before);
+            self.calls.borrow_mut().insert(key, (d.clone(), work));
+        }
+        Ok(d)
     }
 
     fn run_inner(&self, proc: u32, args: Vec<Val>) -> Result<Dist<OutcomeKey, W>, RunError> {
@@ -184,10 +512,7 @@ impl<'p, W: Weight> Exact<'p, W> {
                     }
                     if let Some(e) = &arm.value {
                         let d = self.eval(e, &env)?;
-                        for v in d.weights.keys() {
-                            crate::interp::applies(v.clone())?;
-                        }
-                        return Ok(d.map(|v| OutcomeKey::of_value(normalize(v.clone()))));
+                        return self.outcomes(&d);
                     }
                     continue;
                 }
@@ -200,15 +525,10 @@ impl<'p, W: Weight> Exact<'p, W> {
             self.current.set(std::ptr::from_ref(first).addr());
             match first {
                 Stmt::Let { slot, value } => {
-                    let d = self.eval(value, &env)?.map(|v| normalize(v.clone()));
+                    let d = self.eval(value, &env)?.normalized();
                     if let Some(v) = d.as_point() {
-                        env.slots[*slot as usize] = Slot::Fixed(v.clone());
-                    } else if self.reads[proc as usize]
-                        .get(*slot as usize)
-                        .copied()
-                        .unwrap_or(2)
-                        <= 1
-                    {
+                        env.slots[*slot as usize] = Slot::Fixed(v.into_owned());
+                    } else if self.reads(proc).get(*slot as usize).copied().unwrap_or(2) <= 1 {
                         env.slots[*slot as usize] = Slot::Lazy(d);
                     } else {
                         return self.branch(proc, stack, env, paths, &d, |env, v| {
@@ -234,15 +554,21 @@ impl<'p, W: Weight> Exact<'p, W> {
                 Stmt::Bands {
                     scrutinee, arms, ..
                 } => {
-                    let d = self.eval(scrutinee, &env)?.map(|v| normalize(v.clone()));
-                    let by_arm = d.try_map(|v| {
-                        arms.iter()
-                            .position(|a| a.patterns.iter().any(|p| matches(p, v)))
+                    let d = self.eval(scrutinee, &env)?.normalized();
+                    let mut by_arm: Dist<usize, W> = Dist {
+                        weights: BTreeMap::new(),
+                        total: d.total().clone(),
+                    };
+                    for (v, w) in d.iter() {
+                        let arm = arms
+                            .iter()
+                            .position(|a| a.patterns.iter().any(|p| matches(p, &v)))
                             .ok_or_else(|| RunError::NoBand {
                                 value: v.show(self.program),
                                 proc: self.program.procs[proc as usize].name.clone(),
-                            })
-                    })?;
+                            })?;
+                        crate::dist::bump(&mut by_arm.weights, arm, w.clone())?;
+                    }
                     let mut branches = Vec::new();
                     for (i, w) in &by_arm.weights {
                         let arm = &arms[*i];
@@ -261,10 +587,7 @@ impl<'p, W: Weight> Exact<'p, W> {
                 }
                 Stmt::Result(e) => {
                     let d = self.eval(e, &env)?;
-                    for v in d.weights.keys() {
-                        crate::interp::applies(v.clone())?;
-                    }
-                    return Ok(d.map(|v| OutcomeKey::of_value(normalize(v.clone()))));
+                    return self.outcomes(&d);
                 }
                 Stmt::Outcome(o) => return Ok(Dist::point(OutcomeKey::Named(o.clone()))),
                 Stmt::Effect(e) => {
@@ -275,7 +598,7 @@ impl<'p, W: Weight> Exact<'p, W> {
                 Stmt::For { slot, iter, body } => {
                     let d = self.eval(iter, &env)?;
                     let unroll = |set: &Val, st: &mut Vec<Cont<'a>>| -> Result<(), RunError> {
-                        let items = self.point_items(&Dist::point(set.clone()), "iterate")?;
+                        let items = self.point_items(Some(set), "iterate")?;
                         if items.len() as i64 > crate::interp::MAX_LOOP {
                             return Err(RunError::Limit {
                                 what: "`for` iterations".into(),
@@ -290,7 +613,7 @@ impl<'p, W: Weight> Exact<'p, W> {
                         Ok(())
                     };
                     match d.as_point() {
-                        Some(set) => unroll(set, &mut stack)?,
+                        Some(set) => unroll(&set, &mut stack)?,
                         // A set that depends on the dice (`for i in 1..=d3`).
                         None => return self.loop_branches(proc, &stack, &env, paths, &d, unroll),
                     }
@@ -338,17 +661,17 @@ impl<'p, W: Weight> Exact<'p, W> {
         stack: &[Cont<'a>],
         env: &Env<W>,
         paths: u128,
-        d: &Dist<Val, W>,
+        d: &ValDist<W>,
         unroll: impl Fn(&Val, &mut Vec<Cont<'a>>) -> Result<(), RunError>,
     ) -> Result<Dist<OutcomeKey, W>, RunError> {
         let mut branches = Vec::with_capacity(d.len());
-        for (v, w) in &d.weights {
+        let more = paths.saturating_mul(d.len() as u128);
+        for (v, w) in d.iter() {
             let mut st: Vec<Cont<'a>> = stack.iter().map(clone_cont).collect();
-            unroll(v, &mut st)?;
-            let more = paths.saturating_mul(d.len() as u128);
+            unroll(&v, &mut st)?;
             branches.push((w.clone(), self.exec(proc, st, env.clone(), more)?));
         }
-        Ok(mixture(branches, &d.total)?)
+        Ok(mixture(branches, d.total())?)
     }
 
     /// Continue once per value of `d`; `step` adjusts the environment and may push a block.
@@ -358,20 +681,20 @@ impl<'p, W: Weight> Exact<'p, W> {
         stack: Vec<Cont<'a>>,
         env: Env<W>,
         paths: u128,
-        d: &Dist<Val, W>,
+        d: &ValDist<W>,
         step: impl Fn(&mut Env<W>, &Val) -> Option<Cont<'a>>,
     ) -> Result<Dist<OutcomeKey, W>, RunError> {
         let mut branches = Vec::with_capacity(d.len());
         let more = paths.saturating_mul(d.len() as u128);
-        for (v, w) in &d.weights {
+        for (v, w) in d.iter() {
             let mut e = env.clone();
             let mut st: Vec<Cont> = stack.iter().map(clone_cont).collect();
-            if let Some(c) = step(&mut e, v) {
+            if let Some(c) = step(&mut e, &v) {
                 st.push(c);
             }
             branches.push((w.clone(), self.exec(proc, st, e, more)?));
         }
-        Ok(mixture(branches, &d.total)?)
+        Ok(mixture(branches, d.total())?)
     }
 
     fn branch_effect<'a>(
@@ -395,22 +718,24 @@ impl<'p, W: Weight> Exact<'p, W> {
 
     fn effect(&self, e: &ir::Effect, env: &Env<W>) -> Result<Dist<EffectRec, W>, RunError> {
         Ok(match e {
-            ir::Effect::Eliminate(x) => self.eval(x, env)?.map(|v| EffectRec::Eliminate(v.clone())),
+            ir::Effect::Eliminate(x) => self
+                .eval(x, env)?
+                .map_to(|v| EffectRec::Eliminate(v.clone())),
             ir::Effect::Place { marker, target } => {
-                self.eval(target, env)?.map(|v| EffectRec::Place {
+                self.eval(target, env)?.map_to(|v| EffectRec::Place {
                     marker: *marker,
                     target: v.clone(),
                 })
             }
             ir::Effect::Remove { marker, target } => {
-                self.eval(target, env)?.map(|v| EffectRec::Remove {
+                self.eval(target, env)?.map_to(|v| EffectRec::Remove {
                     marker: *marker,
                     target: v.clone(),
                 })
             }
             ir::Effect::Move { what, to } => {
-                let a = self.eval(what, env)?;
-                let b = self.eval(to, env)?;
+                let a = self.eval(what, env)?.to_vals().into_owned();
+                let b = self.eval(to, env)?.to_vals().into_owned();
                 self.charge_product(a.len(), b.len())?;
                 product(&a, &b, |x, y| {
                     Ok::<_, RunError>(EffectRec::Move {
@@ -425,7 +750,7 @@ impl<'p, W: Weight> Exact<'p, W> {
                     ir::ScoreOp::Sub => ScoreOpRec::Sub,
                     ir::ScoreOp::Set => ScoreOpRec::Set,
                 };
-                self.eval(value, env)?.try_map(|v| {
+                self.eval(value, env)?.to_vals().try_map(|v| {
                     Ok::<_, RunError>(EffectRec::Score {
                         side: *side,
                         op,
@@ -450,7 +775,8 @@ impl<'p, W: Weight> Exact<'p, W> {
         })
     }
 
-    fn die_dist(&self, die: u32) -> Result<Dist<i64, W>, RunError> {
+    /// The faces of a die, or the interpreter's error for a die the book never describes.
+    fn faces(&self, die: u32) -> Result<&'p [i64], RunError> {
         let faces = &self.program.dice[die as usize].faces;
         if faces.is_empty() {
             let mut dummy = crate::rng::Dice::new(0);
@@ -462,64 +788,65 @@ impl<'p, W: Weight> Exact<'p, W> {
                 .err()
                 .unwrap_or(RunError::Type("die without faces".into())));
         }
-        Ok(Dist::uniform(faces.iter().copied()))
+        Ok(faces)
+    }
+
+    fn die_dist(&self, die: u32) -> Result<Dist<i64, W>, RunError> {
+        Ok(Dist::uniform(self.faces(die)?.iter().copied()))
+    }
+
+    /// One die as an array over its whole span, however far apart its faces lie (the sum
+    /// kernel walks that span anyway).
+    fn die_dense(&self, die: u32) -> Result<Dense<W>, RunError> {
+        let faces = self.faces(die)?;
+        let (lo, hi) = faces
+            .iter()
+            .fold((i64::MAX, i64::MIN), |(l, h), f| (l.min(*f), h.max(*f)));
+        let width = hi
+            .checked_sub(lo)
+            .and_then(|x| usize::try_from(x).ok())
+            .and_then(|x| x.checked_add(1))
+            .ok_or(RunError::Overflow)?;
+        // A die whose span alone is past the budget is refused before its array is made (the
+        // sum kernel charges its steps itself).
+        if width as u64 > self.limit {
+            return Err(RunError::TooLarge {
+                estimate: width.to_string(),
+                limit: self.limit,
+            });
+        }
+        let mut w = vec![W::zero(); width];
+        for f in faces {
+            w[(f - lo) as usize].add_assign(&W::one())?;
+        }
+        Ok(Dense::new(lo, w, W::from_u64(faces.len() as u64)))
+    }
+
+    /// A roll of one die.
+    fn roll_dist(&self, die: u32) -> Result<ValDist<W>, RunError> {
+        let faces = self.faces(die)?;
+        let d = self.die_dist(die)?;
+        let (lo, hi) = (
+            *d.weights.keys().next().unwrap_or(&0),
+            *d.weights.keys().next_back().unwrap_or(&0),
+        );
+        let width = hi.checked_sub(lo).and_then(|x| u64::try_from(x).ok());
+        if width.is_some_and(|w| dense::worth_dense(faces.len(), w.saturating_add(1))) {
+            return Ok(ValDist::Ints(
+                Dense::from_dist(&d).unwrap_or_else(|| Dense::point(lo)),
+            ));
+        }
+        Ok(ValDist::Vals(d.map(|x| Val::Int(*x))))
     }
 
     /// Sum of `n` dice. A die whose faces run consecutively with one weight each (every
     /// `dN`) convolves by a sliding window: each step is additions only.
-    fn sum_dist(&self, n: i64, die: u32) -> Result<Dist<i64, W>, RunError> {
+    fn sum_dist(&self, n: i64, die: u32) -> Result<Dense<W>, RunError> {
         crate::interp::pool_size(n)?;
-        let one = self.die_dist(die)?;
-        // The total first: when it cannot be represented, give up before any work.
-        let total = one.total.pow(n as u64)?;
-        let (Some(&lo), Some(&hi)) = (one.weights.keys().next(), one.weights.keys().next_back())
-        else {
-            return Ok(Dist::point(0));
-        };
-        let consecutive =
-            one.weights.len() as i64 == hi - lo + 1 && one.weights.values().all(Weight::is_one);
-        let width = (hi - lo) as usize;
-        // Dense counts of (sum - k * lo) after k dice.
-        let mut acc: Vec<W> = vec![W::one()];
-        // Two buffers swapped each step: big weights keep their allocations across steps.
-        let mut next: Vec<W> = Vec::new();
-        for _ in 0..n {
-            self.charge_product(acc.len(), width + 1)?;
-            next.resize(acc.len() + width, W::zero());
-            if consecutive {
-                let mut window = W::zero();
-                for (i, slot) in next.iter_mut().enumerate() {
-                    if i < acc.len() {
-                        window.add_assign(&acc[i])?;
-                    }
-                    if i > width {
-                        window.sub_assign(&acc[i - width - 1]);
-                    }
-                    slot.assign(&window);
-                }
-            } else {
-                for slot in next.iter_mut() {
-                    slot.assign(&W::zero());
-                }
-                for (i, a) in acc.iter().enumerate() {
-                    if a.is_zero() {
-                        continue;
-                    }
-                    for (face, w) in &one.weights {
-                        next[i + (face - lo) as usize].add_assign(&a.mul(w)?)?;
-                    }
-                }
-            }
-            std::mem::swap(&mut acc, &mut next);
-        }
-        let base = lo.checked_mul(n).ok_or(RunError::Overflow)?;
-        let weights = acc
-            .into_iter()
-            .enumerate()
-            .filter(|(_, w)| !w.is_zero())
-            .map(|(i, w)| (base + i as i64, w))
-            .collect();
-        Ok(Dist::from_weights(weights, total))
+        self.recall(&self.sums, (n, die), || {
+            let one = self.die_dense(die)?;
+            dense::sum_of(&one, n as u64, |a, b| self.charge_product(a, b))
+        })
     }
 
     /// How many of `n` dice land in `[lo, hi]`: a binomial.
@@ -529,31 +856,67 @@ impl<'p, W: Weight> Exact<'p, W> {
         die: u32,
         lo: Option<i64>,
         hi: Option<i64>,
-    ) -> Result<Dist<i64, W>, RunError> {
+    ) -> Result<Dense<W>, RunError> {
         crate::interp::pool_size(n)?;
-        self.charge(n as u64 + 1)?;
-        let faces = &self.program.dice[die as usize].faces;
-        let f = faces.len() as u64;
-        let s = faces
-            .iter()
-            .filter(|x| lo.is_none_or(|l| **x >= l) && hi.is_none_or(|h| **x <= h))
-            .count() as u64;
-        let n = n as u64;
-        let (ws, wf) = (W::from_u64(s), W::from_u64(f - s));
-        let mut w = BTreeMap::new();
-        for k in 0..=n {
-            let ways = binomial::<W>(n, k)?
-                .mul(&ws.pow(k)?)?
-                .mul(&wf.pow(n - k)?)?;
-            w.insert(k as i64, ways);
-        }
-        Ok(Dist::from_weights(w, W::from_u64(f).pow(n)?))
+        self.recall(&self.counts, (n, die, lo, hi), || {
+            self.charge(n as u64 + 1)?;
+            let faces = self.faces(die)?;
+            let f = faces.len() as u64;
+            let s = faces
+                .iter()
+                .filter(|x| lo.is_none_or(|l| **x >= l) && hi.is_none_or(|h| **x <= h))
+                .count() as u64;
+            Ok(dense::binomial_count(n as u64, s, f)?)
+        })
     }
 
-    /// Sum of the `k` highest (or lowest) of `n` dice: walk the distinct faces from the kept
-    /// end, choosing how many dice show each.
-    fn keep_dist(&self, k: i64, n: i64, die: u32, highest: bool) -> Result<Dist<i64, W>, RunError> {
+    /// Sum of the `k` highest (or lowest) of `n` dice: the order-statistics walk over the
+    /// distinct faces ([`dense::keep`]); a die whose faces lie far apart keeps the walk over
+    /// maps of sums ([`Exact::keep_sparse`]).
+    fn keep_dist(&self, k: i64, n: i64, die: u32, highest: bool) -> Result<ValDist<W>, RunError> {
         crate::interp::pool_size(n)?;
+        let mut faces: BTreeMap<i64, u64> = BTreeMap::new();
+        for f in self.faces(die)? {
+            *faces.entry(*f).or_default() += 1;
+        }
+        let distinct: Vec<(i64, u64)> = faces.into_iter().collect();
+        let spread = match (distinct.first(), distinct.last()) {
+            (Some((a, _)), Some((b, _))) => b.checked_sub(*a).and_then(|x| u64::try_from(x).ok()),
+            _ => Some(0),
+        };
+        let Some(spread) = spread.filter(|s| dense::worth_dense(distinct.len(), s + 1)) else {
+            return Ok(ValDist::from_vals(
+                self.keep_sparse(k, n, die, highest)?.map(|x| Val::Int(*x)),
+            ));
+        };
+        let d = self.recall(&self.keeps, (k, n, die, highest), || {
+            let n = n as u64;
+            let k = k.clamp(0, n as i64) as u64;
+            // Refuse before any work (and before the arrays' memory) when the walk alone is
+            // over the budget.
+            let work = dense::keep_work(k, n, distinct.len() as u64, spread);
+            let ahead = self.work.get().saturating_add(work);
+            if ahead > self.limit {
+                return Err(RunError::TooLarge {
+                    estimate: format!("{ahead} or more"),
+                    limit: self.limit,
+                });
+            }
+            self.charge(work)?;
+            Ok(dense::keep(k, n, &distinct, highest)?)
+        })?;
+        Ok(ValDist::from_dense(d))
+    }
+
+    /// Sum of the `k` highest (or lowest) of `n` dice whose faces lie far apart: walk the
+    /// distinct faces from the kept end, choosing how many dice show each, with maps of sums.
+    fn keep_sparse(
+        &self,
+        k: i64,
+        n: i64,
+        die: u32,
+        highest: bool,
+    ) -> Result<Dist<i64, W>, RunError> {
         let n = n as u64;
         let k = k.clamp(0, n as i64) as u64;
         let mut faces: BTreeMap<i64, u64> = BTreeMap::new();
@@ -610,11 +973,14 @@ impl<'p, W: Weight> Exact<'p, W> {
                         pascal[(n - placed) as usize][c as usize].mul(&powers[c as usize])?;
                     let kept_before = (*placed).min(k);
                     let kept_after = (placed + c).min(k);
-                    let add = value * (kept_after - kept_before) as i64;
+                    let add = value
+                        .checked_mul((kept_after - kept_before) as i64)
+                        .ok_or(RunError::Overflow)?;
                     self.charge(sums.len() as u64)?;
                     let slot = next.entry(placed + c).or_default();
                     for (s, w) in sums {
-                        crate::dist::bump(slot, s + add, ways.mul(w)?)?;
+                        let to = s.checked_add(add).ok_or(RunError::Overflow)?;
+                        crate::dist::bump(slot, to, ways.mul(w)?)?;
                     }
                 }
             }
@@ -630,28 +996,28 @@ impl<'p, W: Weight> Exact<'p, W> {
     fn pool_parts(&self, e: &Expr, env: &Env<W>) -> Result<Option<PoolParts<W>>, RunError> {
         match e {
             Expr::Dice { count, die } => Ok(Some((self.eval(count, env)?, *die))),
-            Expr::Roll(d) => Ok(Some((Dist::point(Val::Int(1)), *d))),
+            Expr::Roll(d) => Ok(Some((ValDist::point(Val::Int(1)), *d))),
             _ => Ok(None),
         }
     }
 
+    /// A pool kernel for each possible size of the pool, mixed by the sizes' chances.
     fn over_counts(
         &self,
-        counts: &Dist<Val, W>,
-        mut f: impl FnMut(i64) -> Result<Dist<i64, W>, RunError>,
-    ) -> Result<Dist<Val, W>, RunError> {
-        let mut branches = Vec::new();
-        for (n, w) in &counts.weights {
-            let d = f(self.int(n)?)?;
-            branches.push((w.clone(), d.map(|x| Val::Int(*x))));
+        counts: &ValDist<W>,
+        mut f: impl FnMut(i64) -> Result<ValDist<W>, RunError>,
+    ) -> Result<ValDist<W>, RunError> {
+        let mut branches = Vec::with_capacity(counts.len());
+        for (n, w) in counts.iter() {
+            branches.push((w.clone(), f(self.int(&n)?)?));
         }
-        Ok(mixture(branches, &counts.total)?)
+        mix(branches, counts.total())
     }
 
     /// The items of a list that must be certain (`for`, `count`, `any`, `all`): a random list
     /// cannot be enumerated item by item, so `doing` names what was refused.
-    fn point_items(&self, d: &Dist<Val, W>, doing: &str) -> Result<Vec<Val>, RunError> {
-        let Some(list) = d.as_point() else {
+    fn point_items(&self, list: Option<&Val>, doing: &str) -> Result<Vec<Val>, RunError> {
+        let Some(list) = list else {
             return Err(RunError::Type(format!("exact evaluation cannot {doing}")));
         };
         match list {
@@ -672,27 +1038,84 @@ impl<'p, W: Weight> Exact<'p, W> {
         }
     }
 
-    fn eval(&self, e: &Expr, env: &Env<W>) -> Result<Dist<Val, W>, RunError> {
+    /// The outcomes a final value gives (a symbol is a named outcome).
+    fn outcomes(&self, d: &ValDist<W>) -> Result<Dist<OutcomeKey, W>, RunError> {
+        if let ValDist::Vals(m) = d {
+            for v in m.weights.keys() {
+                crate::interp::applies(v.clone())?;
+            }
+        }
+        Ok(d.map_to(|v| OutcomeKey::of_value(normalize(v.clone()))))
+    }
+
+    fn eval(&self, e: &Expr, env: &Env<W>) -> Result<ValDist<W>, RunError> {
+        let d = self.eval_inner(e, env)?;
+        // The sparse evaluator never lets an array out.
+        Ok(match d {
+            ValDist::Ints(a) if !self.dense => ValDist::Vals(a.to_dist().map(|x| Val::Int(*x))),
+            d => d,
+        })
+    }
+
+    /// Integer arithmetic and comparisons on arrays, when both sides are dense; `None` for
+    /// any other case (the map products handle it).
+    fn dense_binary(
+        &self,
+        op: BinOp,
+        a: &ValDist<W>,
+        b: &ValDist<W>,
+    ) -> Result<Option<ValDist<W>>, RunError> {
+        let (ValDist::Ints(x), ValDist::Ints(y)) = (a, b) else {
+            return Ok(None);
+        };
+        let cmp = |c: Cmp| -> Result<Option<ValDist<W>>, RunError> {
+            let (no, yes, total) = dense::compare(c, x, y)?;
+            let mut weights = BTreeMap::new();
+            if !no.is_zero() {
+                weights.insert(Val::Bool(false), no);
+            }
+            if !yes.is_zero() {
+                weights.insert(Val::Bool(true), yes);
+            }
+            Ok(Some(ValDist::Vals(Dist { weights, total })))
+        };
+        Ok(match op {
+            BinOp::Add => Some(ValDist::from_dense(dense::add(x, y)?)),
+            BinOp::Sub => Some(ValDist::from_dense(dense::add(x, &dense::neg(y)?)?)),
+            BinOp::Lt => cmp(Cmp::Lt)?,
+            BinOp::Le => cmp(Cmp::Le)?,
+            BinOp::Gt => cmp(Cmp::Gt)?,
+            BinOp::Ge => cmp(Cmp::Ge)?,
+            BinOp::Eq => cmp(Cmp::Eq)?,
+            BinOp::Ne => cmp(Cmp::Ne)?,
+            _ => None,
+        })
+    }
+
+    fn eval_inner(&self, e: &Expr, env: &Env<W>) -> Result<ValDist<W>, RunError> {
         Ok(match e {
-            Expr::Const(v) => Dist::point(self.interp.constant(v)?),
+            Expr::Const(v) => ValDist::point(self.interp.constant(v)?),
             Expr::Local(s) => match &env.slots[*s as usize] {
-                Slot::Fixed(v) => Dist::point(v.clone()),
+                Slot::Fixed(v) => ValDist::point(v.clone()),
                 Slot::Lazy(d) => d.clone(),
             },
-            Expr::Roll(d) => self.die_dist(*d)?.map(|x| Val::Int(*x)),
+            Expr::Roll(d) => self.roll_dist(*d)?,
             Expr::Dice { count, die } => {
                 let counts = self.eval(count, env)?;
-                self.over_counts(&counts, |n| self.sum_dist(n, *die))?
+                self.over_counts(&counts, |n| {
+                    Ok(ValDist::from_dense(self.sum_dist(n, *die)?))
+                })?
             }
             Expr::Unary { op, operand } => {
                 let d = self.eval(operand, env)?;
-                match op {
-                    UnOp::Neg => d.try_map(|v| {
+                match (op, d) {
+                    (UnOp::Neg, ValDist::Ints(a)) => ValDist::Ints(dense::neg(&a)?),
+                    (UnOp::Neg, d) => d.try_map(|v| {
                         Ok::<_, RunError>(Val::Int(
                             self.int(v)?.checked_neg().ok_or(RunError::Overflow)?,
                         ))
                     })?,
-                    UnOp::Not => d.try_map(|v| match v {
+                    (UnOp::Not, d) => d.try_map(|v| match v {
                         Val::Bool(b) => Ok(Val::Bool(!b)),
                         other => Err(RunError::Type(format!(
                             "`not` needs a condition, found {}",
@@ -705,7 +1128,11 @@ impl<'p, W: Weight> Exact<'p, W> {
                 let a = self.eval(lhs, env)?;
                 let b = self.eval(rhs, env)?;
                 self.charge_product(a.len(), b.len())?;
-                match op {
+                if let Some(d) = self.dense_binary(*op, &a, &b)? {
+                    return Ok(d);
+                }
+                let (a, b) = (a.to_vals(), b.to_vals());
+                ValDist::from_vals(match op {
                     BinOp::And => product(&a, &b, |x, y| {
                         Ok::<_, RunError>(Val::Bool(
                             x.as_bool().unwrap_or(false) && y.as_bool().unwrap_or(false),
@@ -722,7 +1149,7 @@ impl<'p, W: Weight> Exact<'p, W> {
                             binary(*op, &normalize(x.clone()), &normalize(y.clone()))
                         })?,
                     },
-                }
+                })
             }
             Expr::If {
                 cond,
@@ -730,16 +1157,16 @@ impl<'p, W: Weight> Exact<'p, W> {
                 otherwise,
             } => {
                 let c = self.eval(cond, env)?;
-                let mut branches = Vec::new();
-                for (v, w) in &c.weights {
-                    let d = if matches!(v, Val::Bool(true)) {
+                let mut branches = Vec::with_capacity(c.len());
+                for (v, w) in c.iter() {
+                    let d = if matches!(*v, Val::Bool(true)) {
                         self.eval(then, env)?
                     } else {
                         self.eval(otherwise, env)?
                     };
                     branches.push((w.clone(), d));
                 }
-                mixture(branches, &c.total)?
+                mix(branches, c.total())?
             }
             Expr::Builtin { func, args } => self.builtin(*func, args, env)?,
             Expr::Host { func, .. } => return Err(RunError::NeedsGame(func.name().to_string())),
@@ -750,34 +1177,36 @@ impl<'p, W: Weight> Exact<'p, W> {
                     let d = self.run(*proc, vals.clone())?;
                     branches.push((
                         w.clone(),
-                        d.map(|k| match k {
+                        ValDist::from_vals(d.map(|k| match k {
                             OutcomeKey::Named(n) => Val::Sym(n.clone()),
                             OutcomeKey::Value(v) => v.clone(),
                             _ => Val::Unit,
-                        }),
+                        })),
                     ));
                 }
-                mixture(branches, &tuples.total)?
+                mix(branches, &tuples.total)?
             }
             Expr::Stack { stack, args } => {
                 let tuples = self.tuples(args, env)?;
                 let mut branches = Vec::new();
                 for (vals, w) in &tuples.weights {
-                    branches.push((w.clone(), self.stack(*stack, vals)?));
+                    branches.push((w.clone(), ValDist::from_vals(self.stack(*stack, vals)?)));
                 }
-                mixture(branches, &tuples.total)?
+                mix(branches, &tuples.total)?
             }
             Expr::Lookup { table, keys } => {
                 let tuples = self.tuples(keys, env)?;
-                tuples.try_map(|vals| {
+                ValDist::from_vals(tuples.try_map(|vals| {
                     let keys: Vec<Val> = vals.iter().cloned().map(normalize).collect();
                     self.interp.lookup(*table, &keys)
-                })?
+                })?)
             }
             Expr::Field { base, field } => self
                 .eval(base, env)?
                 .try_map(|b| self.interp.field(b, field))?,
-            Expr::List(items) => self.tuples(items, env)?.map(|v| Val::List(v.clone())),
+            Expr::List(items) => {
+                ValDist::from_vals(self.tuples(items, env)?.map(|v| Val::List(v.clone())))
+            }
             Expr::Quant {
                 quant,
                 slot,
@@ -787,8 +1216,8 @@ impl<'p, W: Weight> Exact<'p, W> {
                 let d = self.eval(list, env)?;
                 // A list that depends on the dice (`1..=d3`): each list is its own branch.
                 let mut branches = Vec::new();
-                for (set, w) in &d.weights {
-                    let items = self.point_items(&Dist::point(set.clone()), "count over a list")?;
+                for (set, w) in d.iter() {
+                    let items = self.point_items(Some(&*set), "count over a list")?;
                     // Each item's condition draws its own dice: the items are independent, so
                     // the result is their product, combined by count, or, and.
                     let mut acc: Dist<Val, W> = Dist::point(match quant {
@@ -801,7 +1230,7 @@ impl<'p, W: Weight> Exact<'p, W> {
                         local.slots[*slot as usize] = Slot::Fixed(it);
                         let c = self.eval(cond, &local)?;
                         self.charge_product(acc.len(), c.len())?;
-                        acc = product(&acc, &c, |a, b| {
+                        acc = product(&acc, &c.to_vals(), |a, b| {
                             let yes = matches!(b, Val::Bool(true));
                             Ok::<_, RunError>(match (quant, a) {
                                 (ir::Quant::Count, Val::Int(n)) => Val::Int(n + i64::from(yes)),
@@ -811,9 +1240,9 @@ impl<'p, W: Weight> Exact<'p, W> {
                             })
                         })?;
                     }
-                    branches.push((w.clone(), acc));
+                    branches.push((w.clone(), ValDist::from_vals(acc)));
                 }
-                mixture(branches, &d.total)?
+                mix(branches, d.total())?
             }
         })
     }
@@ -824,7 +1253,7 @@ impl<'p, W: Weight> Exact<'p, W> {
         for a in args {
             let d = self.eval(a, env)?;
             self.charge_product(acc.len(), d.len())?;
-            acc = product(&acc, &d, |xs, y| {
+            acc = product(&acc, &d.to_vals(), |xs, y| {
                 let mut v = xs.clone();
                 v.push(y.clone());
                 Ok::<_, RunError>(v)
@@ -848,15 +1277,15 @@ impl<'p, W: Weight> Exact<'p, W> {
         let mut total: Dist<i64, W> = Dist::point(0);
         for en in &st.entries {
             let applies = match &en.when {
-                Some(w) => self.eval(w, &env)?,
+                Some(w) => self.eval(w, &env)?.to_vals().into_owned(),
                 None => Dist::point(Val::Bool(true)),
             };
             let mut branches = Vec::new();
             for (a, w) in &applies.weights {
                 let d = if matches!(a, Val::Bool(true)) {
-                    let v = self.eval(&en.value, &env)?;
+                    let v = self.eval(&en.value, &env)?.to_vals().into_owned();
                     let per = match &en.per {
-                        Some(p) => self.eval(p, &env)?,
+                        Some(p) => self.eval(p, &env)?.to_vals().into_owned(),
                         None => Dist::point(Val::Int(1)),
                     };
                     self.charge_product(v.len(), per.len())?;
@@ -888,53 +1317,57 @@ impl<'p, W: Weight> Exact<'p, W> {
         }))
     }
 
-    fn builtin(
-        &self,
-        func: Builtin,
-        args: &[Expr],
-        env: &Env<W>,
-    ) -> Result<Dist<Val, W>, RunError> {
+    fn builtin(&self, func: Builtin, args: &[Expr], env: &Env<W>) -> Result<ValDist<W>, RunError> {
         let ints2 = |this: &Self,
+                     extreme: Option<bool>,
                      f: &dyn Fn(i64, i64) -> Result<i64, RunError>|
-         -> Result<Dist<Val, W>, RunError> {
-            let mut acc = this.eval(&args[0], env)?.map(|v| normalize(v.clone()));
+         -> Result<ValDist<W>, RunError> {
+            let mut acc = this.eval(&args[0], env)?.normalized();
             for a in &args[1..] {
-                let d = this.eval(a, env)?;
+                let d = this.eval(a, env)?.normalized();
                 this.charge_product(acc.len(), d.len())?;
-                acc = product(&acc, &d, |x, y| {
-                    Ok::<_, RunError>(Val::Int(f(this.int(x)?, this.int(&normalize(y.clone()))?)?))
-                })?;
+                acc = match (extreme, &acc, &d) {
+                    // `max`/`min` of arrays: from cumulative weights, one pass.
+                    (Some(highest), ValDist::Ints(x), ValDist::Ints(y)) => {
+                        ValDist::Ints(dense::extreme(x, y, highest)?)
+                    }
+                    _ => ValDist::from_vals(product(&acc.to_vals(), &d.to_vals(), |x, y| {
+                        Ok::<_, RunError>(Val::Int(f(this.int(x)?, this.int(y)?)?))
+                    })?),
+                };
             }
             Ok(acc)
         };
         Ok(match func {
-            Builtin::Min => ints2(self, &|a, b| Ok(a.min(b)))?,
-            Builtin::Max => ints2(self, &|a, b| Ok(a.max(b)))?,
+            Builtin::Min => ints2(self, Some(false), &|a, b| Ok(a.min(b)))?,
+            Builtin::Max => ints2(self, Some(true), &|a, b| Ok(a.max(b)))?,
             Builtin::Abs => self.eval(&args[0], env)?.try_map(|v| {
                 Ok::<_, RunError>(Val::Int(
                     self.int(v)?.checked_abs().ok_or(RunError::Overflow)?,
                 ))
             })?,
-            Builtin::DivUp => ints2(self, &div_up)?,
+            Builtin::DivUp => ints2(self, None, &div_up)?,
             Builtin::Clamp => {
                 let t = self.tuples(args, env)?;
-                t.try_map(|v| {
+                ValDist::from_vals(t.try_map(|v| {
                     let (x, lo, hi) = (self.int(&v[0])?, self.int(&v[1])?, self.int(&v[2])?);
                     Ok::<_, RunError>(Val::Int(x.max(lo).min(hi)))
-                })?
+                })?)
             }
             Builtin::Pool => unreachable!("pools are lowered to Expr::Dice"),
             Builtin::Sum => match self.pool_parts(&args[0], env)? {
-                Some((counts, die)) => self.over_counts(&counts, |n| self.sum_dist(n, die))?,
-                None => self.eval(&args[0], env)?.map(|v| normalize(v.clone())),
+                Some((counts, die)) => {
+                    self.over_counts(&counts, |n| Ok(ValDist::from_dense(self.sum_dist(n, die)?)))?
+                }
+                None => self.eval(&args[0], env)?.normalized(),
             },
             Builtin::Highest | Builtin::Lowest => {
                 let ks = self.eval(&args[0], env)?;
                 match self.pool_parts(&args[1], env)? {
                     Some((counts, die)) => {
-                        let mut branches = Vec::new();
-                        for (k, w) in &ks.weights {
-                            let k = self.int(k)?;
+                        let mut branches = Vec::with_capacity(ks.len());
+                        for (k, w) in ks.iter() {
+                            let k = self.int(&k)?;
                             branches.push((
                                 w.clone(),
                                 self.over_counts(&counts, |n| {
@@ -942,18 +1375,18 @@ impl<'p, W: Weight> Exact<'p, W> {
                                 })?,
                             ));
                         }
-                        mixture(branches, &ks.total)?
+                        mix(branches, ks.total())?
                     }
                     None => {
                         let v = self.eval(&args[1], env)?;
                         self.charge_product(ks.len(), v.len())?;
-                        product(&ks, &v, |k, x| {
+                        ValDist::from_vals(product(&ks.to_vals(), &v.to_vals(), |k, x| {
                             Ok::<_, RunError>(Val::Int(if self.int(k)? >= 1 {
                                 self.int(&normalize(x.clone()))?
                             } else {
                                 0
                             }))
-                        })?
+                        })?)
                     }
                 }
             }
@@ -961,9 +1394,9 @@ impl<'p, W: Weight> Exact<'p, W> {
                 let ranges = self.eval(&args[1], env)?;
                 match self.pool_parts(&args[0], env)? {
                     Some((counts, die)) => {
-                        let mut branches = Vec::new();
-                        for (r, w) in &ranges.weights {
-                            let (lo, hi) = match (func, r) {
+                        let mut branches = Vec::with_capacity(ranges.len());
+                        for (r, w) in ranges.iter() {
+                            let (lo, hi) = match (func, &*r) {
                                 (Builtin::Successes, v) => (Some(self.int(v)?), None),
                                 (_, Val::Range(lo, hi)) => (*lo, *hi),
                                 (_, Val::Int(n)) => (Some(*n), Some(*n)),
@@ -976,15 +1409,17 @@ impl<'p, W: Weight> Exact<'p, W> {
                             };
                             branches.push((
                                 w.clone(),
-                                self.over_counts(&counts, |n| self.count_dist(n, die, lo, hi))?,
+                                self.over_counts(&counts, |n| {
+                                    Ok(ValDist::from_dense(self.count_dist(n, die, lo, hi)?))
+                                })?,
                             ));
                         }
-                        mixture(branches, &ranges.total)?
+                        mix(branches, ranges.total())?
                     }
                     None => {
                         let v = self.eval(&args[0], env)?;
                         self.charge_product(v.len(), ranges.len())?;
-                        product(&v, &ranges, |x, r| {
+                        ValDist::from_vals(product(&v.to_vals(), &ranges.to_vals(), |x, r| {
                             let x = self.int(&normalize(x.clone()))?;
                             let hit = match (func, r) {
                                 (Builtin::Successes, t) => x >= self.int(t)?,
@@ -994,7 +1429,7 @@ impl<'p, W: Weight> Exact<'p, W> {
                                 (_, t) => x == self.int(t)?,
                             };
                             Ok::<_, RunError>(Val::Int(i64::from(hit)))
-                        })?
+                        })?)
                     }
                 }
             }
@@ -1002,9 +1437,9 @@ impl<'p, W: Weight> Exact<'p, W> {
                 let lo = self.eval(&args[0], env)?;
                 let hi = self.eval(&args[1], env)?;
                 self.charge_product(lo.len(), hi.len())?;
-                product(&lo, &hi, |a, b| {
+                ValDist::Vals(product(&lo.to_vals(), &hi.to_vals(), |a, b| {
                     Ok::<_, RunError>(Val::Range(Some(self.int(a)?), Some(self.int(b)?)))
-                })?
+                })?)
             }
             Builtin::Reroll => {
                 let Expr::Const(Value::Die(die)) = &args[0] else {
@@ -1012,9 +1447,9 @@ impl<'p, W: Weight> Exact<'p, W> {
                 };
                 let ranges = self.eval(&args[1], env)?;
                 let one = self.die_dist(*die)?;
-                let mut branches = Vec::new();
-                for (r, w) in &ranges.weights {
-                    let (lo, hi) = match r {
+                let mut branches = Vec::with_capacity(ranges.len());
+                for (r, w) in ranges.iter() {
+                    let (lo, hi) = match &*r {
                         Val::Range(lo, hi) => (*lo, *hi),
                         Val::Int(n) => (Some(*n), Some(*n)),
                         _ => (Some(1), Some(0)),
@@ -1036,10 +1471,10 @@ impl<'p, W: Weight> Exact<'p, W> {
                     }
                     branches.push((
                         w.clone(),
-                        Dist::from_weights(weights, one.total.mul(&one.total)?),
+                        ValDist::from_vals(Dist::from_weights(weights, one.total.mul(&one.total)?)),
                     ));
                 }
-                mixture(branches, &ranges.total)?
+                mix(branches, ranges.total())?
             }
         })
     }

@@ -1,10 +1,12 @@
 //! `sandtable-runtime`: runs the IR. The interpreter ([`interp`]) is the reference semantics;
-//! [`exact`] computes exact outcome distributions; [`montecarlo`] estimates them by sampling;
-//! [`query`] turns the inputs the compiler typed (parameters, assumptions) into run-time values.
+//! [`exact`] computes exact outcome distributions (on the array kernels of [`dense`] where it
+//! can); [`montecarlo`] estimates them by sampling; [`query`] turns the inputs the compiler
+//! typed (parameters, assumptions) into run-time values.
 //!
 //! The runtime knows no game by name: everything it does is driven by the IR.
 
 pub mod board;
+pub mod dense;
 pub mod dist;
 pub mod engine;
 pub mod error;

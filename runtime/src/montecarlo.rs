@@ -47,11 +47,12 @@ pub fn sample(
     Ok(Estimate { samples, counts })
 }
 
-/// The same estimate on a chosen backend: identical counts for the same seed, since both
-/// backends draw the same dice.
 /// Samples between two calls of the progress callback.
 pub const PROGRESS_EVERY: u64 = 1 << 16;
 
+/// The same estimate on a chosen backend: identical counts for the same seed, since both
+/// backends draw the same dice. On the JIT, a compiled loop runs the resolutions and counts
+/// their outcomes ([`crate::jit::Sampler`]).
 pub fn sample_with(
     backend: &Backend,
     proc: u32,
@@ -62,20 +63,22 @@ pub fn sample_with(
 ) -> Result<Estimate, RunError> {
     let mut dice = Dice::new(seed);
     let mut counts = BTreeMap::new();
-    if let Some(jit) = backend.jit.as_ref().filter(|j| j.is_compiled(proc)) {
-        // Count raw results and decode each distinct one once.
-        let raw = jit.encode_args(proc, args).unwrap_or(Ok(Vec::new()))?;
-        let mut raw_counts: BTreeMap<(i64, i64), u64> = BTreeMap::new();
-        for i in 0..samples {
-            let r = jit.run_raw(proc, &raw, &mut dice)?;
-            *raw_counts.entry((r.status, r.value)).or_insert(0) += 1;
-            if i % PROGRESS_EVERY == 0 {
-                progress(i);
-            }
+    if let Some(jit) = backend.jit.as_ref().filter(|j| j.is_compiled(proc))
+        && let Some(raw) = jit.encode_args(proc, args).and_then(Result::ok)
+        && let Ok(Some(sampler)) = jit.sampler(proc)
+    {
+        // One compiled loop counts a batch of raw results; each distinct one is decoded once
+        // at the end.
+        let mut raw_counts = sampler.counts();
+        let mut done = 0;
+        while done < samples {
+            progress(done);
+            let batch = PROGRESS_EVERY.min(samples - done);
+            sampler.run(&raw, batch, &mut dice, &mut raw_counts)?;
+            done += batch;
         }
-        for ((status, value), n) in raw_counts {
-            let key = jit.decode_outcome(proc, crate::jit::RawOutcome { status, value });
-            *counts.entry(key).or_insert(0u64) += n;
+        for ((status, value), n) in raw_counts.counts() {
+            *counts.entry(sampler.decode(status, value)).or_insert(0u64) += n;
         }
         return Ok(Estimate { samples, counts });
     }

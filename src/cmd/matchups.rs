@@ -6,7 +6,7 @@
 use num_bigint::BigUint;
 use num_traits::{ToPrimitive, Zero};
 use sandtable_compiler::ir::{self, Expr, Program, Stmt, Type, Value};
-use sandtable_runtime::exact::{DEFAULT_LIMIT, distribution};
+use sandtable_runtime::exact::{DEFAULT_LIMIT, Session};
 use sandtable_runtime::interp::Assumptions;
 use sandtable_runtime::{OutcomeKey, Val};
 
@@ -254,6 +254,10 @@ pub fn rows(program: &Program, c: &Call, only: &[String]) -> Result<Vec<Row>, St
     let actors = units_of(program, &action.params[c.acting].ty);
     let targets = units_of(program, &action.params[c.target].ty);
     let mut out = Vec::new();
+    // One exact session for the whole matrix: pairings that pass the same arguments (units
+    // with the same stats) are answered once, and pools are shared between pairings.
+    let no_assumptions = Assumptions::default();
+    let session = Session::new(program, &no_assumptions, DEFAULT_LIMIT);
     for case in cases(program, c) {
         if !only.is_empty() && !only.contains(&case) {
             continue;
@@ -300,14 +304,7 @@ pub fn rows(program: &Program, c: &Call, only: &[String]) -> Result<Vec<Row>, St
                     });
                     continue;
                 }
-                let dist = distribution(
-                    program,
-                    &Assumptions::default(),
-                    DEFAULT_LIMIT,
-                    c.resolution,
-                    args,
-                )
-                .map_err(|e| {
+                let dist = session.distribution(c.resolution, args).map_err(|e| {
                     format!(
                         "{} for {} against {}: {e}",
                         r.name,

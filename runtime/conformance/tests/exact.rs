@@ -8,7 +8,7 @@ use num_bigint::BigUint;
 use num_integer::Integer;
 use num_traits::{One, Zero};
 use proptest::prelude::*;
-use sandtable_runtime::exact::{DEFAULT_LIMIT, distribution};
+use sandtable_runtime::exact::{DEFAULT_LIMIT, Exact, Session, distribution};
 use sandtable_runtime::interp::{Assumptions, Ctx, Interp, NoGame};
 use sandtable_runtime::rng::Dice;
 use sandtable_runtime::{OutcomeKey, montecarlo};
@@ -130,6 +130,22 @@ proptest! {
         prop_assert_eq!(exact(&c.program, proc), brute.unwrap(), "{}", src);
     }
 
+    /// The dense evaluator (arrays of weights, `u64` first) against the sparse one (maps of
+    /// values, big integers): the same weights and totals, unreduced, on every outcome.
+    #[test]
+    fn dense_equals_sparse(e in expr(3), shape in any::<u8>()) {
+        let src = program_text(&e, shape);
+        let c = compile(&src);
+        let (proc, _) = c.program.proc_by_name("q").unwrap();
+        let none = Assumptions::default();
+        let sparse = Exact::<BigUint>::sparse(&c.program, &none, DEFAULT_LIMIT).query(proc, Vec::new());
+        let dense = distribution(&c.program, &none, DEFAULT_LIMIT, proc, Vec::new());
+        match (dense, sparse) {
+            (Ok(d), Ok(s)) => prop_assert_eq!(d, s, "{}", src),
+            (d, s) => prop_assert_eq!(d.map(|_| ()).map_err(|e| e.to_string()), s.map(|_| ()).map_err(|e| e.to_string()), "{}", src),
+        }
+    }
+
     #[test]
     fn monte_carlo_lands_within_its_interval(e in expr(1), shape in any::<u8>(), seed in any::<u64>()) {
         let src = program_text(&e, shape);
@@ -196,6 +212,42 @@ fn sum_of_100d6_is_exact() {
         "15237092858379903128111407924086725562812976591205826140530848189030092709496"
     );
     assert_eq!(d.weights.len(), 501);
+}
+
+/// The four benchmark queries (runtime/benches/queries.sand): dense and sparse agree, and a
+/// session asked twice gives the same answer (remembered the second time).
+#[test]
+fn benchmark_queries_dense_sparse_and_remembered_agree() {
+    let src =
+        std::fs::read_to_string(sandtable_conformance::root().join("runtime/benches/queries.sand"))
+            .unwrap();
+    let c = compile(&src);
+    let none = Assumptions::default();
+    let session = Session::new(&c.program, &none, DEFAULT_LIMIT);
+    for q in [
+        "opposed_d10",
+        "hit_save_pool",
+        "sum_100d6",
+        "highest_3_of_10d6",
+    ] {
+        let (proc, p) = c.program.proc_by_name(q).unwrap();
+        let defaults: Vec<_> = p
+            .params
+            .iter()
+            .map(|pa| pa.default.clone().expect("every parameter has a default"))
+            .collect();
+        let args = sandtable_runtime::query::args(&defaults);
+        let dense = session.distribution(proc, args.clone()).unwrap();
+        let again = session.distribution(proc, args.clone()).unwrap();
+        assert!(
+            std::rc::Rc::ptr_eq(&dense, &again),
+            "{q}: asked again, remembered"
+        );
+        let sparse = Exact::<BigUint>::sparse(&c.program, &none, DEFAULT_LIMIT)
+            .query(proc, args)
+            .unwrap();
+        assert_eq!(*dense, sparse, "{q}");
+    }
 }
 
 #[test]

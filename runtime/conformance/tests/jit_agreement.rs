@@ -1,10 +1,12 @@
 //! The JIT and the interpreter agree: same outcome, same number of dice drawn, for random
-//! well-typed programs and for every resolution of the five encoded systems.
+//! well-typed programs and for every resolution of the five encoded systems; and the compiled
+//! sampling loop counts exactly the outcomes the interpreter gives, run after run, for a seed.
 
 use proptest::prelude::*;
 use sandtable_ir::{ProcKind, Program, Type};
 use sandtable_runtime::interp::{Assumptions, Ctx, Interp, NoGame};
-use sandtable_runtime::jit::JitProgram;
+use sandtable_runtime::jit::{Backend, BackendKind, JitProgram};
+use sandtable_runtime::montecarlo;
 use sandtable_runtime::rng::Dice;
 use sandtable_runtime::{RunError, Val};
 
@@ -149,6 +151,54 @@ proptest! {
     }
 }
 
+/// `prob --samples` on both backends (the JIT through its compiled sampling loop): the same
+/// counts, or errors of the same kind.
+fn sampled_alike(
+    program: &Program,
+    proc: u32,
+    args: &[Val],
+    n: u64,
+    seed: u64,
+) -> Result<(), String> {
+    let none = Assumptions::default();
+    let run = |kind| {
+        let backend = Backend::new(program, &none, kind).unwrap();
+        montecarlo::sample_with(&backend, proc, args, n, seed, &mut |_| {})
+            .map(|e| e.counts)
+            .map_err(|e| error_kind(&e))
+    };
+    let (a, b) = (run(BackendKind::Interp), run(BackendKind::Jit));
+    if a == b {
+        Ok(())
+    } else {
+        Err(format!("interpreter {a:?}\nJIT loop {b:?}"))
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn the_sampling_loop_counts_what_the_interpreter_gives(e in expr(2), shape in any::<u8>(), a in -3i64..=6, b in 0i64..=4, c in 0usize..3, seed in any::<u64>()) {
+        let src = program_text(&e, shape);
+        let compiled = compile(&src);
+        let (proc, _) = compiled.program.proc_by_name("q").unwrap();
+        let cover = ["open", "light", "heavy"][c];
+        let args = vec![Val::Int(a), Val::Int(b), Val::Sym(cover.into())];
+        let r = sampled_alike(&compiled.program, proc, &args, 500, seed);
+        prop_assert!(r.is_ok(), "{}\n{}", src, r.unwrap_err());
+    }
+}
+
+#[test]
+fn the_sampling_loop_widens_its_window_for_spread_out_results() {
+    // Results from -500 to 600, and a long run: the loop's table starts narrow around the
+    // first result and must widen (or count aside) without losing a count.
+    let c = compile("resolve spread() {\n  result d100 * 10 - 400 - d100\n}\n");
+    let (proc, _) = c.program.proc_by_name("spread").unwrap();
+    sampled_alike(&c.program, proc, &[], 200_000, 5).unwrap();
+}
+
 fn random_arg(program: &Program, p: &sandtable_ir::Param, r: u64) -> Option<Val> {
     Some(match (&p.ty, p.range) {
         (Type::Int | Type::Length, Some((lo, hi))) => {
@@ -207,6 +257,10 @@ fn every_resolution_of_the_five_systems_agrees() {
                     both(&c.program, &jit, i as u32, &args, round * 7919 + 1).unwrap();
                 assert_eq!(r1, r2, "{sys} {} {args:?}", p.name);
                 assert_eq!(n1, n2, "{sys} {} draws", p.name);
+                if round < 2 {
+                    let r = sampled_alike(&c.program, i as u32, &args, 2000, round + 1);
+                    assert!(r.is_ok(), "{sys} {} {args:?}: {}", p.name, r.unwrap_err());
+                }
                 compared += 1;
             }
         }

@@ -28,8 +28,10 @@ use crate::value::{Outcome, OutcomeKey, Val};
 
 mod callbacks;
 mod codegen;
+mod sampler;
 
 use codegen::Codegen;
+pub use sampler::{RawCounts, Sampler};
 
 const I64: types::Type = types::I64;
 
@@ -434,6 +436,12 @@ impl<'p> JitProgram<'p> {
                 .at(self.program, proc, None));
         }
         Ok(RawOutcome { status, value: out })
+    }
+
+    /// The compiled sampling loop of `proc` ([`Sampler`]); `None` when `proc` was not
+    /// compiled.
+    pub fn sampler(&self, proc: u32) -> Result<Option<Sampler<'_, 'p>>, String> {
+        Sampler::new(self, proc)
     }
 
     /// Decode a raw result into the interpreter's outcome.

@@ -1,0 +1,795 @@
+//! Dense integer distributions: the weights of the consecutive values `lo, lo + 1, …` in one
+//! array, so the kernels of exact evaluation (sums, differences, comparisons, minimum and
+//! maximum, pools) run over plain arrays instead of ordered maps of values.
+//!
+//! Totals and weights mean what they mean in [`crate::dist::Dist`]: `P(lo + i) = w[i] / total`,
+//! and each kernel gives exactly the weights and total that the sparse product would (the
+//! property tests below hold it to that), so callers can mix the two freely.
+//!
+//! Every kernel computes its total first with checked arithmetic: every weight it then builds
+//! is at most that total (weights are non-negative and add up to it), so the inner loops use
+//! [`Weight::mul_add_fit`] without checks.
+
+use crate::dist::{Dist, Overflow, Weight};
+
+/// Weights of `lo, lo + 1, …, lo + w.len() - 1` out of `total`. The first and last weights are
+/// non-zero (weights in between may be zero: a die with faces 0, 1, 1, 3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dense<W> {
+    pub lo: i64,
+    pub w: Vec<W>,
+    pub total: W,
+}
+
+/// A kernel failed: a weight did not fit, or a value left the 64-bit range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fail {
+    Weight,
+    Value,
+}
+
+impl From<Overflow> for Fail {
+    fn from(_: Overflow) -> Self {
+        Fail::Weight
+    }
+}
+
+/// Whether values spread over `width` consecutive integers, `len` of them present, are worth
+/// an array: gaps cost memory and time, so a spread far wider than the count stays sparse
+/// (`d6 * 1000`).
+pub fn worth_dense(len: usize, width: u64) -> bool {
+    width <= 2 * len as u64 + 16
+}
+
+impl<W: Weight> Dense<W> {
+    pub fn point(v: i64) -> Self {
+        Dense {
+            lo: v,
+            w: vec![W::one()],
+            total: W::one(),
+        }
+    }
+
+    /// Zeros at either end are dropped, so `lo` is the smallest possible value.
+    pub fn new(lo: i64, mut w: Vec<W>, total: W) -> Self {
+        let first = w.iter().position(|x| !x.is_zero()).unwrap_or(w.len());
+        let last = w
+            .iter()
+            .rposition(|x| !x.is_zero())
+            .map_or(first, |i| i + 1);
+        w.truncate(last);
+        w.drain(..first);
+        Dense {
+            lo: lo.saturating_add(first as i64),
+            w,
+            total,
+        }
+    }
+
+    /// The largest possible value.
+    pub fn hi(&self) -> i64 {
+        self.lo + self.w.len() as i64 - 1
+    }
+
+    /// How many values are possible.
+    pub fn nnz(&self) -> usize {
+        self.w.iter().filter(|x| !x.is_zero()).count()
+    }
+
+    /// The only value, when certain.
+    pub fn as_point(&self) -> Option<i64> {
+        (self.w.len() == 1).then_some(self.lo)
+    }
+
+    /// The possible values in ascending order, with their weights.
+    pub fn iter(&self) -> impl Iterator<Item = (i64, &W)> {
+        let lo = self.lo;
+        self.w
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| !x.is_zero())
+            .map(move |(i, x)| (lo + i as i64, x))
+    }
+
+    pub fn weight(&self, v: i64) -> Option<&W> {
+        let i = v.checked_sub(self.lo)?;
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| self.w.get(i))
+            .filter(|x| !x.is_zero())
+    }
+
+    pub fn to_dist(&self) -> Dist<i64, W> {
+        Dist {
+            weights: self.iter().map(|(v, w)| (v, w.clone())).collect(),
+            total: self.total.clone(),
+        }
+    }
+
+    /// The dense form of an integer distribution, when it is worth one.
+    pub fn from_dist(d: &Dist<i64, W>) -> Option<Self> {
+        let (&lo, _) = d.weights.first_key_value()?;
+        let (&hi, _) = d.weights.last_key_value()?;
+        let width = hi.checked_sub(lo)?.checked_add(1)?;
+        if !worth_dense(d.weights.len(), u64::try_from(width).ok()?) {
+            return None;
+        }
+        let mut w = vec![W::zero(); width as usize];
+        for (v, x) in &d.weights {
+            w[(v - lo) as usize] = x.clone();
+        }
+        Some(Dense::new(lo, w, d.total.clone()))
+    }
+
+    /// Divide weights and total by their common factor, as [`Dist::reduce`] does.
+    pub fn reduce(&mut self) {
+        let mut g = self.total.clone();
+        for x in &self.w {
+            if g.is_one() {
+                return;
+            }
+            if !x.is_zero() {
+                g = g.gcd(x);
+            }
+        }
+        if !g.is_one() && !g.is_zero() {
+            for x in &mut self.w {
+                *x = x.div(&g);
+            }
+            self.total = self.total.div(&g);
+        }
+    }
+
+    /// Every weight times `c` (`c` at most the factor the new total was multiplied by).
+    fn scaled(&self, c: &W, total: W) -> Self {
+        if c.is_one() {
+            return Dense {
+                lo: self.lo,
+                w: self.w.clone(),
+                total,
+            };
+        }
+        let w = self
+            .w
+            .iter()
+            .map(|x| {
+                let mut y = W::zero();
+                y.mul_add_fit(x, c);
+                y
+            })
+            .collect();
+        Dense {
+            lo: self.lo,
+            w,
+            total,
+        }
+    }
+
+    /// Whether every possible value has the same weight and none is missing (a `dN`).
+    pub fn flat(&self) -> bool {
+        self.w.iter().all(|x| *x == self.w[0])
+    }
+}
+
+/// `-a`.
+pub fn neg<W: Weight>(a: &Dense<W>) -> Result<Dense<W>, Fail> {
+    let lo = a.hi().checked_neg().ok_or(Fail::Value)?;
+    a.lo.checked_neg().ok_or(Fail::Value)?;
+    Ok(Dense {
+        lo,
+        w: a.w.iter().rev().cloned().collect(),
+        total: a.total.clone(),
+    })
+}
+
+/// `a + k`.
+pub fn shift<W: Weight>(a: &Dense<W>, k: i64) -> Result<Dense<W>, Fail> {
+    a.hi().checked_add(k).ok_or(Fail::Value)?;
+    Ok(Dense {
+        lo: a.lo.checked_add(k).ok_or(Fail::Value)?,
+        w: a.w.clone(),
+        total: a.total.clone(),
+    })
+}
+
+/// The distribution of `a + b` for independent `a` and `b`: a convolution, by a sliding window
+/// when one side is flat (additions only), else by the schoolbook product.
+pub fn add<W: Weight>(a: &Dense<W>, b: &Dense<W>) -> Result<Dense<W>, Fail> {
+    let total = a.total.mul(&b.total)?;
+    let lo = a.lo.checked_add(b.lo).ok_or(Fail::Value)?;
+    a.hi().checked_add(b.hi()).ok_or(Fail::Value)?;
+    if a.w.is_empty() || b.w.is_empty() {
+        return Ok(Dense {
+            lo,
+            w: Vec::new(),
+            total,
+        });
+    }
+    // A certain side only moves the other.
+    if b.w.len() == 1 {
+        let mut r = a.scaled(&b.w[0], total);
+        r.lo = lo;
+        return Ok(r);
+    }
+    if a.w.len() == 1 {
+        let mut r = b.scaled(&a.w[0], total);
+        r.lo = lo;
+        return Ok(r);
+    }
+    let (long, short) = if a.w.len() >= b.w.len() {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    let n = long.w.len() + short.w.len() - 1;
+    let mut out = vec![W::zero(); n];
+    if short.flat() {
+        // out[t] = c · Σ long[t - m + 1 ..= t]: add the entering weight, drop the leaving one.
+        let m = short.w.len();
+        let c = &short.w[0];
+        let mut window = W::zero();
+        for (t, slot) in out.iter_mut().enumerate() {
+            if t < long.w.len() {
+                window.add_fit(&long.w[t]);
+            }
+            if t >= m {
+                window.sub_assign(&long.w[t - m]);
+            }
+            slot.mul_add_fit(&window, c);
+        }
+    } else {
+        for (i, x) in long.w.iter().enumerate() {
+            if x.is_zero() {
+                continue;
+            }
+            for (slot, y) in out[i..].iter_mut().zip(&short.w) {
+                slot.mul_add_fit(x, y);
+            }
+        }
+    }
+    Ok(Dense::new(lo, out, total))
+}
+
+/// A comparison of two independent integers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cmp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+/// The weights of `a OP b` being false and true, out of `a.total · b.total`: one pass over
+/// `a` against running sums of `b`.
+pub fn compare<W: Weight>(op: Cmp, a: &Dense<W>, b: &Dense<W>) -> Result<(W, W, W), Fail> {
+    let total = a.total.mul(&b.total)?;
+    // at_least[j] = Σ b.w[j..]: the weight of b ≥ b.lo + j.
+    let m = b.w.len();
+    let mut at_least = vec![W::zero(); m + 1];
+    for j in (0..m).rev() {
+        let mut s = at_least[j + 1].clone();
+        s.add_fit(&b.w[j]);
+        at_least[j] = s;
+    }
+    let all = at_least[0].clone();
+    // The weight of b ≥ y, for any y.
+    let ge = |y: i64| -> W {
+        let j = y.saturating_sub(b.lo).clamp(0, m as i64) as usize;
+        at_least[j].clone()
+    };
+    let zero = W::zero();
+    let (mut yes, mut no) = (W::zero(), W::zero());
+    for (x, wx) in a.iter() {
+        // The weight of the b that make the comparison true for this x.
+        let hit = match op {
+            Cmp::Lt => ge(x.saturating_add(1)),
+            Cmp::Le => ge(x),
+            Cmp::Gt => all.sub(&ge(x)),
+            Cmp::Ge => all.sub(&ge(x.saturating_add(1))),
+            Cmp::Eq | Cmp::Ne => {
+                let e = b.weight(x).unwrap_or(&zero).clone();
+                if op == Cmp::Eq { e } else { all.sub(&e) }
+            }
+        };
+        let miss = all.sub(&hit);
+        yes.mul_add_fit(wx, &hit);
+        no.mul_add_fit(wx, &miss);
+    }
+    Ok((no, yes, total))
+}
+
+/// `max(a, b)` (or `min` when `!highest`) of independent integers, from their cumulative
+/// weights: `P(max ≤ t) = P(a ≤ t) · P(b ≤ t)`.
+pub fn extreme<W: Weight>(a: &Dense<W>, b: &Dense<W>, highest: bool) -> Result<Dense<W>, Fail> {
+    let total = a.total.mul(&b.total)?;
+    if a.w.is_empty() || b.w.is_empty() {
+        return Ok(Dense {
+            lo: 0,
+            w: Vec::new(),
+            total,
+        });
+    }
+    let (lo, hi) = if highest {
+        (a.lo.max(b.lo), a.hi().max(b.hi()))
+    } else {
+        (a.lo.min(b.lo), a.hi().min(b.hi()))
+    };
+    let width = (hi - lo + 1) as usize;
+    let mut out = vec![W::zero(); width];
+    // Walk from the end decided first (highest: upwards from `lo`; lowest: downwards from
+    // `hi`), keeping each side's running weight: before `start` it is the weight each side puts
+    // beyond the range (zero for the side that sets the range's end, possibly not the other).
+    let (start, step): (i64, i64) = if highest { (lo, 1) } else { (hi, -1) };
+    let before = |d: &Dense<W>| -> W {
+        let mut s = W::zero();
+        for (v, x) in d.iter() {
+            if (highest && v < start) || (!highest && v > start) {
+                s.add_fit(x);
+            }
+        }
+        s
+    };
+    let mut ca = before(a);
+    let mut cb = before(b);
+    let mut prev = W::zero();
+    prev.mul_add_fit(&ca, &cb);
+    for k in 0..width {
+        let v = start + step * k as i64;
+        if let Some(x) = a.weight(v) {
+            ca.add_fit(x);
+        }
+        if let Some(x) = b.weight(v) {
+            cb.add_fit(x);
+        }
+        let mut now = W::zero();
+        now.mul_add_fit(&ca, &cb);
+        let idx = (v - lo) as usize;
+        out[idx] = now.sub(&prev);
+        prev = now;
+    }
+    Ok(Dense::new(lo, out, total))
+}
+
+/// `Σ (w_i / T) · D_i`, as [`crate::dist::mixture`] computes it (same total, reduced the same
+/// way).
+pub fn mixture<W: Weight>(branches: Vec<(W, Dense<W>)>, total: &W) -> Result<Dense<W>, Fail> {
+    if branches.len() == 1 && branches[0].0 == *total {
+        return Ok(branches
+            .into_iter()
+            .next()
+            .map(|(_, d)| d)
+            .expect("one branch"));
+    }
+    let mut l = W::one();
+    for (_, d) in &branches {
+        l = l.lcm(&d.total)?;
+    }
+    let out_total = total.mul(&l)?;
+    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+    for (_, d) in &branches {
+        if !d.w.is_empty() {
+            lo = lo.min(d.lo);
+            hi = hi.max(d.hi());
+        }
+    }
+    if lo > hi {
+        return Ok(Dense {
+            lo: 0,
+            w: Vec::new(),
+            total: out_total,
+        });
+    }
+    let mut out = vec![W::zero(); (hi - lo + 1) as usize];
+    for (w, d) in &branches {
+        let scale = w.mul(&l.div(&d.total))?;
+        let at = (d.lo - lo) as usize;
+        for (slot, x) in out[at..].iter_mut().zip(&d.w) {
+            slot.mul_add_fit(&scale, x);
+        }
+    }
+    let mut r = Dense::new(lo, out, out_total);
+    r.reduce();
+    Ok(r)
+}
+
+/// The sum of `n` independent copies of `one`: `n` sliding-window steps for a flat die (a
+/// `dN`), schoolbook products otherwise. `charge` is told the size of each step first and may
+/// refuse it.
+pub fn sum_of<W: Weight, E: From<Fail>>(
+    one: &Dense<W>,
+    n: u64,
+    mut charge: impl FnMut(usize, usize) -> Result<(), E>,
+) -> Result<Dense<W>, E> {
+    // The total first: when it cannot be represented, give up before any work.
+    let total = one.total.pow(n).map_err(Fail::from)?;
+    let lo = i64::try_from(n)
+        .ok()
+        .and_then(|n| one.lo.checked_mul(n))
+        .ok_or(Fail::Value)?;
+    i64::try_from(n)
+        .ok()
+        .and_then(|n| one.hi().checked_mul(n))
+        .ok_or(Fail::Value)?;
+    let width = one.w.len() - 1;
+    let flat = one.flat();
+    // Counts of (sum − k · lo) after k dice, in two buffers swapped each step: big weights keep
+    // their allocations across steps.
+    let mut acc: Vec<W> = vec![W::one()];
+    let mut next: Vec<W> = Vec::new();
+    for _ in 0..n {
+        // Every weight of a step is at most that step's total, itself at most `total`, which
+        // fits: the additions below need no checks.
+        charge(acc.len(), width + 1)?;
+        next.resize(acc.len() + width, W::zero());
+        if flat {
+            let c = &one.w[0];
+            let mut window = W::zero();
+            for (i, slot) in next.iter_mut().enumerate() {
+                if i < acc.len() {
+                    window.add_fit(&acc[i]);
+                }
+                if i > width {
+                    window.sub_assign(&acc[i - width - 1]);
+                }
+                if c.is_one() {
+                    slot.assign(&window);
+                } else {
+                    slot.assign(&W::zero());
+                    slot.mul_add_fit(&window, c);
+                }
+            }
+        } else {
+            for slot in next.iter_mut() {
+                slot.assign(&W::zero());
+            }
+            for (i, a) in acc.iter().enumerate() {
+                if a.is_zero() {
+                    continue;
+                }
+                for (slot, x) in next[i..].iter_mut().zip(&one.w) {
+                    slot.mul_add_fit(a, x);
+                }
+            }
+        }
+        std::mem::swap(&mut acc, &mut next);
+    }
+    Ok(Dense::new(lo, acc, total))
+}
+
+/// How many of `n` dice land on one of `s` of their `f` equally likely faces: `C(n, k) ·
+/// s^k · (f − s)^(n − k)` ways out of `f^n`, built as `n` products by `[f − s, s]` so every
+/// step is exact in the weight type.
+pub fn binomial_count<W: Weight>(n: u64, s: u64, f: u64) -> Result<Dense<W>, Fail> {
+    let total = W::from_u64(f).pow(n)?;
+    let (ws, wf) = (W::from_u64(s), W::from_u64(f - s));
+    let mut acc: Vec<W> = Vec::with_capacity(n as usize + 1);
+    acc.push(W::one());
+    for _ in 0..n {
+        // acc'[k] = acc[k] · (f − s) + acc[k − 1] · s, from the top down in place.
+        acc.push(W::zero());
+        for k in (0..acc.len()).rev() {
+            let mut v = W::zero();
+            v.mul_add_fit(&acc[k], &wf);
+            if k > 0 {
+                let prev = acc[k - 1].clone();
+                v.mul_add_fit(&prev, &ws);
+            }
+            acc[k] = v;
+        }
+    }
+    Ok(Dense::new(0, acc, total))
+}
+
+/// The work [`keep`] does for `k` of `n` dice with `faces` distinct faces spread over
+/// `spread` (largest minus smallest): state pairs times the sums each carries. Checked before
+/// any work, so a huge keep is refused at once.
+pub fn keep_work(k: u64, n: u64, faces: u64, spread: u64) -> u64 {
+    let k = k.min(n);
+    let pairs = faces.saturating_mul(k.max(1)).saturating_mul(n + 1);
+    // Pascal's triangle up to n comes first.
+    let triangle = n.saturating_mul(n) / 2 + 1;
+    pairs
+        .saturating_mul(k.saturating_mul(spread).saturating_add(1))
+        .saturating_add(triangle)
+}
+
+/// The sum of the `k` highest (or lowest) of `n` dice whose distinct faces (ascending) show
+/// with the given multiplicities, by the order-statistics walk: go through the faces from the
+/// kept end, choosing how many dice show each; once `k` dice are placed the sum is decided,
+/// and the other dice only need to show faces beyond the current one, `(faces beyond)^rest`
+/// ways, so only states with fewer than `k` dice placed are carried.
+pub fn keep<W: Weight>(
+    k: u64,
+    n: u64,
+    faces: &[(i64, u64)],
+    highest: bool,
+) -> Result<Dense<W>, Fail> {
+    let f: u64 = faces.iter().map(|(_, m)| m).sum();
+    let total = W::from_u64(f).pow(n)?;
+    let k = k.min(n);
+    if k == 0 || faces.is_empty() {
+        return Ok(Dense {
+            lo: 0,
+            w: vec![total.clone()],
+            total,
+        });
+    }
+    let order: Vec<(i64, u64)> = if highest {
+        faces.iter().rev().copied().collect()
+    } else {
+        faces.to_vec()
+    };
+    let (fmin, fmax) = (faces[0].0, faces[faces.len() - 1].0);
+    let kk = i64::try_from(k).map_err(|_| Fail::Value)?;
+    // Every partial kept sum lies in [base, top].
+    let base = fmin.checked_mul(kk).ok_or(Fail::Value)?.min(0);
+    let top = fmax.checked_mul(kk).ok_or(Fail::Value)?.max(0);
+    let width = usize::try_from(top - base + 1).map_err(|_| Fail::Value)?;
+    // Binomials C(r, c) for r up to n, built by additions.
+    let mut pascal: Vec<Vec<W>> = Vec::with_capacity(n as usize + 1);
+    for i in 0..=n as usize {
+        let mut row = vec![W::one(); i + 1];
+        for j in 1..i {
+            row[j] = pascal[i - 1][j - 1].add(&pascal[i - 1][j])?;
+        }
+        pascal.push(row);
+    }
+    // states[p][s]: ways to have placed p < k dice on the faces walked so far with kept sum
+    // base + s.
+    let mut states: Vec<Vec<W>> = vec![vec![W::zero(); width]; k as usize];
+    states[0][(-base) as usize] = W::one();
+    let mut done = vec![W::zero(); width];
+    // Dice not yet placed can show any face not yet walked: `beyond` of them.
+    let mut beyond = f;
+    let faces_walked = order.len();
+    for (walked, (value, mult)) in order.into_iter().enumerate() {
+        beyond -= mult;
+        // After the last face every die must be placed: only the transitions that decide the
+        // sum matter (the others would be dropped, and their counts can exceed the total).
+        let last = walked + 1 == faces_walked;
+        let m = W::from_u64(mult);
+        let rest = W::from_u64(beyond);
+        // m^c and rest^r for every count that can occur.
+        let mut mpow = vec![W::one()];
+        let mut rpow = vec![W::one()];
+        for c in 1..=n as usize {
+            let p = mpow[c - 1].mul(&m)?;
+            mpow.push(p);
+            // `rest` may be 0, and its powers are then 0 past the first: ways that need the
+            // other dice beyond the last face do not exist.
+            let r = rpow[c - 1].mul(&rest)?;
+            rpow.push(r);
+        }
+        let mut next: Vec<Vec<W>> = vec![vec![W::zero(); width]; k as usize];
+        for p in 0..k {
+            if states[p as usize].iter().all(W::is_zero) {
+                continue;
+            }
+            let left = n - p;
+            for c in 0..=left {
+                let placed = p + c;
+                if last && placed < k {
+                    continue;
+                }
+                let ways = pascal[left as usize][c as usize].mul(&mpow[c as usize])?;
+                if ways.is_zero() {
+                    continue;
+                }
+                let add = value
+                    .checked_mul(i64::try_from(placed.min(k) - p).map_err(|_| Fail::Value)?)
+                    .ok_or(Fail::Value)?;
+                let from = &states[p as usize];
+                if placed >= k {
+                    // Decided: the other dice show faces beyond this one.
+                    let ways = ways.mul(&rpow[(n - placed) as usize])?;
+                    if ways.is_zero() {
+                        continue;
+                    }
+                    add_shifted(&mut done, from, add, &ways);
+                } else {
+                    add_shifted(&mut next[placed as usize], from, add, &ways);
+                }
+            }
+        }
+        states = next;
+    }
+    Ok(Dense::new(base, done, total))
+}
+
+/// `to[s + shift] += ways · from[s]`; every weight involved is bounded by the total.
+fn add_shifted<W: Weight>(to: &mut [W], from: &[W], shift: i64, ways: &W) {
+    for (s, x) in from.iter().enumerate() {
+        if x.is_zero() {
+            continue;
+        }
+        let t = (s as i64 + shift) as usize;
+        to[t].mul_add_fit(x, ways);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dist::product;
+    use num_bigint::BigUint;
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
+
+    fn sparse(d: &Dense<u128>) -> Dist<i64, u128> {
+        d.to_dist()
+    }
+
+    fn dense_of(faces: &[i64]) -> Dense<u128> {
+        let d: Dist<i64, u128> = Dist::uniform(faces.iter().copied());
+        Dense::from_dist(&d).expect("small faces")
+    }
+
+    fn faces_strategy() -> impl Strategy<Value = Vec<i64>> {
+        prop::collection::vec(-3i64..=6, 1..=6)
+    }
+
+    /// A small random distribution: a sum of one to three small dice.
+    fn dist_strategy() -> impl Strategy<Value = Dense<u128>> {
+        prop::collection::vec(faces_strategy(), 1..=3).prop_map(|dice| {
+            let mut acc = Dense::point(0);
+            for f in dice {
+                acc = add(&acc, &dense_of(&f)).unwrap();
+            }
+            acc
+        })
+    }
+
+    fn keep_sparse(k: u64, n: u64, faces: &[i64], highest: bool) -> Dist<i64, u128> {
+        // Every roll of n dice, enumerated.
+        let f = faces.len() as u64;
+        let mut weights: BTreeMap<i64, u128> = BTreeMap::new();
+        for mut code in 0..f.pow(n as u32) {
+            let mut roll: Vec<i64> = Vec::new();
+            for _ in 0..n {
+                roll.push(faces[(code % f) as usize]);
+                code /= f;
+            }
+            roll.sort_unstable();
+            if highest {
+                roll.reverse();
+            }
+            let s: i64 = roll.iter().take(k as usize).sum();
+            *weights.entry(s).or_default() += 1;
+        }
+        Dist {
+            weights,
+            total: u128::from(f).pow(n as u32),
+        }
+    }
+
+    #[test]
+    fn two_d6_as_arrays() {
+        let d6 = dense_of(&[1, 2, 3, 4, 5, 6]);
+        let s = add(&d6, &d6).unwrap();
+        assert_eq!(s.lo, 2);
+        assert_eq!(s.w, vec![1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1]);
+        assert_eq!(s.total, 36);
+    }
+
+    #[test]
+    fn a_hundred_d6_keep_the_natural_denominator_and_need_big_weights() {
+        let d6: Dense<BigUint> = Dense::from_dist(&Dist::uniform(1..=6i64)).unwrap();
+        let s = sum_of(&d6, 100, |_, _| Ok::<_, Fail>(())).unwrap();
+        assert_eq!(s.total, BigUint::from(6u32).pow(100));
+        assert_eq!(s.lo, 100);
+        assert_eq!(s.w.len(), 501);
+        assert_eq!(
+            s.weight(350).unwrap().to_string(),
+            "15237092858379903128111407924086725562812976591205826140530848189030092709496"
+        );
+        let small: Dense<u128> = Dense::from_dist(&Dist::uniform(1..=6i64)).unwrap();
+        assert_eq!(
+            sum_of(&small, 100, |_, _| Ok::<_, Fail>(())),
+            Err(Fail::Weight)
+        );
+    }
+
+    #[test]
+    fn highest_three_of_ten_d6_by_the_walk_matches_every_roll() {
+        let faces: Vec<(i64, u64)> = (1..=6).map(|f| (f, 1)).collect();
+        let got: Dense<u64> = keep(3, 10, &faces, true).unwrap();
+        let want = keep_sparse(3, 6, &[1, 2, 3, 4, 5, 6], true);
+        // Ten dice are too many to enumerate here: compare six, and check ten's total and
+        // extremes (all sixes: 1 way; 3 is only all ones).
+        let six: Dense<u128> = keep(3, 6, &faces, true).unwrap();
+        assert_eq!(six.to_dist(), want);
+        assert_eq!(got.total, 6u64.pow(10));
+        assert_eq!(got.lo, 3);
+        assert_eq!(got.w[0], 1);
+        assert_eq!(got.hi(), 18);
+        assert_eq!(got.w.iter().sum::<u64>(), got.total);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn sum_and_difference_equal_the_sparse_product(a in dist_strategy(), b in dist_strategy()) {
+            let want = product(&sparse(&a), &sparse(&b), |x, y| Ok::<_, Overflow>(x + y)).unwrap();
+            prop_assert_eq!(add(&a, &b).unwrap().to_dist(), want);
+            let want = product(&sparse(&a), &sparse(&b), |x, y| Ok::<_, Overflow>(x - y)).unwrap();
+            prop_assert_eq!(add(&a, &neg(&b).unwrap()).unwrap().to_dist(), want);
+        }
+
+        #[test]
+        fn comparisons_equal_the_sparse_product(a in dist_strategy(), b in dist_strategy(), op in 0u8..6) {
+            let (cmp, f): (Cmp, fn(i64, i64) -> bool) = match op {
+                0 => (Cmp::Lt, |x, y| x < y),
+                1 => (Cmp::Le, |x, y| x <= y),
+                2 => (Cmp::Gt, |x, y| x > y),
+                3 => (Cmp::Ge, |x, y| x >= y),
+                4 => (Cmp::Eq, |x, y| x == y),
+                _ => (Cmp::Ne, |x, y| x != y),
+            };
+            let want = product(&sparse(&a), &sparse(&b), |x, y| Ok::<_, Overflow>(f(*x, *y))).unwrap();
+            let (no, yes, total) = compare(cmp, &a, &b).unwrap();
+            prop_assert_eq!(total, want.total);
+            prop_assert_eq!(no, want.weights.get(&false).copied().unwrap_or(0));
+            prop_assert_eq!(yes, want.weights.get(&true).copied().unwrap_or(0));
+        }
+
+        #[test]
+        fn max_and_min_equal_the_sparse_product(a in dist_strategy(), b in dist_strategy()) {
+            let want = product(&sparse(&a), &sparse(&b), |x, y| Ok::<_, Overflow>(*x.max(y))).unwrap();
+            prop_assert_eq!(extreme(&a, &b, true).unwrap().to_dist(), want);
+            let want = product(&sparse(&a), &sparse(&b), |x, y| Ok::<_, Overflow>(*x.min(y))).unwrap();
+            prop_assert_eq!(extreme(&a, &b, false).unwrap().to_dist(), want);
+        }
+
+        #[test]
+        fn mixtures_equal_the_sparse_mixture(ds in prop::collection::vec((1u128..=5, dist_strategy()), 1..=4)) {
+            let total: u128 = ds.iter().map(|(w, _)| w).sum();
+            let want = crate::dist::mixture(
+                ds.iter().map(|(w, d)| (*w, sparse(d))).collect(),
+                &total,
+            ).unwrap();
+            let got = mixture(ds, &total).unwrap();
+            prop_assert_eq!(got.to_dist(), want);
+        }
+
+        #[test]
+        fn sums_of_dice_equal_repeated_products(faces in faces_strategy(), n in 0u64..=5) {
+            let one = dense_of(&faces);
+            let mut want: Dist<i64, u128> = Dist::point(0);
+            for _ in 0..n {
+                want = product(&want, &sparse(&one), |x, y| Ok::<_, Overflow>(x + y)).unwrap();
+            }
+            let got = sum_of(&one, n, |_, _| Ok::<_, Fail>(())).unwrap();
+            prop_assert_eq!(got.to_dist(), want);
+        }
+
+        #[test]
+        fn keep_equals_every_roll(faces in faces_strategy(), n in 1u64..=4, k in 0u64..=5, highest in any::<bool>()) {
+            let mut distinct: BTreeMap<i64, u64> = BTreeMap::new();
+            for f in &faces {
+                *distinct.entry(*f).or_default() += 1;
+            }
+            let distinct: Vec<(i64, u64)> = distinct.into_iter().collect();
+            let got: Dense<u128> = keep(k, n, &distinct, highest).unwrap();
+            prop_assert_eq!(got.to_dist(), keep_sparse(k.min(n), n, &faces, highest));
+        }
+
+        #[test]
+        fn counts_equal_the_binomial_formula(n in 0u64..=12, f in 1u64..=10, s_raw in 0u64..=10) {
+            let s = s_raw.min(f);
+            let got: Dense<u128> = binomial_count(n, s, f).unwrap();
+            let mut want: BTreeMap<i64, u128> = BTreeMap::new();
+            for k in 0..=n {
+                let w = crate::dist::binomial::<u128>(n, k).unwrap()
+                    * u128::from(s).pow(k as u32)
+                    * u128::from(f - s).pow((n - k) as u32);
+                if w != 0 {
+                    want.insert(k as i64, w);
+                }
+            }
+            prop_assert_eq!(got.to_dist(), Dist { weights: want, total: u128::from(f).pow(n as u32) });
+        }
+    }
+}
