@@ -1225,28 +1225,10 @@ pub fn sim(args: SimArgs) -> u8 {
         Ok(r) => r,
         Err(c) => return c,
     };
-    let backend = a.backend.kind();
-    let progress = report::Progress::at_least(args.n, "games", 200);
-    let t0 = Instant::now();
-    let totals = match sim::simulate_until(
-        &rules,
-        args.n,
-        args.seed,
-        jobs,
-        backend,
-        &kinds,
-        &|k| progress.inc(k),
-        &stop,
-    ) {
-        Ok(t) => t,
-        Err(e) => {
-            report::error(Kind::Run, e);
-            return EXIT_FINDINGS;
-        }
+    let (mut out, totals) = match play_many(&args, &loaded, &rules, &kinds, jobs, &stop, "") {
+        Ok(x) => x,
+        Err(c) => return c,
     };
-    drop(progress);
-    let secs = t0.elapsed().as_secs_f64();
-    let mut out = summary(&args, &loaded, &rules, &kinds, jobs, backend, &totals, secs);
     if out.partial {
         if args.json {
             report::print_json(&out);
@@ -1314,6 +1296,40 @@ pub fn sim(args: SimArgs) -> u8 {
     EXIT_OK
 }
 
+/// Plays `args.n` games with a progress bar and sums them up; an engine error is reported
+/// (after `context`) and becomes the exit code.
+fn play_many(
+    args: &SimArgs,
+    loaded: &Loaded,
+    rules: &Rules,
+    kinds: &[String],
+    jobs: usize,
+    stop: &std::sync::atomic::AtomicBool,
+    context: &str,
+) -> Result<(SimJson, sim::Totals), u8> {
+    let backend = args.game.backend.kind();
+    let progress = report::Progress::at_least(args.n, "games", 200);
+    let t0 = Instant::now();
+    let totals = sim::simulate_until(
+        rules,
+        args.n,
+        args.seed,
+        jobs,
+        backend,
+        kinds,
+        &|k| progress.inc(k),
+        stop,
+    )
+    .map_err(|e| {
+        report::error(Kind::Run, format!("{context}{e}"));
+        EXIT_FINDINGS
+    })?;
+    drop(progress);
+    let secs = t0.elapsed().as_secs_f64();
+    let out = summary(args, loaded, rules, kinds, jobs, backend, &totals, secs);
+    Ok((out, totals))
+}
+
 /// `NAME=V1,V2,…` → the name and its values (at least two, none empty, none repeated).
 fn parse_vary(spec: &str) -> Result<(String, Vec<String>), String> {
     let (name, values) = sandtable_compiler::assume::split_kv(spec)
@@ -1370,7 +1386,6 @@ fn sim_vary(
             return EXIT_USAGE;
         }
     };
-    let backend = a.backend.kind();
     let mut rows = Vec::new();
     for v in &values {
         let mut assumes = a.assumes.clone();
@@ -1395,27 +1410,11 @@ fn sim_vary(
             Ok(r) => r,
             Err(c) => return c,
         };
-        let progress = report::Progress::at_least(args.n, "games", 200);
-        let t0 = Instant::now();
-        let totals = match sim::simulate_until(
-            &rules,
-            args.n,
-            args.seed,
-            jobs,
-            backend,
-            &kinds,
-            &|k| progress.inc(k),
-            stop,
-        ) {
-            Ok(t) => t,
-            Err(e) => {
-                report::error(Kind::Run, format!("with {name}={v}: {e}"));
-                return EXIT_FINDINGS;
-            }
+        let context = format!("with {name}={v}: ");
+        let sim = match play_many(args, &loaded, &rules, &kinds, jobs, stop, &context) {
+            Ok((sim, _)) => sim,
+            Err(c) => return c,
         };
-        drop(progress);
-        let secs = t0.elapsed().as_secs_f64();
-        let sim = summary(args, &loaded, &rules, &kinds, jobs, backend, &totals, secs);
         let partial = sim.partial;
         rows.push(VaryValueJson {
             value: v.clone(),
