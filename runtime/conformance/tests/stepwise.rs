@@ -181,6 +181,58 @@ fn mcts_is_deterministic_for_a_seed_and_leaves_the_game_alone() {
     }
 }
 
+/// A search re-deals what its side cannot see, secret scores included, so a choice the real
+/// game offers may be shut in the world it imagines (Nam Bread Man's `fire` at a figure in
+/// cover needs the firer's secret D12 above the target's). Such a world leaves the choice out
+/// instead of offering one that stops the game with an error, and the searches built on it
+/// (greedy's look-ahead, MCTS) play on.
+#[test]
+fn a_search_over_secret_scores_never_plays_a_choice_its_world_shuts() {
+    use sandtable_runtime::engine::mcts::Mcts;
+    use sandtable_runtime::engine::policy::Greedy;
+    let (program, a) = load(
+        "rules/nam_bread_man",
+        Some("rules/nam_bread_man/assumptions/platoon-patrol.assume"),
+    );
+    let rules = Rules::new(&program, &a, "platoon-patrol").unwrap();
+    let (fire, _) = program.proc_by_name("fire").unwrap();
+    let (mut fired, mut searched) = (0, 0);
+    for seed in 0..4u64 {
+        let mut g = Game::new(&rules, seed, None);
+        let mut ps = policies(seed, 2);
+        g.advance().unwrap();
+        // Enough fire checked in enough worlds: the rest of the game adds nothing.
+        while let Some(side) = g.to_move()
+            && fired < 400
+        {
+            if g.legal().iter().any(|c| c.act == Act::Action(fire)) {
+                for world_seed in 0..4 {
+                    let world = g.possible_world(side, world_seed);
+                    for (k, c) in world.legal().iter().enumerate() {
+                        if c.act == Act::Action(fire) {
+                            let mut w = world.clone();
+                            w.apply(k).unwrap();
+                            fired += 1;
+                        }
+                    }
+                }
+                if searched < 2 {
+                    searched += 1;
+                    let k = Mcts::new(seed, side, 24, None)
+                        .choose(&g, side, g.legal())
+                        .unwrap();
+                    assert!(k < g.legal().len());
+                    let k = Greedy::new(seed, side).choose(&g, side, g.legal()).unwrap();
+                    assert!(k < g.legal().len());
+                }
+            }
+            let k = ps[side as usize].choose(&g, side, g.legal()).unwrap();
+            g.apply(k).unwrap();
+        }
+    }
+    assert!(fired > 0, "no world offered `fire`");
+}
+
 /// Activation units: a game stopped at every decision inside an activation (the unit picked,
 /// some of its pieces used) plays on, copied or saved, to the end the uninterrupted one
 /// reaches.

@@ -130,6 +130,10 @@ impl Mcts {
             }
             let seed = self.seed();
             let mut g = game.possible_world(side, seed);
+            if g.legal().is_empty() {
+                // Nothing the real game offers is open in this world: it teaches nothing.
+                continue;
+            }
             let mut path = vec![0usize];
             let mut node = 0usize;
             // Down the tree, within the side's turn, until a node may widen.
@@ -184,7 +188,7 @@ impl Mcts {
             }
             // Then at random to the end of the side's turn.
             let mut played = 0;
-            while g.to_move() == Some(side) && played < ROLLOUT_LIMIT {
+            while g.to_move() == Some(side) && !g.legal().is_empty() && played < ROLLOUT_LIMIT {
                 let k = self.dice.index(g.legal().len() as u32) as usize;
                 g.apply(k)?;
                 played += 1;

@@ -504,6 +504,13 @@ impl<'r, 'p> Game<'r, 'p> {
             self.jit,
         );
         world.logging = false;
+        // The waiting decision was listed in the real game: keep what is open in this world.
+        if let Some(mut d) = world.flow.pending.take() {
+            if d.inside.is_none() {
+                d.choices.retain(|c| world.choice_open(c));
+            }
+            world.flow.pending = Some(d);
+        }
         world
     }
 

@@ -275,6 +275,23 @@ impl Game<'_, '_> {
         Ok(f(&interp, &mut ctx)?)
     }
 
+    /// Whether choice `c` is open now: an action's leading `require`s all hold for its
+    /// arguments. A look-ahead world re-deals what its side cannot see (hidden pieces, secret
+    /// counters), so a choice listed in the real game may be shut there. Choices that start
+    /// no action of one piece are open; a guard that fails to evaluate shuts the choice.
+    pub(crate) fn choice_open(&mut self, c: &Choice) -> bool {
+        let Act::Action(a) = c.act else {
+            return true;
+        };
+        let rules = self.rules;
+        let guards = &rules.guards[a as usize];
+        let mut args = c.args.clone();
+        guards.iter().all(|&(g, _)| {
+            self.with_host(|i, ctx| Ok(i.eval_in(a, &mut args, g, ctx)? == Val::Bool(true)))
+                .unwrap_or(false)
+        })
+    }
+
     /// Every legal choice of `actions` for `side`; with `actor`, only that piece's.
     pub fn legal_for(
         &mut self,

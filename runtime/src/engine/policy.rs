@@ -139,6 +139,12 @@ pub(super) fn lookahead_values(
                 let seed =
                     (u64::from(dice.index(u32::MAX)) << 32) | u64::from(dice.index(u32::MAX));
                 let mut g = game.lookahead_copy(side, seed);
+                if !g.choice_open(c) {
+                    // Shut in this world (it re-dealt a secret the guard reads): it would
+                    // not happen, so the position stays as it is.
+                    total += g.into_value(side);
+                    continue;
+                }
                 let mut inner = Random::new(seed, side);
                 total += match g.try_choice(side, c, &mut inner) {
                     Ok(()) => g.into_value(side),
