@@ -368,6 +368,27 @@ fn a_human_player_sees_everything_visible_that_happened_since_the_last_decision(
             !shown.contains("a face-down piece + "),
             "seed {seed}: pieces acting together were counted"
         );
+        // Nor does an NVA activation or deployment tell how many pieces stand in a hex.
+        let counted: Vec<&str> = shown
+            .lines()
+            .filter(|l| {
+                (l.contains("nva: activate hex") || l.contains("nva activates hex"))
+                    && l.contains(" unit")
+            })
+            .collect();
+        assert!(counted.is_empty(), "seed {seed}: {counted:?}");
+        let mut deployed: Vec<&str> = shown
+            .lines()
+            .filter(|l| l.starts_with("  nva: deploy "))
+            .collect();
+        let told = deployed.len();
+        deployed.sort();
+        deployed.dedup();
+        assert_eq!(
+            deployed.len(),
+            told,
+            "seed {seed}: a hex's NVA deployment told twice"
+        );
         // Every event that names no NVA piece is shown, in order, up to the last American
         // decision.
         let last_prompt = shown.rfind("us chooses").unwrap();
@@ -384,6 +405,13 @@ fn a_human_player_sees_everything_visible_that_happened_since_the_last_decision(
             if line.contains("nva_") || line.trim().is_empty() {
                 continue;
             }
+            // An NVA activation is told without its count of units.
+            let line = match line.find(" (") {
+                Some(k) if line.contains("nva: activate") || line.contains("nva activates") => {
+                    &line[..k]
+                }
+                _ => line,
+            };
             let at = rest.find(line).unwrap_or_else(|| {
                 panic!("seed {seed}: the player never saw `{line}` (or saw it out of order)")
             });

@@ -29,6 +29,9 @@ pub struct Scratch {
     /// Bumped by every effect; caches keyed on an older version are stale.
     pub version: u64,
     reach: Vec<Option<Reach>>,
+    /// [`GameHost::reach_along`]'s answers, per piece: (version, terrain kept to, costs). A
+    /// guard asks it once per hex it binds, all at one version.
+    along: Vec<Option<(u64, Val, Vec<u32>)>>,
     /// Buffers reused by every movement-cost search.
     blocked: Vec<bool>,
     enemy: Vec<bool>,
@@ -331,8 +334,16 @@ impl GameHost<'_, '_> {
     }
 
     /// As [`Self::reach`], but every hex of the route, the start included, must be of the
-    /// terrain `only` (5.b.1-style "entirely along connected path hexes"); not cached.
+    /// terrain `only` (5.b.1-style "entirely along connected path hexes"); kept until the
+    /// next effect, as [`Self::reach`] is.
     fn reach_along(&mut self, i: usize, only: &Val) -> Result<Vec<u32>, RunError> {
+        let version = self.scratch.version;
+        if let Some(Some((v, o, dist))) = self.scratch.along.get(i)
+            && *v == version
+            && o == only
+        {
+            return Ok(dist.clone());
+        }
         let BoardSpec::Hex { grid, .. } = &self.rules.board else {
             return Err(err("move costs are counted on hex boards"));
         };
@@ -343,7 +354,12 @@ impl GameHost<'_, '_> {
                     .any(|g| self.rules.board.ground_is(g, only))
             })
             .collect();
-        self.search(i, None, Some(along))
+        let dist = self.search(i, None, Some(along))?;
+        if self.scratch.along.len() < self.state.pieces.len() {
+            self.scratch.along.resize(self.state.pieces.len(), None);
+        }
+        self.scratch.along[i] = Some((version, only.clone(), dist.clone()));
+        Ok(dist)
     }
 
     /// The search behind [`Self::reach`]; `only` (by hex index) limits the hexes a route may use.

@@ -165,6 +165,9 @@ pub struct Human<R: BufRead, W: Write> {
     output: W,
     /// Events of the game already shown.
     seen: usize,
+    /// Places where another side's face-down deployment was told: a second piece set up
+    /// there is not, so the feed tells no more of a stack than the board shows.
+    deployed_at: std::collections::HashSet<String>,
 }
 
 impl<R: BufRead, W: Write> Human<R, W> {
@@ -173,6 +176,7 @@ impl<R: BufRead, W: Write> Human<R, W> {
             input,
             output,
             seen: 0,
+            deployed_at: std::collections::HashSet::new(),
         }
     }
 }
@@ -180,9 +184,28 @@ impl<R: BufRead, W: Write> Human<R, W> {
 /// How the feed names a piece its reader cannot see the face of.
 const FACE_DOWN: &str = "a face-down piece";
 
-/// An event's line as `side` may read it: the pieces it cannot see are not named.
+/// An event's line as `side` may read it: the pieces it cannot see are not named, and how
+/// many face-down pieces another side activates is not told.
 fn as_seen_by(game: &Game, side: SideId, e: &super::Event) -> Option<String> {
     let mut line = super::log::narrate(e)?;
+    let face_down_side = |name: &str| {
+        game.state.pieces.iter().any(|p| {
+            p.hidden
+                && p.side
+                    .is_some_and(|s| s != side && game.rules.side_name(s) == name)
+        })
+    };
+    match e {
+        super::Event::Activated {
+            by, side: s, unit, ..
+        } if face_down_side(s) => line = format!("      {by}: {s} activates {unit}"),
+        super::Event::Decision { side: s, label, .. }
+            if label.starts_with("activate ") && face_down_side(s) =>
+        {
+            line = format!("  {s}: {}", without_count(label));
+        }
+        _ => {}
+    }
     // A line that names a piece the side does not know of is not told to it at all.
     let unseen = (0..game.state.pieces.len())
         .filter(|&i| !game.state.seen_by(i, side))
@@ -211,6 +234,19 @@ fn as_seen_by(game: &Game, side: SideId, e: &super::Event) -> Option<String> {
         line = line.replace(FACE_DOWN, "a face-down stack");
     }
     Some(line)
+}
+
+/// An activation's label without the count of units at its end (`activate hex Q5 (2 units)`).
+fn without_count(label: &str) -> &str {
+    match label.rsplit_once(" (") {
+        Some((head, tail))
+            if tail.starts_with(|c: char| c.is_ascii_digit())
+                && (tail.ends_with(" unit)") || tail.ends_with(" units)")) =>
+        {
+            head
+        }
+        _ => label,
+    }
 }
 
 /// `name` appears in `line` as a whole label (not as the start of `name #12`).
@@ -258,6 +294,11 @@ impl<R: BufRead, W: Write> Policy for Human<R, W> {
                 // Face-down pieces doing the same thing together (a stack moving as one) are
                 // told once: how many they are stays hidden.
                 if line.contains(FACE_DOWN) && last.as_ref() == Some(&line) {
+                    continue;
+                }
+                if line.contains(&format!(": deploy {FACE_DOWN} at "))
+                    && !self.deployed_at.insert(line.clone())
+                {
                     continue;
                 }
                 writeln!(self.output, "{}", line.trim_start_matches('\n')).map_err(io)?;
