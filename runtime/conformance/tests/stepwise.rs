@@ -368,6 +368,12 @@ fn a_human_player_sees_everything_visible_that_happened_since_the_last_decision(
             !shown.contains("a face-down piece + "),
             "seed {seed}: pieces acting together were counted"
         );
+        // Nor which action a face-down NVA piece took (a decoy's own move would name it).
+        let named: Vec<&str> = shown
+            .lines()
+            .filter(|l| l.starts_with("  nva: ") && l.contains("(a face-down"))
+            .collect();
+        assert!(named.is_empty(), "seed {seed}: {named:?}");
         // Nor does an NVA activation or deployment tell how many pieces stand in a hex.
         let counted: Vec<&str> = shown
             .lines()

@@ -233,6 +233,33 @@ fn as_seen_by(game: &Game, side: SideId, e: &super::Event) -> Option<String> {
         }
         line = line.replace(FACE_DOWN, "a face-down stack");
     }
+    // Which action a face-down piece takes is not told (a decoy has actions of its own), only
+    // the places and values it names; what it does shows in what follows (a move, a
+    // resolution).
+    if let super::Event::Decision { side: s, label, .. } = e
+        && s != game.rules.side_name(side)
+        && !label.starts_with("deploy ")
+        && !label.starts_with("activate ")
+        && line.contains("a face-down ")
+    {
+        let who = if line.contains("a face-down stack") {
+            "stack"
+        } else {
+            "piece"
+        };
+        let named: Vec<&str> = match (line.find('('), line.rfind(')')) {
+            (Some(a), Some(b)) if a < b => line[a + 1..b]
+                .split(", ")
+                .filter(|x| !x.contains("a face-down "))
+                .collect(),
+            _ => Vec::new(),
+        };
+        line = if named.is_empty() {
+            format!("  {s}: a face-down {who} acts")
+        } else {
+            format!("  {s}: a face-down {who} acts: {}", named.join(", "))
+        };
+    }
     Some(line)
 }
 
