@@ -402,3 +402,74 @@ fn the_referee_catches_a_doctored_log() {
         );
     }
 }
+
+/// 7.a.3, 7.b: a lettered substitute stands for a group, so a side searching possible worlds
+/// (greedy, MCTS) learns where the other side's face-down stacks are, not how many pieces
+/// each holds: its worlds keep every lone piece and every stack where they are, with two
+/// pieces at least in each stack, and deal the stacks' sizes anew.
+#[test]
+fn platoon_search_worlds_do_not_know_stack_sizes() {
+    use std::collections::BTreeMap as Map;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let sys = root.join("rules").join("platoon");
+    let c = sandtable_compiler::compile_path(&sys).unwrap();
+    let file = sys.join("assumptions").join("ambush-at-night.assume");
+    let supplied =
+        sandtable_compiler::assume::supply_paths(&c.program, &[], &[file.as_path()]).unwrap();
+    let a = sandtable_runtime::query::assumptions(&supplied);
+    let rules = Rules::new(&c.program, &a, "ambush-at-night").unwrap();
+    let us = rules
+        .sides()
+        .into_iter()
+        .find(|s| rules.side_name(*s) == "us")
+        .unwrap();
+    let nva_stacks = |g: &Game| {
+        let mut per: Map<String, u32> = Map::new();
+        for p in &g.state.pieces {
+            if p.on_board() && p.hidden && p.side != Some(us) {
+                if let Some(at) = p.pos {
+                    *per.entry(at.label()).or_default() += 1;
+                }
+            }
+        }
+        per
+    };
+    let mut varied = 0;
+    for seed in 1..=5 {
+        let mut game = Game::new(&rules, seed, None);
+        let mut policies: Vec<Random> = (0..2).map(|s| Random::new(seed, s)).collect();
+        loop {
+            game.advance().unwrap();
+            let Some(s) = game.to_move() else { break };
+            if s == us && game.state.turn >= 1 {
+                break;
+            }
+            let k = policies[s as usize].choose(&game, s, game.legal()).unwrap();
+            game.apply(k).unwrap();
+        }
+        let real = nva_stacks(&game);
+        let shape = |m: &Map<String, u32>| {
+            m.iter()
+                .map(|(h, n)| (h.clone(), (*n).min(2)))
+                .collect::<Vec<_>>()
+        };
+        let total = |m: &Map<String, u32>| m.values().sum::<u32>();
+        for w in 0..20 {
+            let world = nva_stacks(&game.possible_world(us, 1000 + w));
+            assert_eq!(
+                shape(&world),
+                shape(&real),
+                "seed {seed}: lone pieces and stacks stay"
+            );
+            assert_eq!(
+                total(&world),
+                total(&real),
+                "seed {seed}: no piece comes or goes"
+            );
+            if world != real {
+                varied += 1;
+            }
+        }
+    }
+    assert!(varied > 0, "no world dealt the stacks' sizes anew");
+}

@@ -146,6 +146,9 @@ struct Piece {
     unit: bool,
 }
 
+/// 7.a.3: each side has eight lettered substitutes.
+const SUBSTITUTES_PER_SIDE: u32 = 8;
+
 pub struct Platoon {
     scenario: String,
     /// Sides whose force has artillery support (7.b.1-7.e.2).
@@ -335,6 +338,9 @@ impl Platoon {
         let mut strike: Option<(String, Hex, bool)> = None;
         // 7.b.3: American attempts to fire so far; a check is owed; the chip's Americans
         // are done after a failed check.
+        // The action in progress, and the piece turned face up for it (intro of (7)).
+        let mut action_now = String::new();
+        let mut shown: Option<String> = None;
         let mut us_fire_attempts = 0usize;
         let mut owe_first_check = false;
         let mut chip_closed = false;
@@ -424,8 +430,25 @@ impl Platoon {
                         barred.then(|| format!("{piece} set up at {h}")),
                     );
                     at.insert(piece.clone(), hx);
+                    let side = &self.piece(piece).side;
+                    let n = self.groups(&at, side);
+                    r.check(
+                        "at most eight hexes with a group per side, one substitute each (7.a.3)",
+                        (n > SUBSTITUTES_PER_SIDE)
+                            .then(|| format!("set-up: {side} has {n} hexes with groups")),
+                    );
                 }
                 Ev::Decision => together = None,
+                Ev::Shown { piece } => {
+                    let ok = action_now == "fire_at"
+                        && firing.as_ref().is_some_and(|(f, _)| f == piece)
+                        && shown.is_none();
+                    r.check(
+                        "only the firing soldier is shown, for his shot (7 intro)",
+                        (!ok).then(|| format!("turn {turn}: {piece} shown in {action_now}")),
+                    );
+                    shown = Some(piece.clone());
+                }
                 Ev::Acted { side, action, args } => {
                     let actor = args.first().filter(|_| action != "pass");
                     // 4.d exception: units of the hex may move together (not fire), as one
@@ -503,6 +526,8 @@ impl Platoon {
                     moving = None;
                     firing = None;
                     strike = None;
+                    action_now = action.clone();
+                    shown = None;
                     if side == "us" && action == "fire_at" {
                         owe_first_check =
                             self.scenario == "ambush_at_night" && us_fire_attempts == 0;
@@ -655,7 +680,19 @@ impl Platoon {
                             }),
                         );
                     }
+                    let side = &self.piece(piece).side;
+                    let before = self.groups(&at, side);
                     at.insert(piece.clone(), to_h);
+                    let after = self.groups(&at, side);
+                    r.check(
+                        "at most eight hexes with a group per side, one substitute each (7.a.3)",
+                        (matches!(why.as_str(), "move_piece" | "move_decoy")
+                            && after > SUBSTITUTES_PER_SIDE
+                            && after > before)
+                            .then(|| {
+                                format!("turn {turn}: {piece} -> {to} makes {after} hexes with groups of {side}")
+                            }),
+                    );
                 }
                 Ev::Resolved {
                     name,
@@ -671,6 +708,14 @@ impl Platoon {
                         "dice are d10 showing 1-10 (1.e)",
                         (!faces_ok).then(|| format!("{name}: {dice:?}")),
                     );
+                    if name == "fire" && action_now == "fire_at" {
+                        let firer = firing.as_ref().map(|(f, _)| f.as_str());
+                        r.check(
+                            "the firing soldier is shown to the opponent for the shot (7 intro)",
+                            (firer.is_none() || shown.as_deref() != firer)
+                                .then(|| format!("turn {turn}: {firer:?} fires, shown: {shown:?}")),
+                        );
+                    }
                     if std::mem::take(&mut owe_first_check) {
                         r.check(
                             "the first American fire rolls the first-fire check (7.b.3)",
@@ -895,6 +940,19 @@ impl Platoon {
                 _ => {}
             }
         }
+    }
+
+    /// Hexes holding two or more of `side`'s soldiers and decoys: each needs one of its
+    /// lettered substitutes (1.b.1, 7.a.3).
+    fn groups(&self, at: &HashMap<String, Hex>, side: &str) -> u32 {
+        let mut per: HashMap<Hex, u32> = HashMap::new();
+        for (l, h) in at {
+            let p = self.piece(l);
+            if p.unit && p.side == side {
+                *per.entry(*h).or_default() += 1;
+            }
+        }
+        per.values().filter(|n| **n >= 2).count() as u32
     }
 
     /// The piece of the last move before event `k`, and where it now is.

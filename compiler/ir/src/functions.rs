@@ -349,8 +349,12 @@ engine_functions! {
     TurnNumber = "turn_number"() -> Int, NonNegative, NO;
     /// How many chips and side cards the side has drawn so far: its own turns under a card or chip activation.
     Activations = "activations"(req("side", Side)) -> Int, NonNegative, NO;
+    /// The piece standing at the place keeps its side within the places it may fill with two or more units (the `groups_per_side` field of one of its side's units; true when no unit has it, or when the step adds no such place).
+    GroupsAllow = "groups_allow"(req("piece", Piece), req("P", Place)) -> Bool, Any, NO;
     /// Effect: a hidden piece is turned face up for good.
     Reveal = "reveal"(req("piece", Piece)) -> Effect, Any, NO;
+    /// Effect: a face-down piece is turned face up for the action in progress (its side's opponents see which it is) and face down again when the action ends.
+    Show = "show"(req("piece", Piece)) -> Effect, Any, NO;
     /// Effect: a piece is turned face down again, hidden from the other sides until the next `reveal` (a unit slipping back into the fog).
     Conceal = "conceal"(req("piece", Piece)) -> Effect, Any, NO;
 }

@@ -64,6 +64,8 @@ pub struct GameHost<'a, 'p> {
     pub spent: Vec<usize>,
     /// Pieces of the `together` choice in progress still to act after this one.
     pub together_left: u32,
+    /// Pieces `show` turned face up for the action in progress, turned down at its end.
+    pub shown: Vec<usize>,
 }
 
 fn err(msg: impl Into<String>) -> RunError {
@@ -101,6 +103,7 @@ impl<'a, 'p> GameHost<'a, 'p> {
             unit: None,
             spent: Vec::new(),
             together_left: 0,
+            shown: Vec::new(),
         }
     }
 }
@@ -1350,10 +1353,36 @@ impl Host for GameHost<'_, '_> {
                     self.state.activations.get(s as usize).copied().unwrap_or(0),
                 ))
             }
+            EngineFn::GroupsAllow => {
+                let i = self.piece(arg(0)?)?;
+                let to = self.place(arg(1)?)?;
+                let cap = self.state.pieces[i]
+                    .side
+                    .and_then(|s| self.rules.group_cap(s));
+                Val::Bool(self.state.groups_allow(i, to, cap))
+            }
             EngineFn::Reveal => {
                 let i = self.piece(arg(0)?)?;
                 self.state.pieces[i].hidden = false;
                 self.state.pieces[i].secret = false;
+                Val::Unit
+            }
+            EngineFn::Show => {
+                let i = self.piece(arg(0)?)?;
+                if self.state.pieces[i].hidden && !self.shown.contains(&i) {
+                    self.state.pieces[i].hidden = false;
+                    self.shown.push(i);
+                    self.scratch.version += 1;
+                    if self.tell {
+                        let p = &self.state.pieces[i];
+                        let e = Event::Shown {
+                            piece: p.label.to_string(),
+                            side: side_label(self.rules, p.side),
+                            at: p.pos.map(Place::from),
+                        };
+                        self.said.push(e);
+                    }
+                }
                 Val::Unit
             }
             EngineFn::Conceal => {

@@ -165,6 +165,8 @@ pub struct Human<R: BufRead, W: Write> {
     output: W,
     /// Events of the game already shown.
     seen: usize,
+    /// Set-up lines of face-down pieces already told: each place is told once.
+    deployed: Vec<String>,
 }
 
 impl<R: BufRead, W: Write> Human<R, W> {
@@ -173,6 +175,7 @@ impl<R: BufRead, W: Write> Human<R, W> {
             input,
             output,
             seen: 0,
+            deployed: Vec::new(),
         }
     }
 }
@@ -190,6 +193,10 @@ fn as_seen_by(game: &Game, side: SideId, e: &super::Event) -> Option<String> {
     if unseen {
         return None;
     }
+    // A piece turned face up for a shot is shown by name in the line that turns it.
+    if matches!(e, super::Event::Shown { .. }) {
+        return Some(line);
+    }
     let mut hidden: Vec<&str> = game
         .state
         .pieces
@@ -202,6 +209,37 @@ fn as_seen_by(game: &Game, side: SideId, e: &super::Event) -> Option<String> {
     for l in hidden {
         line = line.replace(l, FACE_DOWN);
     }
+    // Another side's activation of face-down pieces tells no count (nor whether a leader
+    // lets all of them act): one piece or a stack is all the board shows.
+    let other = |name: &str| {
+        game.rules
+            .sides()
+            .into_iter()
+            .find(|s| game.side_name(*s) == name)
+            .is_some_and(|s| {
+                s != side
+                    && game
+                        .state
+                        .pieces
+                        .iter()
+                        .any(|p| p.hidden && p.side == Some(s))
+            })
+    };
+    match e {
+        super::Event::Activated {
+            by,
+            side: who,
+            unit,
+            pieces,
+            ..
+        } if *pieces > 1 && other(who) => {
+            line = format!("      {by}: {who} activates {unit} (a face-down stack)");
+        }
+        super::Event::Decision { side: who, .. } if other(who) => {
+            line = hide_unit_count(&line);
+        }
+        _ => {}
+    }
     // Face-down pieces acting together are one stack, of no told size.
     let many = format!("{FACE_DOWN} + {FACE_DOWN}");
     if line.contains(&many) {
@@ -211,6 +249,19 @@ fn as_seen_by(game: &Game, side: SideId, e: &super::Event) -> Option<String> {
         line = line.replace(FACE_DOWN, "a face-down stack");
     }
     Some(line)
+}
+
+/// "activate hex U4 (3 units)" as "activate hex U4 (a face-down stack)"; one unit is told,
+/// as the board shows a lone piece.
+fn hide_unit_count(line: &str) -> String {
+    let Some(open) = line.rfind(" (") else {
+        return line.to_string();
+    };
+    let inner = line[open + 2..].trim_end_matches(')');
+    match inner.strip_suffix(" units") {
+        Some(n) if n.parse::<u32>().is_ok() => format!("{} (a face-down stack)", &line[..open]),
+        _ => line.to_string(),
+    }
 }
 
 /// `name` appears in `line` as a whole label (not as the start of `name #12`).
@@ -255,6 +306,14 @@ impl<R: BufRead, W: Write> Policy for Human<R, W> {
             writeln!(self.output, "\n--- since your last decision ---").map_err(io)?;
             let mut last: Option<String> = None;
             for line in new.iter().filter_map(|e| as_seen_by(game, side, e)) {
+                // Face-down pieces set up in one place are told once: the board shows one
+                // piece or one stack there, not how many went in.
+                if line.contains(FACE_DOWN) && line.contains(": deploy ") {
+                    if self.deployed.contains(&line) {
+                        continue;
+                    }
+                    self.deployed.push(line.clone());
+                }
                 // Face-down pieces doing the same thing together (a stack moving as one) are
                 // told once: how many they are stays hidden.
                 if line.contains(FACE_DOWN) && last.as_ref() == Some(&line) {
