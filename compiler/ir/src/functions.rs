@@ -343,6 +343,8 @@ engine_functions! {
     TerrainOf = "terrain_of"(req("P", Place)) -> Value, Any, NO;
     /// The hex labels within `n` hexes of the hex, the hex included.
     HexesWithin = "hexes_within"(req("hex", Hex), req("n", Radius)) -> Hexes, Any, NO;
+    /// Hex boards: the hex `ahead` steps from the hex in direction `dir` (0 = N, then clockwise NE, SE, S, SW, NW; modulo 6), then `aside` steps in the next direction clockwise, as a list of one; empty off the board.
+    HexStep = "hex_step"(req("hex", Hex), req("dir", Number), req("ahead", Value), opt("aside", Value)) -> Hexes, Any, NO;
     /// The side's score.
     ScoreOf = "score_of"(req("side", Side)) -> Int, Any, NO;
     /// The turn number: 0 during deployment and `on start`.

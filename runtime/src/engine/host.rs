@@ -1342,6 +1342,30 @@ impl Host for GameHost<'_, '_> {
                         .collect(),
                 )
             }
+            EngineFn::HexStep => {
+                let Pos::Hex(c) = self.place(arg(0)?)? else {
+                    return Err(err("`hex_step` is for hex boards"));
+                };
+                let num = |v: &Val| {
+                    v.as_int()
+                        .ok_or_else(|| err("`hex_step` counts in whole hexes"))
+                };
+                let dir = num(arg(1)?)?;
+                let ahead = num(arg(2)?)?;
+                let aside = match a.get(3) {
+                    Some(v) => num(v)?,
+                    None => 0,
+                };
+                let BoardSpec::Hex { grid, .. } = &self.rules.board else {
+                    return Err(err("`hex_step` is for hex boards"));
+                };
+                Val::List(
+                    grid.step(c, dir, ahead, aside)
+                        .into_iter()
+                        .map(Val::Hex)
+                        .collect(),
+                )
+            }
             EngineFn::ScoreOf => {
                 let s = self.side_of(arg(0)?)?;
                 Val::Int(self.state.scores[s as usize])
