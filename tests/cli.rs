@@ -781,8 +781,28 @@ fn a_human_policy_is_asked_on_the_terminal_and_sees_only_its_side() {
     assert!(stderr.contains("us chooses (1-"), "{stderr}");
     assert!(stderr.contains("type a number from 1 to"), "{stderr}");
     assert!(stderr.contains("face-down nva piece"), "{stderr}");
+    // 7.a.3, 7.b: one lettered substitute stands for a group, so the feed tells no count
+    // of the NVA units in a hex: no "(3 units)" on their activations, and each hex they set
+    // up in is told once.
+    let nva: Vec<&str> = stderr.lines().filter(|l| l.contains("nva")).collect();
     assert!(
-        !stderr.contains("nva_ak47"),
+        !nva.iter()
+            .any(|l| l.contains(" units)") || l.contains(" units, ")),
+        "{stderr}"
+    );
+    let deploys: Vec<&&str> = nva.iter().filter(|l| l.contains("nva: deploy ")).collect();
+    let mut once = deploys.clone();
+    once.sort();
+    once.dedup();
+    assert!(
+        !deploys.is_empty() && once.len() == deploys.len(),
+        "{stderr}"
+    );
+    // Only a firer turned face up for his shot is named (introduction of (7)).
+    assert!(
+        !stderr
+            .lines()
+            .any(|l| l.contains("nva_ak47") && !l.contains("is turned face up for this action")),
         "the American player saw an NVA piece's identity"
     );
     assert!(

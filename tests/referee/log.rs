@@ -72,6 +72,10 @@ pub enum Ev {
     End {
         winner: Option<String>,
     },
+    /// A face-down piece turned face up for one action.
+    Shown {
+        piece: String,
+    },
     /// A secret counter of a piece took a value (known to the piece's side only).
     Counted {
         piece: String,
@@ -149,6 +153,7 @@ pub fn read(text: &str) -> Vec<Ev> {
                 result: s(&v, "result"),
             },
             "eliminated" => Ev::Eliminated { piece: piece() },
+            "shown" => Ev::Shown { piece: piece() },
             "exited" => Ev::Exited {
                 piece: piece(),
                 at: at(&v["at"]),

@@ -146,6 +146,9 @@ struct Piece {
     unit: bool,
 }
 
+/// 7.a.3: each side has eight lettered substitutes.
+const SUBSTITUTES_PER_SIDE: u32 = 8;
+
 pub struct Platoon {
     scenario: String,
     /// Sides whose force has artillery support (7.b.1-7.e.2).
@@ -158,6 +161,9 @@ pub struct Platoon {
     areas: BTreeMap<String, Area>,
     turns: u32,
     sides: Vec<String>,
+    /// 7.e: the claymore's impact zone, (ahead, aside) per zone hex, from the assumptions
+    /// file (the book's diagram is not reproduced); empty when not assumed.
+    zone: Vec<(i32, i32)>,
 }
 
 impl Platoon {
@@ -292,7 +298,35 @@ impl Platoon {
             areas,
             turns,
             sides,
+            zone: (1..=6)
+                .map_while(|k| {
+                    let n = |t: &str| assumed.get(&format!("{t}[{k}]"))?.trim().parse().ok();
+                    Some((n("claymore_zone_ahead")?, n("claymore_zone_aside")?))
+                })
+                .collect(),
         }
+    }
+
+    /// 7.e: the hexes of the claymore's impact zone from `mine` in hex direction `d` (0 = N,
+    /// then clockwise), by the referee's own cube steps; off-board hexes left out.
+    fn zone_hexes(&self, mine: Hex, d: usize) -> Vec<Hex> {
+        // North is one row up; a turn clockwise is (x, y, z) -> (-z, -x, -y).
+        let mut dirs = vec![(0, 1, -1)];
+        for k in 1..7 {
+            let (x, y, z): (i32, i32, i32) = dirs[k - 1];
+            dirs.push((-z, -x, -y));
+        }
+        let (a, b) = (dirs[d % 6], dirs[(d + 1) % 6]);
+        let m = cube(mine);
+        self.zone
+            .iter()
+            .map(|&(ahead, aside)| {
+                let x = m.0 + a.0 * ahead + b.0 * aside;
+                let z = m.2 + a.2 * ahead + b.2 * aside;
+                (x, z + (x - (x & 1)) / 2)
+            })
+            .filter(|h| self.board.on(*h))
+            .collect()
     }
 
     fn piece(&self, label: &str) -> &Piece {
@@ -335,6 +369,15 @@ impl Platoon {
         let mut strike: Option<(String, Hex, bool)> = None;
         // 7.b.3: American attempts to fire so far; a check is owed; the chip's Americans
         // are done after a failed check.
+        // The action in progress, and the piece turned face up for it (intro of (7)).
+        // 7.e: a detonation in progress: the soldiers standing in the zone for each of the
+        // six directions, and the claymore rolls made so far.
+        let mut blast: Option<(Vec<Vec<String>>, usize, Vec<String>)> = None;
+        let mut action_now = String::new();
+        // 5.c.3: the moves after a failed melee are forced; the cap of 7.a.3 does not refuse
+        // them (a move the player chooses must keep it).
+        let mut falling_back = false;
+        let mut shown: Option<String> = None;
         let mut us_fire_attempts = 0usize;
         let mut owe_first_check = false;
         let mut chip_closed = false;
@@ -424,8 +467,25 @@ impl Platoon {
                         barred.then(|| format!("{piece} set up at {h}")),
                     );
                     at.insert(piece.clone(), hx);
+                    let side = &self.piece(piece).side;
+                    let n = self.groups(&at, side);
+                    r.check(
+                        "at most eight hexes with a group per side, one substitute each (7.a.3)",
+                        (n > SUBSTITUTES_PER_SIDE)
+                            .then(|| format!("set-up: {side} has {n} hexes with groups")),
+                    );
                 }
                 Ev::Decision => together = None,
+                Ev::Shown { piece } => {
+                    let ok = action_now == "fire_at"
+                        && firing.as_ref().is_some_and(|(f, _)| f == piece)
+                        && shown.is_none();
+                    r.check(
+                        "only the firing soldier is shown, for his shot (7 intro)",
+                        (!ok).then(|| format!("turn {turn}: {piece} shown in {action_now}")),
+                    );
+                    shown = Some(piece.clone());
+                }
                 Ev::Acted { side, action, args } => {
                     let actor = args.first().filter(|_| action != "pass");
                     // 4.d exception: units of the hex may move together (not fire), as one
@@ -503,6 +563,53 @@ impl Platoon {
                     moving = None;
                     firing = None;
                     strike = None;
+                    if let Some((zones, rolls, hit)) = blast.take() {
+                        // Some direction whose zone holds as many soldiers as were rolled
+                        // against, every one hit among them.
+                        let ok = zones
+                            .iter()
+                            .any(|z| z.len() == rolls && hit.iter().all(|h| z.contains(h)));
+                        r.check(
+                            "a detonated claymore fires once at each soldier of its impact zone (7.e)",
+                            (!ok).then(|| format!("turn {turn}: {rolls} rolls, zones hold {:?}", zones.iter().map(Vec::len).collect::<Vec<_>>())),
+                        );
+                    }
+                    action_now = action.clone();
+                    shown = None;
+                    falling_back = false;
+                    if action == "detonate_claymore"
+                        && let Some(d) = actor
+                    {
+                        let mine = hex(&args[1]);
+                        let claymore_there = at
+                            .iter()
+                            .any(|(l, h)| *h == mine && self.piece(l).entity == "claymore_piece");
+                        let bad = if side != "us" || !self.piece(d).soldier {
+                            Some(format!("{d} of {side} is not an American soldier"))
+                        } else if !claymore_there {
+                            Some(format!("no claymore at {}", args[1]))
+                        } else if at.get(d).is_none_or(|h| distance(*h, mine) > 3) {
+                            Some(format!("{d} is more than three hexes from {}", args[1]))
+                        } else if self.zone.len() != 6 {
+                            Some("a detonation with no assumed impact zone".to_string())
+                        } else {
+                            None
+                        };
+                        r.check(
+                            "a claymore is detonated by an American soldier within three hexes (7.e)",
+                            bad.map(|b| format!("turn {turn}: {b}")),
+                        );
+                        let zones = (0..6)
+                            .map(|dir| {
+                                let hexes = self.zone_hexes(mine, dir);
+                                at.iter()
+                                    .filter(|(l, h)| hexes.contains(h) && self.piece(l).soldier)
+                                    .map(|(l, _)| l.clone())
+                                    .collect()
+                            })
+                            .collect();
+                        blast = Some((zones, 0, Vec::new()));
+                    }
                     if side == "us" && action == "fire_at" {
                         owe_first_check =
                             self.scenario == "ambush_at_night" && us_fire_attempts == 0;
@@ -655,7 +762,20 @@ impl Platoon {
                             }),
                         );
                     }
+                    let side = &self.piece(piece).side;
+                    let before = self.groups(&at, side);
                     at.insert(piece.clone(), to_h);
+                    let after = self.groups(&at, side);
+                    r.check(
+                        "at most eight hexes with a group per side, one substitute each (7.a.3)",
+                        (matches!(why.as_str(), "move_piece" | "move_decoy")
+                            && !falling_back
+                            && after > SUBSTITUTES_PER_SIDE
+                            && after > before)
+                            .then(|| {
+                                format!("turn {turn}: {piece} -> {to} makes {after} hexes with groups of {side}")
+                            }),
+                    );
                 }
                 Ev::Resolved {
                     name,
@@ -671,6 +791,19 @@ impl Platoon {
                         "dice are d10 showing 1-10 (1.e)",
                         (!faces_ok).then(|| format!("{name}: {dice:?}")),
                     );
+                    if name == "fire" && action_now == "fire_at" {
+                        let firer = firing.as_ref().map(|(f, _)| f.as_str());
+                        r.check(
+                            "the firing soldier is shown to the opponent for the shot (7 intro)",
+                            (firer.is_none() || shown.as_deref() != firer)
+                                .then(|| format!("turn {turn}: {firer:?} fires, shown: {shown:?}")),
+                        );
+                    }
+                    if name == "claymore"
+                        && let Some((_, rolls, _)) = blast.as_mut()
+                    {
+                        *rolls += 1;
+                    }
                     if std::mem::take(&mut owe_first_check) {
                         r.check(
                             "the first American fire rolls the first-fire check (7.b.3)",
@@ -791,6 +924,7 @@ impl Platoon {
                             )),
                         );
                         if result == "attackers_fall_back" {
+                            falling_back = true;
                             let came = self.entered_from(events, k, &mover);
                             if let Some(c) = came {
                                 fall_back = Some((mover, c, entered));
@@ -828,6 +962,11 @@ impl Platoon {
                     }
                 }
                 Ev::Eliminated { piece, .. } => {
+                    if let Some((_, _, hit)) = blast.as_mut()
+                        && self.piece(piece).soldier
+                    {
+                        hit.push(piece.clone());
+                    }
                     if let Some((_, target, true)) = &strike
                         && let Some(h) = at.get(piece)
                         && self.piece(piece).unit
@@ -866,6 +1005,9 @@ impl Platoon {
                 } => match (piece, place) {
                     (Some(p), _) if marker == "pinned_down" => {
                         pinned.insert(p.clone());
+                        if let Some((_, _, hit)) = blast.as_mut() {
+                            hit.push(p.clone());
+                        }
                     }
                     (None, Some(At::Hex(h))) => place_markers
                         .entry(hex(h))
@@ -889,12 +1031,34 @@ impl Platoon {
                     _ => {}
                 },
                 Ev::End { winner, .. } => {
+                    if let Some((zones, rolls, hit)) = blast.take() {
+                        r.check(
+                            "a detonated claymore fires once at each soldier of its impact zone (7.e)",
+                            (!zones
+                                .iter()
+                                .any(|z| z.len() == rolls && hit.iter().all(|h| z.contains(h))))
+                                .then(|| format!("at the end: {rolls} rolls")),
+                        );
+                    }
                     count_chips(turn, &chips_drawn, r);
                     self.check_victory(winner.as_deref(), &eliminated, &exited, &at, r);
                 }
                 _ => {}
             }
         }
+    }
+
+    /// Hexes holding two or more of `side`'s soldiers and decoys: each needs one of its
+    /// lettered substitutes (1.b.1, 7.a.3).
+    fn groups(&self, at: &HashMap<String, Hex>, side: &str) -> u32 {
+        let mut per: HashMap<Hex, u32> = HashMap::new();
+        for (l, h) in at {
+            let p = self.piece(l);
+            if p.unit && p.side == side {
+                *per.entry(*h).or_default() += 1;
+            }
+        }
+        per.values().filter(|n| **n >= 2).count() as u32
     }
 
     /// The piece of the last move before event `k`, and where it now is.

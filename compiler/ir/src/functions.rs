@@ -343,14 +343,20 @@ engine_functions! {
     TerrainOf = "terrain_of"(req("P", Place)) -> Value, Any, NO;
     /// The hex labels within `n` hexes of the hex, the hex included.
     HexesWithin = "hexes_within"(req("hex", Hex), req("n", Radius)) -> Hexes, Any, NO;
+    /// Hex boards: the hex `ahead` steps from the hex in direction `dir` (0 = N, then clockwise NE, SE, S, SW, NW; modulo 6), then `aside` steps in the next direction clockwise, as a list of one; empty off the board.
+    HexStep = "hex_step"(req("hex", Hex), req("dir", Number), req("ahead", Value), opt("aside", Value)) -> Hexes, Any, NO;
     /// The side's score.
     ScoreOf = "score_of"(req("side", Side)) -> Int, Any, NO;
     /// The turn number: 0 during deployment and `on start`.
     TurnNumber = "turn_number"() -> Int, NonNegative, NO;
     /// How many chips and side cards the side has drawn so far: its own turns under a card or chip activation.
     Activations = "activations"(req("side", Side)) -> Int, NonNegative, NO;
+    /// The piece standing at the place keeps its side within the places it may fill with two or more units (the `groups_per_side` field of one of its side's units; true when no unit has it, or when the step adds no such place).
+    GroupsAllow = "groups_allow"(req("piece", Piece), req("P", Place)) -> Bool, Any, NO;
     /// Effect: a hidden piece is turned face up for good.
     Reveal = "reveal"(req("piece", Piece)) -> Effect, Any, NO;
+    /// Effect: a face-down piece is turned face up for the action in progress (its side's opponents see which it is) and face down again when the action ends.
+    Show = "show"(req("piece", Piece)) -> Effect, Any, NO;
     /// Effect: a piece is turned face down again, hidden from the other sides until the next `reveal` (a unit slipping back into the fog).
     Conceal = "conceal"(req("piece", Piece)) -> Effect, Any, NO;
 }

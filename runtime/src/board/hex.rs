@@ -400,6 +400,24 @@ impl HexGrid {
             .collect()
     }
 
+    /// The hex reached from `hex` by `ahead` steps in direction `dir` (0 = N, then clockwise:
+    /// NE, SE, S, SW, NW; taken modulo 6) and then `aside` steps in the next direction
+    /// clockwise; `None` off the board.
+    pub fn step(&self, hex: HexCoord, dir: i64, ahead: i64, aside: i64) -> Option<HexCoord> {
+        let (dq, dr) = DIRECTIONS[dir.rem_euclid(6) as usize];
+        let (sq, sr) = DIRECTIONS[(dir + 1).rem_euclid(6) as usize];
+        let a = self.to_axial(hex);
+        let (ahead, aside) = (
+            ahead.clamp(-1000, 1000) as i32,
+            aside.clamp(-1000, 1000) as i32,
+        );
+        self.from_axial(Axial {
+            q: a.q + dq * ahead + sq * aside,
+            r: a.r + dr * ahead + sr * aside,
+        })
+        .filter(|&h| self.contains(h))
+    }
+
     /// The on-board hexes at most `radius` steps from `centre` (the centre included when it is
     /// on the board), in `HexCoord` order.
     ///
@@ -798,6 +816,21 @@ mod tests {
 
     const CLEAR: TerrainId = 0;
     const JUNGLE: TerrainId = 1;
+
+    #[test]
+    fn step_walks_straight_then_turns_clockwise() {
+        let g = grid(10, 10);
+        // One step in each direction is the neighbour in that order (N, NE, SE, S, SW, NW).
+        let around: Vec<HexCoord> = (0..6).filter_map(|d| g.step(h("E5"), d, 1, 0)).collect();
+        assert_eq!(around, g.neighbours(h("E5")));
+        assert_eq!(g.step(h("E5"), 0, 2, 0), Some(h("E3")));
+        assert_eq!(g.step(h("E5"), 6, 2, 0), Some(h("E3")), "directions wrap");
+        // Two north, then one north-east: distance 3 from the start, 1 from E3.
+        let t = g.step(h("E5"), 0, 2, 1).unwrap();
+        assert_eq!((g.distance(h("E5"), t), g.distance(h("E3"), t)), (3, 1));
+        assert_eq!(g.step(h("E5"), 0, 0, 0), Some(h("E5")));
+        assert_eq!(g.step(h("A1"), 0, 1, 0), None, "off the board");
+    }
 
     #[test]
     fn parse_reads_printed_coordinates() {

@@ -67,6 +67,8 @@ pub struct GameHost<'a, 'p> {
     pub spent: Vec<usize>,
     /// Pieces of the `together` choice in progress still to act after this one.
     pub together_left: u32,
+    /// Pieces `show` turned face up for the action in progress, turned down at its end.
+    pub shown: Vec<usize>,
 }
 
 fn err(msg: impl Into<String>) -> RunError {
@@ -104,6 +106,7 @@ impl<'a, 'p> GameHost<'a, 'p> {
             unit: None,
             spent: Vec::new(),
             together_left: 0,
+            shown: Vec::new(),
         }
     }
 }
@@ -1355,6 +1358,30 @@ impl Host for GameHost<'_, '_> {
                         .collect(),
                 )
             }
+            EngineFn::HexStep => {
+                let Pos::Hex(c) = self.place(arg(0)?)? else {
+                    return Err(err("`hex_step` is for hex boards"));
+                };
+                let num = |v: &Val| {
+                    v.as_int()
+                        .ok_or_else(|| err("`hex_step` counts in whole hexes"))
+                };
+                let dir = num(arg(1)?)?;
+                let ahead = num(arg(2)?)?;
+                let aside = match a.get(3) {
+                    Some(v) => num(v)?,
+                    None => 0,
+                };
+                let BoardSpec::Hex { grid, .. } = &self.rules.board else {
+                    return Err(err("`hex_step` is for hex boards"));
+                };
+                Val::List(
+                    grid.step(c, dir, ahead, aside)
+                        .into_iter()
+                        .map(Val::Hex)
+                        .collect(),
+                )
+            }
             EngineFn::ScoreOf => {
                 let s = self.side_of(arg(0)?)?;
                 Val::Int(self.state.scores[s as usize])
@@ -1366,10 +1393,36 @@ impl Host for GameHost<'_, '_> {
                     self.state.activations.get(s as usize).copied().unwrap_or(0),
                 ))
             }
+            EngineFn::GroupsAllow => {
+                let i = self.piece(arg(0)?)?;
+                let to = self.place(arg(1)?)?;
+                let cap = self.state.pieces[i]
+                    .side
+                    .and_then(|s| self.rules.group_cap(s));
+                Val::Bool(self.state.groups_allow(i, to, cap))
+            }
             EngineFn::Reveal => {
                 let i = self.piece(arg(0)?)?;
                 self.state.pieces[i].hidden = false;
                 self.state.pieces[i].secret = false;
+                Val::Unit
+            }
+            EngineFn::Show => {
+                let i = self.piece(arg(0)?)?;
+                if self.state.pieces[i].hidden && !self.shown.contains(&i) {
+                    self.state.pieces[i].hidden = false;
+                    self.shown.push(i);
+                    self.scratch.version += 1;
+                    if self.tell {
+                        let p = &self.state.pieces[i];
+                        let e = Event::Shown {
+                            piece: p.label.to_string(),
+                            side: side_label(self.rules, p.side),
+                            at: p.pos.map(Place::from),
+                        };
+                        self.said.push(e);
+                    }
+                }
                 Val::Unit
             }
             EngineFn::Conceal => {

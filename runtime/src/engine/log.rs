@@ -169,6 +169,12 @@ pub enum Event {
         side: Option<String>,
         at: Option<Place>,
     },
+    /// A face-down piece turned face up for one action (`show`), face down again after it.
+    Shown {
+        piece: String,
+        side: Option<String>,
+        at: Option<Place>,
+    },
     /// A marker put on a piece or at a place.
     Marked {
         marker: String,
@@ -261,6 +267,12 @@ pub fn narrate(e: &Event) -> Option<String> {
         Event::Eliminated { piece, .. } => format!("      {piece} eliminated"),
         Event::Exited { piece, at, .. } => {
             format!("      {piece} leaves the board at {}", label_or_unknown(at))
+        }
+        Event::Shown { piece, at, .. } => {
+            format!(
+                "      {piece} at {} is turned face up for this action",
+                label_or_unknown(at)
+            )
         }
         Event::Marked { marker, piece, at } => match piece {
             Some(p) => format!("      {marker} on {p}"),

@@ -17,6 +17,7 @@
 //! thinks (rolls dice in look-ahead) never shifts the game's dice.
 
 pub mod flow;
+pub mod groups;
 pub mod host;
 pub mod log;
 pub mod mcts;
@@ -323,6 +324,10 @@ impl<'r, 'p> Game<'r, 'p> {
                 interp.run(proc, args, &mut ctx)
             };
             let side = host.chooser;
+            // A piece shown for the action is face down again once it is over.
+            for &i in &host.shown {
+                host.state.pieces[i].hidden = true;
+            }
             (
                 r,
                 host.said,
@@ -440,6 +445,64 @@ impl<'r, 'p> Game<'r, 'p> {
             let ea = state.pieces[a].entity;
             state.pieces[a].entity = state.pieces[b].entity;
             state.pieces[b].entity = ea;
+        }
+        // A face-down stack tells that two or more stand there, not how many: the pieces of
+        // another side's stacks are dealt anew among those stacks, two at least to each
+        // (a Platoon substitute, 7.a.3, 7.b). Pieces with markers (known where they are) and
+        // those of an activation in progress stay.
+        let acting = match &self.flow.stage {
+            flow::Stage::Unit { unit, .. } => Some(unit.side),
+            _ => None,
+        };
+        for other in self.rules.sides() {
+            if other == side || acting == Some(other) {
+                continue;
+            }
+            let face_down = |p: &state::Piece| p.hidden && p.side == Some(other) && p.on_board();
+            let mut stacks: Vec<(state::Pos, Vec<usize>)> = Vec::new();
+            for (i, p) in state.pieces.iter().enumerate() {
+                let (true, Some(at)) = (face_down(p), p.pos) else {
+                    continue;
+                };
+                match stacks.iter_mut().find(|(q, _)| *q == at) {
+                    Some((_, v)) => v.push(i),
+                    None => stacks.push((at, vec![i])),
+                }
+            }
+            stacks.retain(|(_, v)| v.len() >= 2);
+            if stacks.len() < 2 {
+                continue;
+            }
+            // What stays: pieces with markers; the rest are dealt out.
+            let mut room: Vec<u32> = Vec::new();
+            let mut pool: Vec<usize> = Vec::new();
+            for (_, v) in &stacks {
+                let fixed = v
+                    .iter()
+                    .filter(|&&i| !state.pieces[i].markers.is_empty())
+                    .count();
+                room.push(2u32.saturating_sub(fixed as u32));
+                pool.extend(
+                    v.iter()
+                        .copied()
+                        .filter(|&i| state.pieces[i].markers.is_empty()),
+                );
+            }
+            let need: u32 = room.iter().sum();
+            if (pool.len() as u32) < need {
+                continue;
+            }
+            let mut k = 0;
+            for (s, want) in room.iter().enumerate() {
+                for _ in 0..*want {
+                    state.pieces[pool[k]].pos = Some(stacks[s].0);
+                    k += 1;
+                }
+            }
+            for &i in &pool[k..] {
+                let s = dice.index(stacks.len() as u32) as usize;
+                state.pieces[i].pos = Some(stacks[s].0);
+            }
         }
         // Pieces the side does not know of are not on its imagined board.
         for i in 0..state.pieces.len() {

@@ -1068,6 +1068,21 @@ impl Game<'_, '_> {
                     if enemy || force.max_per_hex.is_some_and(|m| here as u32 >= m) {
                         continue;
                     }
+                    // A unit is not set up where its side's units may never stand together
+                    // (a piece whose kind has `blocks_movement`), nor beyond its side's cap
+                    // of places holding groups (`groups_per_side`).
+                    if p.is_unit && self.state.blocked_with(self.rules, i, Pos::Hex(*h)) {
+                        continue;
+                    }
+                    if p.is_unit
+                        && !self.state.groups_allow(
+                            i,
+                            Pos::Hex(*h),
+                            p.side.and_then(|s| self.rules.group_cap(s)),
+                        )
+                    {
+                        continue;
+                    }
                     out.push(Choice {
                         act: super::Act::Deploy,
                         args: vec![Val::Piece(i as u32), Val::Hex(*h)],

@@ -213,6 +213,10 @@ fn as_seen_by(game: &Game, side: SideId, e: &super::Event) -> Option<String> {
     if unseen {
         return None;
     }
+    // A piece turned face up for a shot is shown by name in the line that turns it.
+    if matches!(e, super::Event::Shown { .. }) {
+        return Some(line);
+    }
     let mut hidden: Vec<&str> = game
         .state
         .pieces
@@ -323,6 +327,8 @@ impl<R: BufRead, W: Write> Policy for Human<R, W> {
                 if line.contains(FACE_DOWN) && last.as_ref() == Some(&line) {
                     continue;
                 }
+                // Face-down pieces set up in one place are told once: the board shows one
+                // piece or one stack there, not how many went in.
                 if line.contains(&format!(": deploy {FACE_DOWN} at "))
                     && !self.deployed_at.insert(line.clone())
                 {
