@@ -148,6 +148,13 @@ pub enum Event {
         path: Vec<String>,
         why: Option<String>,
     },
+    /// A piece held in reserve came onto the board at `at`, brought on by `why`.
+    Entered {
+        piece: String,
+        side: Option<String>,
+        at: Place,
+        why: Option<String>,
+    },
     /// A resolution rolled in play: its arguments as shown, every die in the order rolled
     /// (those of resolutions it calls included), and the outcome or value it came to.
     Resolved {
@@ -239,6 +246,9 @@ pub fn narrate(e: &Event) -> Option<String> {
             label_or_unknown(from),
             to.label()
         ),
+        Event::Entered { piece, at, .. } => {
+            format!("      {piece} comes onto the board at {}", at.label())
+        }
         Event::Resolved {
             name,
             args,
@@ -454,6 +464,15 @@ mod tests {
                     why: None,
                 },
                 Some("      charger moves ? -> (21in, 22in)"),
+            ),
+            (
+                Event::Entered {
+                    piece: "regular #4".into(),
+                    side: Some("us".into()),
+                    at: point.clone(),
+                    why: Some("bring_in".into()),
+                },
+                Some("      regular #4 comes onto the board at (21in, 22in)"),
             ),
             (
                 Event::Resolved {

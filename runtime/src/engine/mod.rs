@@ -22,6 +22,7 @@ pub mod log;
 pub mod mcts;
 pub mod options;
 pub mod policy;
+pub mod reserve;
 pub mod save;
 pub mod setup;
 pub mod sim;
@@ -141,10 +142,12 @@ impl<'r, 'p> Game<'r, 'p> {
         let mut pieces: Vec<Piece> = Vec::new();
         for f in &rules.forces {
             let side_name = &program.sides[f.side as usize].name;
-            for (k, &e) in f.units.iter().enumerate() {
+            // The reserve follows the units set up, numbered with them so labels stay unique.
+            let all: Vec<EntityId> = f.units.iter().chain(&f.reserve).copied().collect();
+            for (k, &e) in all.iter().enumerate() {
                 let ent = &program.entities[e as usize];
-                let same = f.units.iter().filter(|x| **x == e).count();
-                let nth = f.units[..k].iter().filter(|x| **x == e).count() + 1;
+                let same = all.iter().filter(|x| **x == e).count();
+                let nth = all[..k].iter().filter(|x| **x == e).count() + 1;
                 let mut label = if same > 1 {
                     format!("{} #{nth}", ent.name)
                 } else {
@@ -160,7 +163,11 @@ impl<'r, 'p> Game<'r, 'p> {
                     side: ent.side.or(Some(f.side)),
                     label: label.into(),
                     pos: None,
-                    status: Status::OnBoard,
+                    status: if k < f.units.len() {
+                        Status::OnBoard
+                    } else {
+                        Status::Reserve
+                    },
                     markers: Vec::new(),
                     counters: Vec::new(),
                     hidden: f.hidden,
