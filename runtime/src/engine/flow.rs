@@ -242,6 +242,15 @@ impl Game<'_, '_> {
     /// Carry out choice `k` of the waiting decision and nothing after it: the game may then
     /// wait for a choice inside the action, or stand between steps (call [`Game::advance`]).
     pub fn apply_only(&mut self, k: usize) -> Result<(), EngineError> {
+        self.apply_typed(k, None)
+    }
+
+    /// As [`Game::apply_only`]; `typed` is logged with the decision (a typed point).
+    pub(crate) fn apply_typed(
+        &mut self,
+        k: usize,
+        typed: Option<super::log::Typed>,
+    ) -> Result<(), EngineError> {
         let Some(d) = self.flow.pending.as_ref() else {
             return Err(EngineError::Policy("no decision is waiting".into()));
         };
@@ -258,6 +267,7 @@ impl Game<'_, '_> {
                 choice: k,
                 of,
                 label,
+                typed,
             });
         }
         let Some(d) = self.flow.pending.take() else {

@@ -77,6 +77,13 @@ impl From<Pos> for Place {
     }
 }
 
+/// A typed point of a decision: it replaces the point of the listed choice `like`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Typed {
+    pub like: usize,
+    pub at: Place,
+}
+
 /// One die rolled inside a resolution: the die's name and the face it showed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Rolled {
@@ -111,6 +118,10 @@ pub enum Event {
         choice: usize,
         of: usize,
         label: String,
+        /// A point the player typed in place of the point of listed choice `like` (the
+        /// typed choice is the last, `choice` = `of` - 1).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        typed: Option<Typed>,
     },
     /// A side activated a unit (a place, a group, its whole side): `pieces` of them, and
     /// whether all of those may act (else only one).

@@ -27,6 +27,7 @@ pub mod save;
 pub mod setup;
 pub mod sim;
 pub mod state;
+pub mod typed_point;
 pub mod unit;
 
 use sandtable_ir::{Category, EntityId, ProcId, SideId, Stmt};
@@ -365,6 +366,7 @@ impl<'r, 'p> Game<'r, 'p> {
                     choice,
                     of,
                     label,
+                    typed: None,
                 });
             }
         }
@@ -388,8 +390,10 @@ impl<'r, 'p> Game<'r, 'p> {
             let policy = policies
                 .get_mut(side as usize)
                 .ok_or_else(|| EngineError::Policy(format!("no policy for side {side}")))?;
-            let k = policy.choose(self, side, self.legal())?;
-            self.apply(k)?;
+            match policy.answer(self, side, self.legal())? {
+                policy::Answer::Listed(k) => self.apply(k)?,
+                policy::Answer::Point { like, at } => self.apply_point(like, at)?,
+            }
         }
         self.result()
             .cloned()
