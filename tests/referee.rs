@@ -151,6 +151,15 @@ fn plastic_battle(scenario: &str, title: &str) {
         p.referee(&log::read(text), &mut r);
     });
     judge(title, &r);
+    // Reinforcements (2) came up: units were brought in from the reserve.
+    assert!(
+        r.checked
+            .get("a unit brought in costs twice its points, within the turn's reinforce points (2)")
+            .copied()
+            .unwrap_or(0)
+            > 0,
+        "{title}: no unit was brought in"
+    );
 }
 
 #[test]

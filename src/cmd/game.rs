@@ -569,6 +569,20 @@ impl policy::Policy for Watched {
         }
         self.inner.choose(game, side, choices)
     }
+    fn answer(
+        &mut self,
+        game: &Game,
+        side: sandtable_compiler::ir::SideId,
+        choices: &[sandtable_runtime::engine::Choice],
+    ) -> Result<policy::Answer, sandtable_runtime::engine::EngineError> {
+        self.check()?;
+        {
+            let mut played = self.played.lock();
+            let known = played.0.len();
+            played.0.extend(game.events.iter().skip(known).cloned());
+        }
+        self.inner.answer(game, side, choices)
+    }
     fn stream(&self) -> Option<sandtable_runtime::rng::DiceState> {
         self.inner.stream()
     }
@@ -779,8 +793,9 @@ fn drive(d: &Drive, mut game: Game, policies: Vec<Box<dyn policy::Policy>>) -> u
                 return Ok(Some(path));
             }
             let policy = &mut policies[side as usize];
-            match policy.choose(&game, side, game.legal()) {
-                Ok(k) => game.apply(k)?,
+            match policy.answer(&game, side, game.legal()) {
+                Ok(policy::Answer::Listed(k)) => game.apply(k)?,
+                Ok(policy::Answer::Point { like, at }) => game.apply_point(like, at)?,
                 Err(sandtable_runtime::engine::EngineError::SaveAsked(path)) => {
                     let path = PathBuf::from(path);
                     match save_game(d, &game, &policies, &path) {

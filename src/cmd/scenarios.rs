@@ -136,7 +136,7 @@ pub(crate) fn needed(program: &Program, s: &ScenarioDef) -> BTreeSet<UnknownId> 
         blocks.extend(b.blocks.iter());
     }
     for f in &s.forces {
-        for p in f.units.iter().chain(&f.markers) {
+        for p in f.units.iter().chain(&f.markers).chain(&f.reserve) {
             match p {
                 Pieces::Of { entity, .. } => {
                     entities.insert(*entity);
@@ -275,6 +275,8 @@ fn summary(program: &Program, s: &ScenarioDef, files: &[(String, BTreeSet<Unknow
                 "markers": f.marker_count(),
                 "pieces": list(&f.units),
                 "marker_pieces": list(&f.markers),
+                "reserve": f.reserve_count(),
+                "reserve_pieces": list(&f.reserve),
                 "deploy": f.deploy.as_ref().map(|d| deploy(program, d)),
                 "hidden": f.hidden,
             })
@@ -484,8 +486,14 @@ fn print_text(program: &Program, summaries: &[Json]) {
                     report::plural(n.as_u64().unwrap_or(0) as usize, "marker")
                 ),
             };
+            // Pieces held off the table, when the force lists any.
+            let reserve = match &f["reserve"] {
+                Json::Null => ", ? in reserve".to_string(),
+                Json::Number(n) if n.as_u64() == Some(0) => String::new(),
+                n => format!(", {} in reserve", n.as_u64().unwrap_or(0)),
+            };
             println!(
-                "  force {}: {units}{markers}, deploys in {}{}",
+                "  force {}: {units}{markers}{reserve}, deploys in {}{}",
                 s(&f["side"]),
                 s(&f["deploy"]),
                 if f["hidden"] == json!(true) {

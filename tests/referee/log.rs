@@ -55,6 +55,12 @@ pub enum Ev {
     Eliminated {
         piece: String,
     },
+    /// A piece held off the table came onto it.
+    Entered {
+        piece: String,
+        at: At,
+        why: String,
+    },
     Exited {
         piece: String,
         at: Option<At>,
@@ -154,6 +160,11 @@ pub fn read(text: &str) -> Vec<Ev> {
             },
             "eliminated" => Ev::Eliminated { piece: piece() },
             "shown" => Ev::Shown { piece: piece() },
+            "entered" => Ev::Entered {
+                piece: piece(),
+                at: at(&v["at"]).expect("a place to come in at"),
+                why: s(&v, "why"),
+            },
             "exited" => Ev::Exited {
                 piece: piece(),
                 at: at(&v["at"]),

@@ -16,6 +16,7 @@ const SLACK: i64 = 3;
 /// Section 5, as printed: SPD, ACC, DEF, RNG (inches), STM, COH (`None`: the Commander has
 /// none, *), RLD (turns), DAM.
 struct Stats {
+    points: i64,
     spd: i64,
     rng: i64,
     coh: Option<i64>,
@@ -23,22 +24,29 @@ struct Stats {
 }
 
 fn stats(unit: &str) -> Stats {
-    let (spd, rng, coh, rld) = match unit {
-        "commander" => (3, 3, None, 0),
-        "regular" => (4, 5, Some(3), 0),
-        "charger" => (6, 5, Some(3), 0),
-        "guard" => (2, 5, Some(4), 0),
-        "sharpshooter" => (3, 6, Some(3), 1),
-        "bazooka" => (2, 4, Some(3), 2),
+    let (points, spd, rng, coh, rld) = match unit {
+        "commander" => (10, 3, 3, None, 0),
+        "regular" => (10, 4, 5, Some(3), 0),
+        "charger" => (10, 6, 5, Some(3), 0),
+        "guard" => (8, 2, 5, Some(4), 0),
+        "sharpshooter" => (15, 3, 6, Some(3), 1),
+        "bazooka" => (15, 2, 4, Some(3), 2),
         other => panic!("no unit {other} in the book's table (5)"),
     };
     Stats {
+        points,
         spd: spd * INCH,
         rng: rng * INCH,
         coh,
         rld,
     }
 }
+
+/// 2, Reinforce: bringing a unit in costs twice its points value in reinforce points.
+const REINFORCE_COST: i64 = 2;
+/// 2, Reinforce: "placed by the player's flag", read as the unit's base within 1in of the
+/// flag's (the README's reading).
+const BY_THE_FLAG: i64 = INCH;
 
 /// 2, Cohesion: a six-sided die plus COH; below 8 fails. 3: moving down a hill, through a
 /// river or through woods, -1 COH each.
@@ -103,6 +111,34 @@ pub struct PlasticBattle {
     reload: bool,
     /// Total Destruction: the side with units left when the other has none wins.
     destruction: bool,
+    /// 2, Reinforce: the points each side may spend per turn (agreed by the players: the
+    /// scenario's assumption), and the units each side holds off the table.
+    reinforce: i64,
+    reserve: Vec<(String, Vec<String>)>,
+}
+
+/// A list of pieces as an assumption writes it: `[regular, 2 * guard]`.
+fn pieces_listed(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for item in text
+        .trim()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .split(',')
+    {
+        let item = item.trim();
+        if item.is_empty() {
+            continue;
+        }
+        match item.split_once('*') {
+            Some((n, name)) => {
+                let n: usize = n.trim().parse().expect("a count");
+                out.extend(std::iter::repeat_n(name.trim().to_string(), n));
+            }
+            None => out.push(item.to_string()),
+        }
+    }
+    out
 }
 
 impl PlasticBattle {
@@ -174,6 +210,20 @@ impl PlasticBattle {
         let reload = assumed
             .get(&format!("scenario.{scenario}.options"))
             .is_some_and(|o| o.contains("reload"));
+        let reinforce = assumed
+            .get(&format!("scenario.{scenario}.reinforce"))
+            .map_or(0, |v| v.trim().parse().expect("reinforce points"));
+        let reserve = sides
+            .iter()
+            .map(|side| {
+                let key = format!("force.{side}.reserve");
+                let listed = assumed
+                    .iter()
+                    .find(|(k, _)| k.starts_with(&key))
+                    .map_or(Vec::new(), |(_, v)| pieces_listed(v));
+                (side.clone(), listed)
+            })
+            .collect();
         PlasticBattle {
             slow,
             hills,
@@ -182,6 +232,8 @@ impl PlasticBattle {
             sides,
             reload,
             destruction: scenario == "total_destruction",
+            reinforce,
+            reserve,
         }
     }
 
@@ -227,6 +279,8 @@ impl PlasticBattle {
 
     pub fn referee(&self, events: &[Ev], r: &mut Report) {
         r.games += 1;
+        // The game's number (its seed, games being checked in seed order).
+        let game = r.games;
         let mut at: HashMap<String, (i64, i64)> = HashMap::new();
         let mut turn = 0u32;
         let mut attacked_on: HashMap<String, u32> = HashMap::new();
@@ -235,13 +289,18 @@ impl PlasticBattle {
         // (a friend rallies it; nothing stops it at its SPD).
         // (piece, (must be destroyed, may be destroyed), turn)
         let mut rout: Option<(String, (bool, bool), u32)> = None;
+        // 2, Reinforce: phases seen this turn (the first is Reinforce), the points each side
+        // spent this turn, and the units each side still holds off the table.
+        let mut phase = 0usize;
+        let mut spent: HashMap<String, i64> = HashMap::new();
+        let mut reserve = self.reserve.clone();
         for e in events {
             if let Some((p, (must, may), t)) = rout.take() {
                 let destroyed = matches!(e, Ev::Eliminated { piece } if *piece == p);
                 r.check(
                     "a routing unit that runs into its flag or an enemy is destroyed, else it stays (2)",
                     (destroyed != must && destroyed != may).then(|| {
-                        format!("turn {t}: {p} ran into its flag or an enemy: {may}, destroyed: {destroyed}")
+                        format!("game {game}, turn {t}: {p} ran into its flag or an enemy: {may}, destroyed: {destroyed}")
                     }),
                 );
             }
@@ -249,6 +308,76 @@ impl PlasticBattle {
                 Ev::Turn(t) => {
                     turn = *t;
                     failed.clear();
+                    phase = 0;
+                    spent.clear();
+                }
+                Ev::Phase => phase += 1,
+                Ev::Entered {
+                    piece,
+                    at: to_at,
+                    why,
+                } => {
+                    let At::Point(x, y) = to_at else { continue };
+                    let to = (*x, *y);
+                    let side = self.side_of(piece).to_string();
+                    let unit = entity_of(piece, &self.sides).to_string();
+                    r.check(
+                        "reinforcements come in the Reinforce phase, at the start of the turn (2)",
+                        (phase != 1 || why != "bring_in").then(|| {
+                            format!("turn {turn}: {piece} comes in during phase {phase} ({why})")
+                        }),
+                    );
+                    let held =
+                        reserve
+                            .iter_mut()
+                            .find(|(s, _)| *s == side)
+                            .and_then(|(_, list)| {
+                                list.iter().position(|u| *u == unit).map(|k| list.remove(k))
+                            });
+                    r.check(
+                        "only units held off the table come in, each once (2)",
+                        held.is_none()
+                            .then(|| format!("turn {turn}: {piece} was not in {side}'s reserve")),
+                    );
+                    let cost = REINFORCE_COST * stats(&unit).points;
+                    let total = spent.entry(side.clone()).or_insert(0);
+                    *total += cost;
+                    r.check(
+                        "a unit brought in costs twice its points, within the turn's reinforce points (2)",
+                        (*total > self.reinforce).then(|| format!(
+                            "turn {turn}: {side} spends {total} of {} reinforce points bringing in {piece} ({cost})",
+                            self.reinforce
+                        )),
+                    );
+                    let flag = at
+                        .iter()
+                        .filter(|(l, c)| l.starts_with("flag") && self.owner(**c) == side)
+                        .map(|(_, c)| *c)
+                        .next();
+                    let by_flag = flag
+                        .is_some_and(|f| dist(f, to) <= (self.base + BY_THE_FLAG + SLACK) as f64);
+                    r.check(
+                        "reinforcements are placed by the player's own flag (2)",
+                        (!by_flag).then(|| {
+                            format!(
+                                "turn {turn}: {piece} comes in at {:.2}in from its flag",
+                                flag.map_or(f64::NAN, |f| dist(f, to) / INCH as f64)
+                            )
+                        }),
+                    );
+                    let touching = at
+                        .iter()
+                        .find(|(l, c)| *l != piece && dist(**c, to) < (self.base - SLACK) as f64);
+                    r.check(
+                        "a unit brought in is placed clear of every other figure's base (2 Move)",
+                        touching.map(|(l, c)| {
+                            format!(
+                                "turn {turn}: {piece} comes in {:.2}in from {l}",
+                                dist(*c, to) / INCH as f64
+                            )
+                        }),
+                    );
+                    at.insert(piece.clone(), to);
                 }
                 Ev::Deployed {
                     piece,
@@ -391,8 +520,17 @@ impl PlasticBattle {
                                     l != piece && dist(*c, to) <= reach as f64 && deadly(l)
                                 })
                             };
+                            // Touching a figure that rallies or just stops it (a friend,
+                            // the enemy flag) as well: both contacts came at the stop, within
+                            // the log's rounding, so which came first cannot be told.
+                            let also_harmless = at.iter().any(|(l, c)| {
+                                l != piece
+                                    && dist(*c, to) <= (self.base + SLACK) as f64
+                                    && !deadly(l)
+                            });
                             let may = within(self.base + SLACK);
-                            let must = may && (short || within(self.base - SLACK));
+                            let must =
+                                may && !also_harmless && (short || within(self.base - SLACK));
                             let dies = (must, may);
                             rout = Some((piece.clone(), dies, turn));
                         }

@@ -359,6 +359,8 @@ engine_functions! {
     Show = "show"(req("piece", Piece)) -> Effect, Any, NO;
     /// Effect: a piece is turned face down again, hidden from the other sides until the next `reveal` (a unit slipping back into the fog).
     Conceal = "conceal"(req("piece", Piece)) -> Effect, Any, NO;
+    /// The piece is held off the table in its force's `reserve:`. As a leading `require` on an action's acting piece it offers the action to the side's pieces in reserve (not to those on the board); `move` then brings the piece onto the board, and when the next place parameter is narrowed by `distance(X, p) <= r` from a piece `X` on a table, the points offered ring `X` (see docs/language.md, reserves).
+    InReserve = "in_reserve"(req("piece", Piece)) -> Bool, Any, NO;
 }
 
 impl EngineFn {

@@ -88,6 +88,9 @@ pub struct ForceDef {
     pub side: SideId,
     /// Every piece the side sets up, in the order listed.
     pub units: Vec<Pieces>,
+    /// Pieces the side holds off the table (`reserve:`), which an action may bring on later.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reserve: Vec<Pieces>,
     /// Pieces of no side the force sets up in its area.
     pub markers: Vec<Pieces>,
     pub deploy: Option<Deploy>,
@@ -111,6 +114,9 @@ impl ForceDef {
     }
     pub fn marker_count(&self) -> Option<u32> {
         count(&self.markers)
+    }
+    pub fn reserve_count(&self) -> Option<u32> {
+        count(&self.reserve)
     }
 }
 

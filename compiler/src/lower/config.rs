@@ -196,6 +196,7 @@ pub(crate) const SCHEMAS: &[Schema] = &[
             "hidden",
             "secret_markers",
             "markers_deploy",
+            "reserve",
         ],
         blocks: &["deploy"],
         schemes: &[],

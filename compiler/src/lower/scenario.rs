@@ -906,7 +906,7 @@ impl Lowerer<'_> {
             self.missing(file, f, "units", "a force", "`units: 2 * rifle_team`");
         }
         for (key, values) in properties(f) {
-            if key.name != "units" {
+            if key.name != "units" && key.name != "reserve" {
                 continue;
             }
             for e in flat(values) {

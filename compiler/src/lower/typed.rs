@@ -183,6 +183,9 @@ impl Lowerer<'_> {
         let units = prop(f, "units").map_or(Vec::new(), |p| {
             flat(p).into_iter().filter_map(pieces).collect()
         });
+        let reserve = prop(f, "reserve").map_or(Vec::new(), |p| {
+            flat(p).into_iter().filter_map(pieces).collect()
+        });
         let mut markers = Vec::new();
         if let Some(p) = prop(f, "markers") {
             for (key, e) in &p.values {
@@ -216,6 +219,7 @@ impl Lowerer<'_> {
         Some(ForceDef {
             side,
             units,
+            reserve,
             markers,
             deploy: prop(f, "deploy").and_then(deploy),
             markers_deploy: prop(f, "markers_deploy").and_then(deploy),

@@ -242,6 +242,15 @@ impl Game<'_, '_> {
     /// Carry out choice `k` of the waiting decision and nothing after it: the game may then
     /// wait for a choice inside the action, or stand between steps (call [`Game::advance`]).
     pub fn apply_only(&mut self, k: usize) -> Result<(), EngineError> {
+        self.apply_typed(k, None)
+    }
+
+    /// As [`Game::apply_only`]; `typed` is logged with the decision (a typed point).
+    pub(crate) fn apply_typed(
+        &mut self,
+        k: usize,
+        typed: Option<super::log::Typed>,
+    ) -> Result<(), EngineError> {
         let Some(d) = self.flow.pending.as_ref() else {
             return Err(EngineError::Policy("no decision is waiting".into()));
         };
@@ -258,6 +267,7 @@ impl Game<'_, '_> {
                 choice: k,
                 of,
                 label,
+                typed,
             });
         }
         let Some(d) = self.flow.pending.take() else {
@@ -306,7 +316,11 @@ impl Game<'_, '_> {
     ) -> Result<(), EngineError> {
         if let Some(Val::Piece(i)) = choice.args.first() {
             let i = *i as usize;
-            if self.state.pieces.get(i).is_none_or(|p| !p.on_board()) {
+            let from_reserve = match choice.act {
+                Act::Action(a) => i < self.state.pieces.len() && self.may_act_in(i, a),
+                _ => false,
+            };
+            if !from_reserve && self.state.pieces.get(i).is_none_or(|p| !p.on_board()) {
                 self.acted_off_board.push(i);
             }
         }
@@ -446,6 +460,10 @@ impl Game<'_, '_> {
                     let Some(side) = self.state.pieces[i].placed_by else {
                         continue;
                     };
+                    // The reserve stays off the table until an action brings it on.
+                    if self.state.pieces[i].status == Status::Reserve {
+                        continue;
+                    }
                     let choices = self.deploy_choices(i)?;
                     if choices.is_empty() {
                         return Err(EngineError::Setup(format!(
@@ -565,7 +583,7 @@ impl Game<'_, '_> {
                 let mut ids = match ids {
                     Some(ids) => ids,
                     None if k >= order.len() => return Ok(Stage::PhaseBegin { ph: ph + 1 }),
-                    None => self.own_on_board(order[k]),
+                    None => self.phase_actors(order[k], &rules.phases[ph].actions),
                 };
                 if ids.is_empty() {
                     return Ok(Stage::EachPiece {
@@ -807,7 +825,7 @@ impl Game<'_, '_> {
     /// grants follow.
     fn activate(&mut self, side: SideId, i: usize, actions: &[ProcId]) -> Result<(), EngineError> {
         self.flow.drain = true;
-        if !self.state.pieces[i].on_board() {
+        if !actions.iter().any(|&a| self.may_act_in(i, a)) {
             return Ok(());
         }
         let mut choices = self.legal_for(side, actions, Some(i))?;

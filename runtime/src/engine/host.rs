@@ -568,6 +568,23 @@ impl GameHost<'_, '_> {
         Ok(best)
     }
 
+    /// A piece in reserve comes onto the board at `to` (not a move: no distance is counted).
+    fn enter(&mut self, i: usize, to: Pos) {
+        let p = &mut self.state.pieces[i];
+        p.status = Status::OnBoard;
+        p.pos = Some(to);
+        if self.tell {
+            let e = Event::Entered {
+                piece: p.label.to_string(),
+                side: side_label(self.rules, p.side),
+                at: to.into(),
+                why: self.why.clone(),
+            };
+            self.said.push(e);
+        }
+        self.scratch.version += 1;
+    }
+
     fn set_pos(&mut self, i: usize, to: Pos) -> Result<(), RunError> {
         let from = self.state.pieces[i].pos;
         // The ruleset may name a counter that adds up the distance each piece moves in a turn.
@@ -1229,6 +1246,10 @@ impl Host for GameHost<'_, '_> {
                 let to = table::move_toward(from, aim, len);
                 Self::pieces_list(self.first_in_way(i, from, to, *base).into_iter().collect())
             }
+            EngineFn::InReserve => {
+                let i = self.piece(arg(0)?)?;
+                Val::Bool(self.state.pieces[i].status == Status::Reserve)
+            }
             EngineFn::PlacedBy => {
                 let i = self.piece(arg(0)?)?;
                 let p = &self.state.pieces[i];
@@ -1545,7 +1566,11 @@ impl Host for GameHost<'_, '_> {
             EffectRec::Move { what, to } => {
                 let i = self.piece(what)?;
                 let to = self.place(to)?;
-                self.set_pos(i, to)?;
+                if self.state.pieces[i].status == Status::Reserve {
+                    self.enter(i, to);
+                } else {
+                    self.set_pos(i, to)?;
+                }
             }
             EffectRec::Score { side, op, value } => {
                 let s = &mut self.state.scores[*side as usize];

@@ -77,6 +77,13 @@ impl From<Pos> for Place {
     }
 }
 
+/// A typed point of a decision: it replaces the point of the listed choice `like`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Typed {
+    pub like: usize,
+    pub at: Place,
+}
+
 /// One die rolled inside a resolution: the die's name and the face it showed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Rolled {
@@ -111,6 +118,10 @@ pub enum Event {
         choice: usize,
         of: usize,
         label: String,
+        /// A point the player typed in place of the point of listed choice `like` (the
+        /// typed choice is the last, `choice` = `of` - 1).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        typed: Option<Typed>,
     },
     /// A side activated a unit (a place, a group, its whole side): `pieces` of them, and
     /// whether all of those may act (else only one).
@@ -146,6 +157,13 @@ pub enum Event {
         from: Option<Place>,
         to: Place,
         path: Vec<String>,
+        why: Option<String>,
+    },
+    /// A piece held in reserve came onto the board at `at`, brought on by `why`.
+    Entered {
+        piece: String,
+        side: Option<String>,
+        at: Place,
         why: Option<String>,
     },
     /// A resolution rolled in play: its arguments as shown, every die in the order rolled
@@ -245,6 +263,9 @@ pub fn narrate(e: &Event) -> Option<String> {
             label_or_unknown(from),
             to.label()
         ),
+        Event::Entered { piece, at, .. } => {
+            format!("      {piece} comes onto the board at {}", at.label())
+        }
         Event::Resolved {
             name,
             args,
@@ -466,6 +487,15 @@ mod tests {
                     why: None,
                 },
                 Some("      charger moves ? -> (21in, 22in)"),
+            ),
+            (
+                Event::Entered {
+                    piece: "regular #4".into(),
+                    side: Some("us".into()),
+                    at: point.clone(),
+                    why: Some("bring_in".into()),
+                },
+                Some("      regular #4 comes onto the board at (21in, 22in)"),
             ),
             (
                 Event::Resolved {

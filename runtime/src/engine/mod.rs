@@ -23,10 +23,12 @@ pub mod log;
 pub mod mcts;
 pub mod options;
 pub mod policy;
+pub mod reserve;
 pub mod save;
 pub mod setup;
 pub mod sim;
 pub mod state;
+pub mod typed_point;
 pub mod unit;
 
 use sandtable_ir::{Category, EntityId, ProcId, SideId, Stmt};
@@ -142,10 +144,12 @@ impl<'r, 'p> Game<'r, 'p> {
         let mut pieces: Vec<Piece> = Vec::new();
         for f in &rules.forces {
             let side_name = &program.sides[f.side as usize].name;
-            for (k, &e) in f.units.iter().enumerate() {
+            // The reserve follows the units set up, numbered with them so labels stay unique.
+            let all: Vec<EntityId> = f.units.iter().chain(&f.reserve).copied().collect();
+            for (k, &e) in all.iter().enumerate() {
                 let ent = &program.entities[e as usize];
-                let same = f.units.iter().filter(|x| **x == e).count();
-                let nth = f.units[..k].iter().filter(|x| **x == e).count() + 1;
+                let same = all.iter().filter(|x| **x == e).count();
+                let nth = all[..k].iter().filter(|x| **x == e).count() + 1;
                 let mut label = if same > 1 {
                     format!("{} #{nth}", ent.name)
                 } else {
@@ -161,7 +165,11 @@ impl<'r, 'p> Game<'r, 'p> {
                     side: ent.side.or(Some(f.side)),
                     label: label.into(),
                     pos: None,
-                    status: Status::OnBoard,
+                    status: if k < f.units.len() {
+                        Status::OnBoard
+                    } else {
+                        Status::Reserve
+                    },
                     markers: Vec::new(),
                     counters: Vec::new(),
                     hidden: f.hidden,
@@ -363,6 +371,7 @@ impl<'r, 'p> Game<'r, 'p> {
                     choice,
                     of,
                     label,
+                    typed: None,
                 });
             }
         }
@@ -386,8 +395,10 @@ impl<'r, 'p> Game<'r, 'p> {
             let policy = policies
                 .get_mut(side as usize)
                 .ok_or_else(|| EngineError::Policy(format!("no policy for side {side}")))?;
-            let k = policy.choose(self, side, self.legal())?;
-            self.apply(k)?;
+            match policy.answer(self, side, self.legal())? {
+                policy::Answer::Listed(k) => self.apply(k)?,
+                policy::Answer::Point { like, at } => self.apply_point(like, at)?,
+            }
         }
         self.result()
             .cloned()

@@ -319,7 +319,7 @@ impl Game<'_, '_> {
                 .filter(|&i| {
                     let p = &self.state.pieces[i];
                     actor.is_none_or(|x| x == i)
-                        && p.on_board()
+                        && self.may_act_in(i, a)
                         && p.side == Some(side)
                         && kind.is_none_or(|k| {
                             self.rules.program.entities[p.entity as usize].kind == Some(k)
@@ -408,6 +408,32 @@ impl Game<'_, '_> {
         )))
     }
 
+    /// The acting piece of the binding is in reserve: its places are where it may enter.
+    fn entering(&self, args: &[Val]) -> bool {
+        matches!(args.first(), Some(Val::Piece(i))
+            if self.state.pieces.get(*i as usize).is_some_and(|p| p.status == super::state::Status::Reserve))
+    }
+
+    /// Point `p` is on the open table and no other piece on it (units and markers alike,
+    /// secret ones aside) stands within a base of it: where any figure may stop.
+    pub(crate) fn table_point_free(&self, actor: Option<&Val>, p: Point) -> bool {
+        let BoardSpec::Table {
+            width, depth, base, ..
+        } = &self.rules.board
+        else {
+            return false;
+        };
+        (0..=*width).contains(&p.x())
+            && (0..=*depth).contains(&p.y())
+            && self.state.pieces.iter().enumerate().all(|(j, q)| {
+                actor == Some(&Val::Piece(j as u32))
+                    || !q.on_board()
+                    || q.secret
+                    || !matches!(q.pos, Some(Pos::Point(c))
+                        if crate::board::table::distance_squared(c, p) < base * base)
+            })
+    }
+
     /// Values to try for the next parameter, and the guards they satisfy by construction.
     fn candidates(
         &mut self,
@@ -446,7 +472,11 @@ impl Game<'_, '_> {
                     implied = exact;
                     values
                 }
-                BoardSpec::Table { .. } => match self.table_points(a, args)? {
+                BoardSpec::Table { .. } => match if self.entering(args) {
+                    super::reserve::entry_points(self, a, args)?
+                } else {
+                    self.table_points(a, args)?
+                } {
                     Some((points, exact)) => {
                         implied = exact;
                         points

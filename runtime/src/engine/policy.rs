@@ -9,7 +9,29 @@ use sandtable_ir::SideId;
 use super::{Choice, EngineError, Game, stream_seed};
 use crate::rng::{Dice, DiceState};
 
+/// What a policy answers a decision with: one of the listed choices, or (a person at the
+/// prompt) a point of the open table typed in place of the point of listed choice `like`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    Listed(usize),
+    Point {
+        like: usize,
+        at: crate::board::Point,
+    },
+}
+
 pub trait Policy {
+    /// Answer the decision `game` waits for: by default one of `choices` ([`Policy::choose`]).
+    /// A policy that answers with a point is played by [`Game::play`] and `run`, which carry
+    /// it out with [`Game::apply_point`].
+    fn answer(
+        &mut self,
+        game: &Game,
+        side: SideId,
+        choices: &[Choice],
+    ) -> Result<Answer, EngineError> {
+        self.choose(game, side, choices).map(Answer::Listed)
+    }
     /// Pick one of `choices`: the legal choices of the decision `game` waits for. A `choose`
     /// inside an action is a decision too: its choices are picks ([`super::Act::Pick`]),
     /// named by [`Game::label`].
@@ -315,6 +337,34 @@ impl<R: BufRead, W: Write> Policy for Human<R, W> {
         side: SideId,
         choices: &[Choice],
     ) -> Result<usize, EngineError> {
+        match self.ask_for(game, side, choices, false)? {
+            Answer::Listed(k) => Ok(k),
+            Answer::Point { .. } => Err(EngineError::Policy(
+                "human policy: a point is not an answer here".into(),
+            )),
+        }
+    }
+
+    fn answer(
+        &mut self,
+        game: &Game,
+        side: SideId,
+        choices: &[Choice],
+    ) -> Result<Answer, EngineError> {
+        self.ask_for(game, side, choices, true)
+    }
+}
+
+impl<R: BufRead, W: Write> Human<R, W> {
+    /// Show what the side saw happen, its view and the choices, then read its answer: a
+    /// number, or with `points` and a choice that goes to a point on an open table, a point.
+    fn ask_for(
+        &mut self,
+        game: &Game,
+        side: SideId,
+        choices: &[Choice],
+        points: bool,
+    ) -> Result<Answer, EngineError> {
         let io = |e: std::io::Error| EngineError::Policy(format!("human policy: {e}"));
         // What happened since this side last decided, as it may see it.
         let new = game.events.get(self.seen..).unwrap_or(&[]);
@@ -342,7 +392,9 @@ impl<R: BufRead, W: Write> Policy for Human<R, W> {
         let labels: Vec<String> = choices.iter().map(|c| game.label(side, c)).collect();
         if is_pick(choices) {
             writeln!(self.output, "\nA choice inside the action:").map_err(io)?;
-            return self.ask(game.rules.side_name(side), &labels);
+            return self
+                .ask(game.rules.side_name(side), &labels)
+                .map(Answer::Listed);
         }
         writeln!(self.output, "\n{}", game.view(side)).map_err(io)?;
         // Choices grouped by the piece that acts, in the order first offered.
@@ -372,7 +424,123 @@ impl<R: BufRead, W: Write> Policy for Human<R, W> {
                 .map_err(io)?;
             }
         }
-        self.prompt(game.rules.side_name(side), labels.len())
+        // The listed choices that go to a point of an open table: one of them may be played
+        // to a point the player types instead.
+        let to_points: Vec<usize> = if points {
+            (0..choices.len())
+                .filter(|&k| super::typed_point::point_slot(&choices[k]).is_some())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if to_points.is_empty() {
+            return self
+                .prompt(game.rules.side_name(side), labels.len())
+                .map(Answer::Listed);
+        }
+        let unit = game.rules.program.length_unit.clone();
+        let shown_unit = match unit.as_deref() {
+            Some("in") => "inches",
+            Some("cm") => "centimetres",
+            _ => "millimetres",
+        };
+        // Choices that differ only in their point: a bare point goes like the first of them.
+        let alike = |a: &Choice, b: &Choice| {
+            let slot = super::typed_point::point_slot(a);
+            a.act == b.act
+                && a.args.len() == b.args.len()
+                && a.args
+                    .iter()
+                    .zip(&b.args)
+                    .enumerate()
+                    .all(|(j, (x, y))| Some(j) == slot || x == y)
+        };
+        let one_kind = to_points
+            .iter()
+            .all(|&k| alike(&choices[to_points[0]], &choices[k]));
+        if one_kind {
+            writeln!(
+                self.output,
+                "  or type a point `x,y` in {shown_unit} (e.g. `12.5,4`) to go there as {} does",
+                labels[to_points[0]]
+            )
+            .map_err(io)?;
+        } else {
+            writeln!(
+                self.output,
+                "  or type `N x,y` to play choice N to the point (x, y) in {shown_unit} instead"
+            )
+            .map_err(io)?;
+        }
+        let who = game.rules.side_name(side).to_string();
+        loop {
+            let line = self.read_answer(&who, labels.len())?;
+            let line = line.trim();
+            if let Some(path) = line.strip_prefix("save ") {
+                return Err(EngineError::SaveAsked(path.trim().to_string()));
+            }
+            if let Ok(k) = line.parse::<usize>() {
+                if (1..=labels.len()).contains(&k) {
+                    return Ok(Answer::Listed(k - 1));
+                }
+                writeln!(
+                    self.output,
+                    "type a number from 1 to {}, a point `x,y`, or `save FILE` to save the game",
+                    labels.len()
+                )
+                .map_err(io)?;
+                continue;
+            }
+            // `N x,y` names the choice to go like; a bare `x,y` goes like the only kind.
+            let (like, point) = match line.split_once(|c: char| c.is_whitespace() || c == ':') {
+                Some((n, rest)) if n.parse::<usize>().is_ok() && rest.contains(',') => {
+                    let n: usize = n.parse().unwrap_or(0);
+                    if !to_points.contains(&n.wrapping_sub(1)) {
+                        writeln!(
+                            self.output,
+                            "choice {n} goes to no point; pick one that does"
+                        )
+                        .map_err(io)?;
+                        continue;
+                    }
+                    (n - 1, rest)
+                }
+                _ if line.contains(',') && one_kind => (to_points[0], line),
+                _ if line.contains(',') => {
+                    writeln!(
+                        self.output,
+                        "several choices go to a point here: type `N x,y` with N the choice to play"
+                    )
+                    .map_err(io)?;
+                    continue;
+                }
+                _ => {
+                    writeln!(
+                        self.output,
+                        "type a number from 1 to {}, a point `x,y`, or `save FILE` to save the game",
+                        labels.len()
+                    )
+                    .map_err(io)?;
+                    continue;
+                }
+            };
+            let at = match super::typed_point::parse_point(point, unit.as_deref()) {
+                Ok(at) => at,
+                Err(e) => {
+                    writeln!(self.output, "{e}").map_err(io)?;
+                    continue;
+                }
+            };
+            // Checked on a copy, by the same rules as the listed places.
+            let mut copy = game.clone();
+            copy.logging = false;
+            match copy.typed_choice(&choices[like], at) {
+                Ok(_) => return Ok(Answer::Point { like, at }),
+                Err(e) => {
+                    writeln!(self.output, "{e}; type another point or a number").map_err(io)?
+                }
+            }
+        }
     }
 }
 
@@ -385,29 +553,36 @@ impl<R: BufRead, W: Write> Human<R, W> {
         self.prompt(who, labels.len())
     }
 
+    /// Prompt and read one answer line (at most [`MAX_ANSWER_BYTES`]).
+    fn read_answer(&mut self, who: &str, n: usize) -> Result<String, EngineError> {
+        let io = |e: std::io::Error| EngineError::Policy(format!("human policy: {e}"));
+        write!(self.output, "{who} chooses (1-{n}): ").map_err(io)?;
+        self.output.flush().map_err(io)?;
+        let mut line = String::new();
+        // Bounded: input with no line end (`< /dev/zero`) would otherwise grow one line
+        // until memory runs out.
+        let read = (&mut self.input)
+            .take(MAX_ANSWER_BYTES + 1)
+            .read_line(&mut line)
+            .map_err(io)?;
+        if read == 0 {
+            return Err(EngineError::Policy(
+                "human policy: input ended before the game did".into(),
+            ));
+        }
+        if read as u64 > MAX_ANSWER_BYTES {
+            return Err(EngineError::Policy(format!(
+                "human policy: an answer longer than {MAX_ANSWER_BYTES} bytes; type the number of a choice and press Enter"
+            )));
+        }
+        Ok(line)
+    }
+
     /// Ask for the number of one of `n` choices listed.
     fn prompt(&mut self, who: &str, n: usize) -> Result<usize, EngineError> {
         let io = |e: std::io::Error| EngineError::Policy(format!("human policy: {e}"));
         loop {
-            write!(self.output, "{who} chooses (1-{n}): ").map_err(io)?;
-            self.output.flush().map_err(io)?;
-            let mut line = String::new();
-            // Bounded: input with no line end (`< /dev/zero`) would otherwise grow one line
-            // until memory runs out.
-            let read = (&mut self.input)
-                .take(MAX_ANSWER_BYTES + 1)
-                .read_line(&mut line)
-                .map_err(io)?;
-            if read == 0 {
-                return Err(EngineError::Policy(
-                    "human policy: input ended before the game did".into(),
-                ));
-            }
-            if read as u64 > MAX_ANSWER_BYTES {
-                return Err(EngineError::Policy(format!(
-                    "human policy: an answer longer than {MAX_ANSWER_BYTES} bytes; type the number of a choice and press Enter"
-                )));
-            }
+            let line = self.read_answer(who, n)?;
             // The game as it stands, before this decision, to go on with `sandtable resume`.
             if let Some(path) = line.trim().strip_prefix("save ") {
                 return Err(EngineError::SaveAsked(path.trim().to_string()));
@@ -426,18 +601,47 @@ impl<R: BufRead, W: Write> Human<R, W> {
 
 /// Plays back the decisions of a log, checking each is offered again as recorded.
 pub struct Scripted {
-    /// (choice index, number of choices, label) per decision of this side, in order.
-    pub script: std::collections::VecDeque<(usize, usize, String)>,
+    /// (choice index, number of choices, label, typed point) per decision of this side, in
+    /// order.
+    pub script: std::collections::VecDeque<(usize, usize, String, Option<super::log::Typed>)>,
 }
 
 impl Policy for Scripted {
+    fn answer(
+        &mut self,
+        game: &Game,
+        side: SideId,
+        choices: &[Choice],
+    ) -> Result<Answer, EngineError> {
+        let typed = self.script.front().and_then(|s| s.3.clone());
+        let Some(t) = typed else {
+            return self.choose(game, side, choices).map(Answer::Listed);
+        };
+        let Some((_, of, label, _)) = self.script.pop_front() else {
+            return Err(EngineError::Replay("no decision left".into()));
+        };
+        let at = match t.at {
+            super::log::Place::Point { x, y } => crate::board::Point::new(x, y).ok(),
+            super::log::Place::Hex { .. } => None,
+        };
+        match at {
+            Some(at) if of == choices.len() + 1 && t.like < choices.len() => {
+                Ok(Answer::Point { like: t.like, at })
+            }
+            _ => Err(EngineError::Replay(format!(
+                "the log's typed decision `{label}` does not fit this point of the game ({} choices)",
+                choices.len()
+            ))),
+        }
+    }
+
     fn choose(
         &mut self,
         game: &Game,
         side: SideId,
         choices: &[Choice],
     ) -> Result<usize, EngineError> {
-        let Some((k, of, label)) = self.script.pop_front() else {
+        let Some((k, of, label, _)) = self.script.pop_front() else {
             return Err(EngineError::Replay(
                 "the game asks for more decisions than the log holds".into(),
             ));
@@ -555,6 +759,7 @@ impl Scripted {
                 choice,
                 of,
                 label,
+                typed,
             } = e
             {
                 let s = program
@@ -564,7 +769,7 @@ impl Scripted {
                     .ok_or_else(|| {
                         format!("the log names a side `{side}` these rules do not have")
                     })?;
-                scripts[s].push_back((*choice, *of, label.clone()));
+                scripts[s].push_back((*choice, *of, label.clone(), typed.clone()));
             }
         }
         Ok(scripts

@@ -224,6 +224,8 @@ pub enum DeployArea {
 pub struct ForceSpec {
     pub side: SideId,
     pub units: Vec<EntityId>,
+    /// Pieces held off the table (`reserve:`), see `engine/reserve.rs`.
+    pub reserve: Vec<EntityId>,
     /// Pieces of no side the force sets up in its area (`markers: 3 * bunker`).
     pub markers: Vec<EntityId>,
     pub area: DeployArea,
@@ -1208,7 +1210,7 @@ fn read_board(
 }
 
 /// Pieces listed by count, a `?` resolved through the assumptions (a piece or a list).
-fn expand(interp: &Interp, list: &[Pieces]) -> Result<Vec<Val>, EngineError> {
+pub(super) fn expand(interp: &Interp, list: &[Pieces]) -> Result<Vec<Val>, EngineError> {
     let mut out = Vec::new();
     for p in list {
         match *p {
@@ -1375,6 +1377,7 @@ fn read_force(
     Ok(ForceSpec {
         side,
         units,
+        reserve: super::reserve::read(program, interp, f)?,
         markers,
         area,
         marker_area,

@@ -37,6 +37,8 @@ pub enum Status {
     OnBoard,
     Eliminated,
     Exited,
+    /// Held off the table in its force's `reserve:` until an action brings it on.
+    Reserve,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

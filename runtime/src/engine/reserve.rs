@@ -1,0 +1,163 @@
+//! Pieces held off the table. A force's `reserve:` lists pieces that start the game in
+//! reserve ([`Status::Reserve`]): never set up, never counted by `alive`, `units` or the
+//! victory, not on the board of any look-ahead. An action whose leading `require`s include
+//! `in_reserve(x)` on its acting piece `x` is offered to those pieces (and to no piece on the
+//! board); its `move x to p` brings the piece onto the board, logged as an `entered` event.
+//! How much a side may bring on, and when, is the rules' own business (their guards, their
+//! counters); the engine only keeps the pieces and lists where they may enter.
+
+use sandtable_ir::functions::{By, EngineFn};
+use sandtable_ir::{EntityId, Expr, ForceDef, ProcId, Program, SideId};
+
+use super::options::Narrow;
+use super::setup::{BoardSpec, Rules};
+use super::state::{Pos, Status};
+use super::{EngineError, Game};
+use crate::board::Point;
+use crate::interp::Interp;
+use crate::value::Val;
+
+/// The pieces of a force's `reserve:`, `?` resolved through the assumptions.
+pub(super) fn read(
+    program: &Program,
+    interp: &Interp,
+    f: &ForceDef,
+) -> Result<Vec<EntityId>, EngineError> {
+    let name = &program.sides[f.side as usize].name;
+    let mut out = Vec::new();
+    for v in super::setup::expand(interp, &f.reserve)? {
+        match v {
+            Val::Entity(e)
+                if program.entities[e as usize].category != sandtable_ir::Category::Terrain =>
+            {
+                out.push(e)
+            }
+            other => {
+                return Err(EngineError::Setup(format!(
+                    "force {name}: `reserve` holds {}, not a piece",
+                    other.show(program)
+                )));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Whether action `a` is taken by pieces in reserve: one of its leading `require`s is
+/// `in_reserve(x)` on its first parameter, the acting piece.
+pub fn takes_reserve(rules: &Rules, a: ProcId) -> bool {
+    rules.guards.get(a as usize).is_some_and(|gs| {
+        gs.iter().any(|(g, _)| {
+            matches!(g, Expr::Host { func: EngineFn::InReserve, args }
+                if args.as_slice() == [Expr::Local(0)])
+        })
+    })
+}
+
+impl Game<'_, '_> {
+    /// The pieces of `side` that are offered a phase's `actions` one by one: those on the
+    /// board, then, when one of the actions is taken from the reserve, those in reserve.
+    pub(super) fn phase_actors(&self, side: SideId, actions: &[ProcId]) -> Vec<usize> {
+        let mut out = self.own_on_board(side);
+        if actions.iter().any(|&a| takes_reserve(self.rules, a)) {
+            out.extend((0..self.state.pieces.len()).filter(|&i| {
+                let p = &self.state.pieces[i];
+                p.status == Status::Reserve && p.side == Some(side) && p.is_unit
+            }));
+        }
+        out
+    }
+
+    /// Whether piece `i` may act in action `a`: on the board, or in reserve for an action
+    /// taken from the reserve.
+    pub(super) fn may_act_in(&self, i: usize, a: ProcId) -> bool {
+        let p = &self.state.pieces[i];
+        if takes_reserve(self.rules, a) {
+            p.status == Status::Reserve
+        } else {
+            p.on_board()
+        }
+    }
+}
+
+/// The points offered for a place parameter of a piece entering from the reserve, when its
+/// guards narrow it by `distance(centre, p) <= r` from a piece on an open table: around that
+/// piece, the board's `move_directions` directions (the first toward the top of the table),
+/// each at `k / move_steps` of `r` for every `k`. Points off the table or within a base of
+/// another piece on it are left out, as for every move on a table. `None` when the narrowing
+/// is not of that form (nothing is listed then).
+pub(super) fn entry_points(
+    game: &mut Game,
+    a: ProcId,
+    args: &mut Vec<Val>,
+) -> Result<Option<(Vec<Val>, Vec<usize>)>, EngineError> {
+    let rules = game.rules;
+    let BoardSpec::Table { moves, .. } = &rules.board else {
+        return Ok(None);
+    };
+    let none = Vec::new();
+    let found = rules
+        .narrowings
+        .get(a as usize)
+        .and_then(|per| per.get(args.len()))
+        .unwrap_or(&none);
+    let Some((k, centre, radius, strict)) = found.iter().find_map(|(k, n)| match n {
+        Narrow::Within {
+            by: By::Distance,
+            centre,
+            radius,
+            strict,
+        } => Some((*k, *centre, *radius, *strict)),
+        _ => None,
+    }) else {
+        return Ok(None);
+    };
+    let (c, r) = game.with_host(|i, ctx| {
+        Ok((
+            i.eval_in(a, args, centre, ctx)?,
+            i.eval_in(a, args, radius, ctx)?,
+        ))
+    })?;
+    let (Val::Piece(c), Some(r)) = (c, r.as_int()) else {
+        return Ok(None);
+    };
+    let Some(Pos::Point(at)) = game.state.pieces.get(c as usize).and_then(|p| p.pos) else {
+        return Ok(None);
+    };
+    let r = r - i64::from(strict);
+    let steps = i64::from(moves.steps.max(1));
+    let mut out: Vec<Val> = Vec::new();
+    for d in 0..moves.directions {
+        let angle = std::f64::consts::TAU * f64::from(d) / f64::from(moves.directions.max(1));
+        for s in 1..=steps {
+            let len = r * s / steps;
+            if len <= 0 {
+                continue;
+            }
+            // Rounded to the nearest tenth of a millimetre, then pulled in until it is
+            // within `r` exactly (the guard is tested in integers).
+            let mut p = None;
+            for shrink in 0..4 {
+                let l = (len - shrink) as f64;
+                let (x, y) = (
+                    at.x() + (angle.sin() * l).round() as i64,
+                    at.y() - (angle.cos() * l).round() as i64,
+                );
+                if let Ok(q) = Point::new(x, y)
+                    && crate::board::table::distance(at, q) <= r
+                {
+                    p = Some(q);
+                    break;
+                }
+            }
+            let Some(p) = p else { continue };
+            if game.table_point_free(args.first(), p) {
+                let v = Val::List(vec![Val::Int(p.x()), Val::Int(p.y())]);
+                if !out.contains(&v) {
+                    out.push(v);
+                }
+            }
+        }
+    }
+    Ok(Some((out, vec![k])))
+}
