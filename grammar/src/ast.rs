@@ -109,8 +109,8 @@ pub enum PreferWhat {
         action: Ident,
         binders: Vec<Ident>,
     },
-    /// Letting the piece offered do nothing.
-    Hold(Span),
+    /// Letting the piece offered do nothing (bound to the name given, if any).
+    Hold(Span, Option<Ident>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -474,7 +474,10 @@ impl Cx {
             (name, parts.map(|b| self.ident(b)).collect::<Vec<_>>())
         };
         let what = match what_pair.as_rule() {
-            Rule::prefer_hold => PreferWhat::Hold(self.span(&what_pair)),
+            Rule::prefer_hold => {
+                let span = self.span(&what_pair);
+                PreferWhat::Hold(span, what_pair.into_inner().next().map(|b| self.ident(b)))
+            }
             Rule::prefer_call => {
                 let (name, binders) = call(what_pair);
                 PreferWhat::Action { name, binders }

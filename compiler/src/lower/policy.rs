@@ -174,7 +174,18 @@ impl Lowerer<'_> {
         hook: &str,
     ) -> Option<ir::PolicyRule> {
         let (what, params) = match &r.what {
-            ast::PreferWhat::Hold(_) => (ir::Preferred::Hold, Vec::new()),
+            ast::PreferWhat::Hold(_, piece) => (
+                ir::Preferred::Hold,
+                piece
+                    .iter()
+                    .map(|b| ir::Param {
+                        name: b.name.clone(),
+                        ty: ir::Type::Entity(None),
+                        range: None,
+                        default: None,
+                    })
+                    .collect(),
+            ),
             ast::PreferWhat::Action { name, binders } => {
                 let (id, params) = self.preferred_action(file, name, binders)?;
                 (ir::Preferred::Action(id), params)

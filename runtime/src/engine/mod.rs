@@ -27,6 +27,7 @@ pub mod setup;
 pub mod sim;
 pub mod state;
 pub mod unit;
+pub mod written;
 
 use sandtable_ir::{Category, EntityId, ProcId, SideId, Stmt};
 
