@@ -1545,3 +1545,66 @@ fn sim_vary_plays_the_same_seeds_for_each_value() {
         assert!(err.contains(says), "{bad}: {err}");
     }
 }
+
+/// The Jungle Ghost (Dinky Dau chapter 10) is a policy written in the rules: `run` plays the
+/// solo scenario against it to a result, the log replays, it is refused for the other side,
+/// and it decides by its rules (it never sprints, which no rule of it prefers, where random
+/// play does).
+#[test]
+fn the_jungle_ghost_plays_the_solo_scenario_by_its_written_rules() {
+    let (code, out, err) = sandtable(&["scenarios", "rules/dinky_dau"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("jungle-patrol \"Solo: Patrol into the Jungle Ghost\""),
+        "{out}"
+    );
+    let log = std::env::temp_dir().join(format!("ghost-{}.jsonl", std::process::id()));
+    let log = log.to_str().unwrap();
+    let run = |seed: &str, policy: &str| {
+        sandtable(&[
+            "run",
+            "rules/dinky_dau",
+            "--scenario",
+            "jungle-patrol",
+            "--seed",
+            seed,
+            "--policy",
+            policy,
+            "--log",
+            log,
+        ])
+    };
+    let (code, out, err) = run("1", "insurgent=jungle_ghost");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("policies: allied=random, insurgent=jungle_ghost"),
+        "{out}"
+    );
+    let result = out.lines().last().unwrap().to_string();
+    assert!(result.starts_with("Result: "), "{out}");
+    let (code, replayed, err) = sandtable(&["replay", log, "--ruleset", "rules/dinky_dau"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(replayed.lines().last().unwrap(), result);
+    // The same seed plays the same game.
+    let (_, again, _) = run("1", "insurgent=jungle_ghost");
+    assert_eq!(again, out);
+    let mut ghost_sprints = 0;
+    let mut random_sprints = 0;
+    for seed in ["1", "2", "3", "4", "5"] {
+        let (code, out, err) = run(seed, "insurgent=jungle_ghost");
+        assert_eq!(code, 0, "{err}");
+        ghost_sprints += out.matches("insurgent: sprint(").count();
+        let (code, out, err) = run(seed, "insurgent=random");
+        assert_eq!(code, 0, "{err}");
+        random_sprints += out.matches("insurgent: sprint(").count();
+    }
+    assert_eq!(ghost_sprints, 0);
+    assert!(random_sprints > 0);
+    let (code, _, err) = run("1", "allied=jungle_ghost");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("`jungle_ghost` is written for side `insurgent`, not `allied`"),
+        "{err}"
+    );
+    let _ = std::fs::remove_file(log);
+}

@@ -32,6 +32,12 @@ fn play(sys: &str, scenario: &str, check: &mut Check) {
 }
 
 fn play_n(sys: &str, scenario: &str, games: u64, check: &mut Check) {
+    play_with(sys, scenario, games, &[], check);
+}
+
+/// As [`play_n`], with the named policy for the sides `kinds` lists (by side id; random for
+/// the others).
+fn play_with(sys: &str, scenario: &str, games: u64, kinds: &[&str], check: &mut Check) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let c = sandtable_compiler::compile_path(&root.join("rules").join(sys)).unwrap();
     assert!(!c.has_errors(), "{sys} does not compile");
@@ -51,7 +57,14 @@ fn play_n(sys: &str, scenario: &str, games: u64, check: &mut Check) {
     let log_of = |seed: u64| {
         let mut game = Game::new(&rules, seed, None);
         let mut policies: Vec<Box<dyn Policy>> = (0..sides)
-            .map(|s| Box::new(Random::new(seed, s)) as Box<dyn Policy>)
+            .map(|s| {
+                match kinds.get(s as usize).and_then(|k| {
+                    sandtable_runtime::engine::written::Written::named(&c.program, k, seed, s)
+                }) {
+                    Some(w) => Box::new(w) as Box<dyn Policy>,
+                    None => Box::new(Random::new(seed, s)) as Box<dyn Policy>,
+                }
+            })
             .collect();
         game.play(&mut policies).unwrap();
         let mut text = String::from("{\"format\":\"sandtable-game-log\"}\n");
@@ -247,6 +260,38 @@ fn dinky_dau_meeting_engagement_is_played_as_printed() {
         "5.1 step 3: one save per hit, on 6 / 5+ / 4+",
         "4.2: spotting 4+ with its modifiers; natural 6 critical",
         "2.3: an ambush costs one ambush token",
+        "3.3 / 3.4: VP recount",
+    ] {
+        assert!(
+            r.checked.get(rule).copied().unwrap_or(0) > 0,
+            "{rule}: never played"
+        );
+    }
+}
+
+/// The solo scenario against the Jungle Ghost (chapter 10, a policy written in the rules):
+/// the same referee, over 200 seeded games with the Ghost playing the insurgent.
+#[test]
+fn dinky_dau_jungle_patrol_against_the_jungle_ghost_is_played_as_printed() {
+    let mut r = Report::default();
+    let mut referee = None;
+    play_with(
+        "dinky_dau",
+        "jungle-patrol",
+        GAMES,
+        &["random", "jungle_ghost"],
+        &mut |ir, text, assumed| {
+            let p = referee.get_or_insert_with(|| {
+                referee::dinky_dau::DinkyDau::new(ir, "jungle_patrol", assumed)
+            });
+            p.referee(text, &mut r);
+        },
+    );
+    judge("Dinky Dau, solo patrol against the Jungle Ghost", &r);
+    for rule in [
+        "2.3: CP spent never exceeds CP available",
+        "4.2: a side is never shown an unconfirmed enemy element",
+        "5.1 steps 1-2: the pool is rolled and hits on its target",
         "3.3 / 3.4: VP recount",
     ] {
         assert!(

@@ -75,6 +75,42 @@ pub enum ItemKind {
     Note(StrLit),
     See(Vec<Ref>),
     Assume(Assume),
+    Policy(Policy),
+}
+
+/// `policy NAME for SIDE "title" { prefer … }`: a side's decisions as ordered rules.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Policy {
+    pub name: Ident,
+    pub side: Ident,
+    pub title: Option<StrLit>,
+    pub see: Vec<Ref>,
+    pub rules: Vec<Prefer>,
+}
+
+/// One `prefer` line: what it prefers, when, and by which measure among several.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Prefer {
+    pub what: PreferWhat,
+    pub when: Option<Expr>,
+    pub by: Option<Expr>,
+    pub see: Vec<Ref>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum PreferWhat {
+    /// An action, its arguments bound to the names given (as many as it has parameters).
+    Action { name: Ident, binders: Vec<Ident> },
+    /// An option of a `choose` met inside the action named (whose arguments are bound):
+    /// the option as the side is shown it (`1`, `spring`).
+    Pick {
+        option: Ident,
+        action: Ident,
+        binders: Vec<Ident>,
+    },
+    /// Letting the piece offered do nothing (bound to the name given, if any).
+    Hold(Span, Option<Ident>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -169,6 +169,7 @@ impl Cx {
                     reason,
                 })
             }
+            Rule::policy_item => ItemKind::Policy(self.policy(inner)),
             r => unreachable!("item alternative {r:?}"),
         };
         Item { kind, span }
@@ -437,6 +438,97 @@ impl Cx {
             };
         }
         self.primary(x)
+    }
+
+    fn policy(&self, p: Pair<Rule>) -> Policy {
+        let mut it = p.into_inner();
+        let name = self.ident(it.next().expect("policy name"));
+        let side = self.ident(it.next().expect("policy side"));
+        let (mut title, mut see, mut rules) = (None, Vec::new(), Vec::new());
+        for x in it {
+            match x.as_rule() {
+                Rule::string => title = Some(self.string(x)),
+                Rule::see_clause => see = self.see(x),
+                Rule::prefer => rules.push(self.prefer(x)),
+                r => unreachable!("policy part {r:?}"),
+            }
+        }
+        Policy {
+            name,
+            side,
+            title,
+            see,
+            rules,
+        }
+    }
+
+    fn prefer(&self, p: Pair<Rule>) -> Prefer {
+        let span = self.span(&p);
+        let mut it = p.into_inner();
+        let target = it.next().expect("prefer target");
+        let mut last_end = target.as_span().end();
+        let what_pair = target.into_inner().next().expect("prefer alternative");
+        let call = |c: Pair<Rule>| {
+            let mut parts = c.into_inner();
+            let name = self.ident(parts.next().expect("action name"));
+            (name, parts.map(|b| self.ident(b)).collect::<Vec<_>>())
+        };
+        let what = match what_pair.as_rule() {
+            Rule::prefer_hold => {
+                let span = self.span(&what_pair);
+                PreferWhat::Hold(span, what_pair.into_inner().next().map(|b| self.ident(b)))
+            }
+            Rule::prefer_call => {
+                let (name, binders) = call(what_pair);
+                PreferWhat::Action { name, binders }
+            }
+            Rule::prefer_pick => {
+                let mut parts = what_pair.into_inner();
+                let opt = parts.next().expect("pick option");
+                let text = opt.as_str();
+                let option = Ident {
+                    name: text
+                        .strip_prefix('"')
+                        .and_then(|t| t.strip_suffix('"'))
+                        .unwrap_or(text)
+                        .to_string(),
+                    span: self.span(&opt),
+                };
+                let (action, binders) = call(parts.next().expect("pick action"));
+                PreferWhat::Pick {
+                    option,
+                    action,
+                    binders,
+                }
+            }
+            r => unreachable!("prefer target {r:?}"),
+        };
+        let (mut when, mut by, mut see) = (None, None, Vec::new());
+        // The keywords are silent: the text before an expression says which one it is.
+        for x in it {
+            match x.as_rule() {
+                Rule::expr => {
+                    let input = x.as_span().get_input();
+                    let between = &input[last_end..x.as_span().start()];
+                    let e = self.expr(x.clone());
+                    if !between.trim_end().ends_with("by") {
+                        when = Some(e);
+                    } else {
+                        by = Some(e);
+                    }
+                    last_end = x.as_span().end();
+                }
+                Rule::see_clause => see = self.see(x),
+                r => unreachable!("prefer part {r:?}"),
+            }
+        }
+        Prefer {
+            what,
+            when,
+            by,
+            see,
+            span,
+        }
     }
 
     fn proc_(&self, p: Pair<Rule>) -> Proc {

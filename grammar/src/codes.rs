@@ -157,6 +157,12 @@ codes! {
     ActivationNotAction = "sand::activation::not-an-action", Error;
     /// An activation property the unit it activates never reads (`commands:` without `activates: group`).
     ActivationIgnored = "sand::activation::ignored", Error;
+    /// A `policy … for SIDE` whose side does not exist.
+    PolicyUnknownSide = "sand::policy::unknown-side", Error;
+    /// A `prefer` that names something other than an action (or binds the wrong number of its arguments).
+    PolicyNotAction = "sand::policy::not-an-action", Error;
+    /// A policy named like a policy the engine has (`random`, `greedy`, `human`, …), or two policies of one name.
+    PolicyBadName = "sand::policy::bad-name", Error;
     /// A pool count or die face beyond what the runtime computes with.
     LimitTooLarge = "sand::limit::too-large", Error;
     /// An activation or board property (or block) that the chosen scheme never reads.

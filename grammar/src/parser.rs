@@ -543,6 +543,7 @@ const ITEM_STARTS: &[&str] = &[
     "note",
     "see",
     "assume",
+    "policy",
 ];
 
 /// The next place to try after an error, and how many `{` the skipped text leaves open: the

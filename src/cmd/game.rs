@@ -257,12 +257,33 @@ fn policy_kinds(program: &Program, items: &[String]) -> Result<Vec<String>, u8> 
             );
             return Err(EXIT_USAGE);
         };
-        if !policy::is_kind(&kind) {
+        // A policy written in the rules plays the side it was written for.
+        let written = program.policies.iter().find(|p| p.name == kind);
+        if let Some(p) = written
+            && p.side as usize != s
+        {
+            report::error(
+                Kind::Usage,
+                format!(
+                    "--policy: `{kind}` is written for side `{}`, not `{side}`",
+                    program.sides[p.side as usize].name
+                ),
+            );
+            return Err(EXIT_USAGE);
+        }
+        if written.is_none() && !policy::is_kind(&kind) {
+            let mut known: Vec<String> = policy::KINDS.iter().map(|k| k.to_string()).collect();
+            known.extend(
+                program
+                    .policies
+                    .iter()
+                    .map(|p| format!("{} (for {})", p.name, program.sides[p.side as usize].name)),
+            );
             report::error(
                 Kind::Usage,
                 format!(
                     "--policy: unknown policy `{kind}`; policies are: {}",
-                    policy::KINDS.join(", ")
+                    known.join(", ")
                 ),
             );
             return Err(EXIT_USAGE);
@@ -668,7 +689,7 @@ pub fn run(args: RunArgs) -> u8 {
         assumption_texts: loaded.texts.clone(),
         assume: report::pairs(&a.assumes, "--assume").unwrap_or_default(),
     };
-    let policies = match policy::for_sides(&kinds, args.seed) {
+    let policies = match policy::for_sides_in(&loaded.program, &kinds, args.seed) {
         Ok(p) => p,
         Err(e) => {
             report::error(Kind::Usage, e);
@@ -975,7 +996,7 @@ pub fn resume(args: ResumeArgs) -> u8 {
         }
         Err(c) => return c,
     }
-    let mut policies = match policy::for_sides(&kinds, header.seed) {
+    let mut policies = match policy::for_sides_in(&loaded.program, &kinds, header.seed) {
         Ok(p) => p,
         Err(e) => {
             report::error(Kind::Usage, e);

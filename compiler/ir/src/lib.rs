@@ -26,7 +26,7 @@ pub type SectionId = u32;
 pub type Slot = u32;
 
 /// Bumped whenever the IR changes shape, so stale JSON is refused rather than misread.
-pub const IR_VERSION: u32 = 3;
+pub const IR_VERSION: u32 = 4;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Program {
@@ -49,6 +49,9 @@ pub struct Program {
     #[serde(default)]
     pub scenarios: Vec<ScenarioDef>,
     pub unknowns: Vec<UnknownDef>,
+    /// Policies written in the rules (`policy NAME for SIDE { prefer … }`).
+    #[serde(default)]
+    pub policies: Vec<PolicyDef>,
     /// The unit the ruleset writes its lengths in (`in` or `cm`), so lengths are shown to
     /// people as the book gives them rather than in the internal tenths of a millimetre.
     #[serde(default)]
@@ -553,6 +556,41 @@ pub enum Expr {
 }
 
 /// A board, scenario, turn, phase, activation or force block: a tree of checked properties.
+/// A policy whose decisions are rules: the first rule that some legal choice meets decides,
+/// among the choices it meets the highest `by` wins, and ties go to the policy's own dice.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PolicyDef {
+    pub name: String,
+    pub side: SideId,
+    pub title: Option<String>,
+    pub rules: Vec<PolicyRule>,
+    pub cite: Cite,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PolicyRule {
+    pub what: Preferred,
+    /// A hook taking the action's arguments, whose result is true when the rule applies.
+    pub when: Option<ProcId>,
+    /// A hook taking the action's arguments, whose result (an int or a length) ranks the
+    /// choices the rule applies to.
+    pub by: Option<ProcId>,
+    /// `file:line` of the rule, for the log of why a choice was made.
+    pub at: String,
+    pub cite: Cite,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub enum Preferred {
+    Action(ProcId),
+    /// An option of a `choose` inside the action, as the side is shown it.
+    Pick {
+        option: String,
+        action: ProcId,
+    },
+    Hold,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ConfigBlock {
     pub keyword: String,

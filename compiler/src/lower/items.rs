@@ -144,6 +144,7 @@ impl<'a> Lowerer<'a> {
                 ast::ItemKind::Import(_)
                 | ast::ItemKind::Note(_)
                 | ast::ItemKind::See(_)
+                | ast::ItemKind::Policy(_)
                 | ast::ItemKind::Section(_) => {}
                 ast::ItemKind::Assume(a) => self.diags.push(
                     Diagnostic::new(

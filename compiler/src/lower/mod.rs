@@ -11,6 +11,7 @@ mod calls;
 mod config;
 pub(crate) mod expr;
 mod items;
+mod policy;
 mod scenario;
 mod stmt;
 mod typed;
@@ -161,6 +162,7 @@ pub fn lower(
     lw.distance_ty = distance_type(&located);
     lw.declare(&located);
     lw.define(&located);
+    lw.define_policies(&located);
     lw.check_scenarios(&located);
     lw.lower_typed_scenarios(&located);
     lw.check_recursion();
@@ -641,7 +643,7 @@ impl<'a> Lowerer<'a> {
 }
 
 /// Levenshtein distance, for suggestions only.
-fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

@@ -30,6 +30,7 @@ pub mod sim;
 pub mod state;
 pub mod typed_point;
 pub mod unit;
+pub mod written;
 
 use sandtable_ir::{Category, EntityId, ProcId, SideId, Stmt};
 

@@ -746,6 +746,24 @@ pub fn for_sides(kinds: &[String], seed: u64) -> Result<Vec<Box<dyn Policy>>, St
         .collect()
 }
 
+/// As [`for_sides`], where a kind may also name a policy written in `program`'s rules.
+pub fn for_sides_in(
+    program: &sandtable_ir::Program,
+    kinds: &[String],
+    seed: u64,
+) -> Result<Vec<Box<dyn Policy>>, String> {
+    kinds
+        .iter()
+        .enumerate()
+        .map(
+            |(s, k)| match super::written::Written::named(program, k, seed, s as SideId) {
+                Some(w) => Ok(Box::new(w) as Box<dyn Policy>),
+                None => by_name(k, seed, s as SideId),
+            },
+        )
+        .collect()
+}
+
 impl Scripted {
     /// One scripted policy per side of `program`, playing back the decisions of a log.
     pub fn from_events(

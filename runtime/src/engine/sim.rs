@@ -88,7 +88,8 @@ pub fn play_one(
     seed: u64,
     policies: &[String],
 ) -> Result<GameResult, EngineError> {
-    let mut ps = policy::for_sides(policies, seed).map_err(EngineError::Policy)?;
+    let mut ps =
+        policy::for_sides_in(rules.program, policies, seed).map_err(EngineError::Policy)?;
     let mut g = Game::new(rules, seed, jit);
     g.logging = false;
     g.play(&mut ps)
