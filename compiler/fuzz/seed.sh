@@ -6,13 +6,17 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 corpus="$here/corpus"
 mkdir -p "$corpus/parse" "$corpus/compile" "$corpus/prob" "$corpus/log" "$corpus/resolve"
+# Each file is cut into pieces of at most campaign.sh's -max_len (split.awk says why).
+max_len=4096
 n=0
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
 while IFS= read -r -d '' f; do
-  name="$(echo "${f#"$root"/}" | tr '/' '_')"
-  for t in parse compile prob; do cp "$f" "$corpus/$t/$name"; done
+  awk -v max="$max_len" -v out="$tmp/$(echo "${f#"$root"/}" | tr '/' '_')" -f "$here/split.awk" "$f"
   n=$((n + 1))
 done < <(find "$root/rules" "$root/examples" "$root/stdlib" "$root/tests/diagnostics" -name '*.sand' -print0)
-echo "seeded $n .sand files into parse, compile and prob"
+for t in parse compile prob; do cp "$tmp"/* "$corpus/$t/"; done
+echo "seeded $(ls "$tmp" | wc -l) pieces of $n .sand files into parse, compile and prob"
 # Logs: play bundled scenarios with the debug binary, if it is built.
 bin="${SANDTABLE_BIN:-$root/target/debug/sandtable}"
 if [ -x "$bin" ]; then

@@ -68,7 +68,9 @@ impl<W: Weight> Dense<W> {
 
     /// The largest possible value.
     pub fn hi(&self) -> i64 {
-        self.lo + self.w.len() as i64 - 1
+        // `lo + len` overflows when the largest value is `i64::MAX` (found by fuzzing:
+        // `-(9223372036854775807)`); `lo + (len - 1)` is that value itself.
+        self.lo.saturating_add(self.w.len() as i64 - 1)
     }
 
     /// How many values are possible.
@@ -662,6 +664,15 @@ mod tests {
             weights,
             total: u128::from(f).pow(n as u32),
         }
+    }
+
+    #[test]
+    fn the_largest_integer_is_a_value_like_any_other() {
+        let max = Dense::<u128>::point(i64::MAX);
+        assert_eq!(max.hi(), i64::MAX);
+        let negated = neg(&max).unwrap();
+        assert_eq!(negated.as_point(), Some(-i64::MAX));
+        assert_eq!(neg(&negated).unwrap().as_point(), Some(i64::MAX));
     }
 
     #[test]
