@@ -13,6 +13,7 @@ pub(crate) mod expr;
 mod items;
 mod scenario;
 mod stmt;
+mod turn;
 mod typed;
 
 use std::collections::HashMap;
@@ -163,6 +164,7 @@ pub fn lower(
     lw.define(&located);
     lw.check_scenarios(&located);
     lw.lower_typed_scenarios(&located);
+    lw.lower_typed_turn();
     lw.check_recursion();
     if partial {
         lw.refs.clear();
