@@ -9,6 +9,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::{Cite, EntityId, KindId, ProcId, SideId, UnknownId, Value};
 
+/// Most turns a game may last (also when its scenario sets no limit).
+pub const MAX_TURNS: u32 = 200;
+/// Most chips one side puts in the cup per turn.
+pub const MAX_CHIPS: u32 = 1_000;
+/// Most copies of one piece a force or a neutral block lists (`20 * soldier`).
+pub const MAX_COPIES: u32 = 1_000;
+/// Most width or depth of a table, tenths of a millimetre (100 m).
+pub const MAX_TABLE: i64 = 1_000_000;
+
 /// A whole number the book may leave unknown (`turns: ?`).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 pub enum Count {

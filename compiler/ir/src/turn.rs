@@ -119,6 +119,11 @@ pub struct UnitDef {
     pub together: Vec<ProcId>,
 }
 
+/// Most compass directions a move to any point on a table is offered in (`move_directions:`).
+pub const MAX_DIRECTIONS: u32 = 360;
+/// Most fractions of a line a move on a table is offered at (`move_steps:`).
+pub const MAX_STEPS: u32 = 16;
+
 /// Most actions one activated piece may take.
 pub const MAX_ACTIONS_PER_PIECE: u32 = 20;
 

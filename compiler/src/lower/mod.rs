@@ -11,6 +11,7 @@ mod calls;
 mod config;
 pub(crate) mod expr;
 mod items;
+mod playable;
 mod scenario;
 mod stmt;
 mod turn;

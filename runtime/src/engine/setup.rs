@@ -1,8 +1,21 @@
 //! A scenario made ready to play: the typed scenario of the IR (`ScenarioDef`: board played,
-//! turns, forces, neutral pieces, hooks) with its `?` values resolved through the assumptions,
-//! the board's grid or table built from its block, and the turn's phases with their
-//! activation schemes (still read from config blocks). Everything the engine plays comes from
-//! here; nothing is named in engine code.
+//! turns, forces, neutral pieces, hooks, chips, options), the typed board (`BoardDef`) and the
+//! typed turn and activations (`TurnDef`, `ActivationDef`), with their `?` values resolved
+//! through the assumptions, built into the indices the engine plays by (the grid and its
+//! ground, the table's shapes and areas, the phases' activation schemes). Everything the
+//! engine plays comes from here; nothing is named in engine code.
+//!
+//! `check` reports every set-up mistake that the ruleset alone decides, with its span
+//! (`compiler/src/lower/scenario.rs`, `playable.rs`, `activation.rs`). The
+//! `EngineError::Setup` refusals left here are of three sorts: (1) dynamic: a scenario name
+//! given on the command line, a value an assumption gives for a `?` (a force's units, a
+//! deploy area, chips, a side order, neutral places, the ground), or a `?` with no
+//! assumption; (2) as printed: a scenario the book names without printing its forces, a
+//! board whose size the book leaves `?` with no stand-in, a deploy described only in the
+//! book's words; (3) internal guards of what `check` already refused (an off-board hex, a
+//! missing deploy), kept so a program built without the compiler fails cleanly. The grid's
+//! and sector layout's own size limits (`HexGrid::MAX_HEXES`, `SectorGrid`) are still
+//! enforced only here.
 
 use sandtable_ir::{
     self as ir, BinOp, BoardDef, BoardPlay, BoardShape, Category, ChipsDef, Count, DeckDef, Deploy,
@@ -18,11 +31,11 @@ use crate::interp::{Assumptions, Interp};
 use crate::value::Val;
 
 /// Most turns a game may last when its scenario sets no limit.
-pub const MAX_TURNS: u32 = 200;
+pub const MAX_TURNS: u32 = ir::scenario::MAX_TURNS;
 /// Most chips one side puts in the cup per turn.
-pub const MAX_CHIPS: u32 = 1_000;
+pub const MAX_CHIPS: u32 = ir::scenario::MAX_CHIPS;
 /// Most copies of one piece a force lists (`20 * soldier`).
-pub const MAX_COPIES: i64 = 1_000;
+pub const MAX_COPIES: i64 = ir::scenario::MAX_COPIES as i64;
 
 /// What a hex is made of: a terrain entity (with a stat line), or a member of an enum the
 /// rules name their ground with (`enum ground { paddy, dyke }`), which has no fields.
@@ -73,8 +86,8 @@ pub struct MoveOffers {
 }
 
 impl MoveOffers {
-    pub const MAX_DIRECTIONS: u32 = 360;
-    pub const MAX_STEPS: u32 = 16;
+    pub const MAX_DIRECTIONS: u32 = ir::turn::MAX_DIRECTIONS;
+    pub const MAX_STEPS: u32 = ir::turn::MAX_STEPS;
 }
 
 impl Default for MoveOffers {
