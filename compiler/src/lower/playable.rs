@@ -184,9 +184,8 @@ impl Lowerer<'_> {
                                 self.bad_value(
                                     file,
                                     v.value.span,
-                                    format!(
-                                        "a card's name is a label, and this names a definition"
-                                    ),
+                                    "a card's name is a label, and this names a definition"
+                                        .to_string(),
                                     "not a card label",
                                     "give the card a name of its own (`card: red, side = us`)",
                                 );
@@ -256,7 +255,7 @@ impl Lowerer<'_> {
                 }
                 "draws_before_reshuffle" => {
                     if let Some(v) = values.first()
-                        && !signed(&v.value).is_some_and(|n| n >= 1)
+                        && signed(&v.value).is_none_or(|n| n < 1)
                     {
                         self.bad_value(
                             file,
@@ -560,7 +559,7 @@ impl Lowerer<'_> {
         if scheme == Some("sectors")
             && let Some((_, v)) = prop(c, "zones")
             && let Some(v) = v.first()
-            && !signed(&v.value).is_some_and(|n| n >= 1)
+            && signed(&v.value).is_none_or(|n| n < 1)
         {
             self.bad_value(
                 file,
