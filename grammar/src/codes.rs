@@ -153,7 +153,7 @@ codes! {
     ActivationUnknownUnit = "sand::activation::unknown-unit", Error;
     /// An activation condition (`all_act_when:`, `commands:`) that is not true or false.
     ActivationNotCondition = "sand::activation::not-a-condition", Error;
-    /// A `together:` entry that names no action.
+    /// A `together:` or phase `actions:` entry that names no action.
     ActivationNotAction = "sand::activation::not-an-action", Error;
     /// An activation property the unit it activates never reads (`commands:` without `activates: group`).
     ActivationIgnored = "sand::activation::ignored", Error;
@@ -167,6 +167,8 @@ codes! {
     LimitTooLarge = "sand::limit::too-large", Error;
     /// An activation or board property (or block) that the chosen scheme never reads.
     ScenarioWrongScheme = "sand::scenario::wrong-scheme", Error;
+    /// A scenario played on a board of a scheme the engine does not play (`square`).
+    ScenarioUnplayableBoard = "sand::scenario::unplayable-board", Error;
     /// A hex label or deployment rows or columns outside the board played.
     ScenarioOffBoard = "sand::scenario::off-board", Error;
     /// A force whose units do not fit in its deployment area at `max_per_hex`.

@@ -7,10 +7,17 @@ use serde::{Deserialize, Serialize};
 pub mod functions;
 pub mod read;
 pub mod scenario;
+pub mod turn;
 
 pub use functions::EngineFn;
 pub use scenario::{
-    BoardDef, BoardShape, Count, Deploy, ForceDef, HexLabel, NeutralDef, Pieces, Place, ScenarioDef,
+    AreaDef, BoardDef, BoardPlay, BoardShape, ChipsDef, Count, Deploy, FeatureDef, ForceDef, Given,
+    Ground, HexBoardDef, HexLabel, HexOrientation, HexTerrain, NeutralDef, Outline, Pieces, Place,
+    ScenarioDef, SectorsDef, TableBoardDef,
+};
+pub use turn::{
+    ActivationDef, CardDef, DeckDef, InsertDef, PhaseDef, SchemeDef, SideOrder, TurnDef, UnitDef,
+    UnitKind,
 };
 
 pub type SideId = u32;
@@ -26,7 +33,7 @@ pub type SectionId = u32;
 pub type Slot = u32;
 
 /// Bumped whenever the IR changes shape, so stale JSON is refused rather than misread.
-pub const IR_VERSION: u32 = 4;
+pub const IR_VERSION: u32 = 5;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Program {
@@ -48,6 +55,12 @@ pub struct Program {
     pub boards: Vec<BoardDef>,
     #[serde(default)]
     pub scenarios: Vec<ScenarioDef>,
+    /// The `turn` block as typed data, when the ruleset has one.
+    #[serde(default)]
+    pub turn: Option<TurnDef>,
+    /// `activation` blocks as typed data, in declaration order.
+    #[serde(default)]
+    pub activations: Vec<ActivationDef>,
     pub unknowns: Vec<UnknownDef>,
     /// Policies written in the rules (`policy NAME for SIDE { prefer … }`).
     #[serde(default)]

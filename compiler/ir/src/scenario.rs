@@ -3,12 +3,20 @@
 //! fields rather than interpreting string-keyed properties. A value the book leaves `?`
 //! stays an [`UnknownId`], resolved through the assumptions when the game is set up.
 //!
-//! Activation (the `chips:` of a scenario, `activation` blocks) is not typed here yet: it
-//! still reaches the runtime as config blocks.
+//! The turn, its phases and activation schemes are typed in [`crate::turn`].
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Cite, EntityId, ProcId, SideId, UnknownId, Value};
+use crate::{Cite, EntityId, KindId, ProcId, SideId, UnknownId, Value};
+
+/// Most turns a game may last (also when its scenario sets no limit).
+pub const MAX_TURNS: u32 = 200;
+/// Most chips one side puts in the cup per turn.
+pub const MAX_CHIPS: u32 = 1_000;
+/// Most copies of one piece a force or a neutral block lists (`20 * soldier`).
+pub const MAX_COPIES: u32 = 1_000;
+/// Most width or depth of a table, tenths of a millimetre (100 m).
+pub const MAX_TABLE: i64 = 1_000_000;
 
 /// A whole number the book may leave unknown (`turns: ?`).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
@@ -158,6 +166,105 @@ pub enum BoardShape {
     Unknown,
 }
 
+/// A value the book may leave unknown: given, or a `?` resolved through the assumptions when
+/// the game is set up.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub enum Given<T> {
+    Fixed(T),
+    Unknown(UnknownId),
+}
+
+/// What the ground of a hex or a table feature is: a terrain entity, or a member of an enum
+/// the rules name their ground with (`enum ground { paddy, dyke }`), which has no fields.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub enum Ground {
+    Entity(EntityId),
+    Member(String),
+    /// `default: ?`: the assumptions give a terrain or a member.
+    Unknown(UnknownId),
+}
+
+/// The ground painted on some hexes of a hex board, in the order the board lists it
+/// (`terrain: jungle = [B2, B3]`, then each `region`); a later entry paints over an earlier.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct HexTerrain {
+    pub ground: Ground,
+    pub hexes: Vec<HexLabel>,
+}
+
+/// Which columns of a hex board are drawn half a hex down (`orientation:`).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub enum HexOrientation {
+    #[default]
+    EvenColumnsDown,
+    OddColumnsDown,
+}
+
+/// A shape on a table, in tenths of a millimetre.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub enum Outline {
+    Rect { x0: i64, y0: i64, x1: i64, y1: i64 },
+    Circle { x: i64, y: i64, radius: i64 },
+}
+
+/// A named set-up area of a table (`area NAME { rect: … }`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct AreaDef {
+    pub name: String,
+    pub outline: Outline,
+}
+
+/// A terrain feature of a table (`feature { terrain: woods, circle: … }`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct FeatureDef {
+    pub ground: Ground,
+    pub outline: Outline,
+}
+
+/// How a table is cut into numbered sectors and zones (a `sectors` board).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SectorsDef {
+    /// The side of one square sector, tenths of a millimetre.
+    pub sector: i64,
+    pub zones: u32,
+}
+
+/// What the engine plays on a hex board beyond its size.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct HexBoardDef {
+    pub orientation: HexOrientation,
+    /// `default:`: the ground of every hex no entry of `terrain` paints.
+    pub default: Option<Ground>,
+    pub terrain: Vec<HexTerrain>,
+    /// `entry_cost: FIELD`: the terrain field added to the cost of entering a hex.
+    pub entry_cost: Option<String>,
+}
+
+/// What the engine plays on an open or sectors table beyond its size.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct TableBoardDef {
+    /// `default:`: the ground where no feature lies.
+    pub default: Option<Ground>,
+    pub features: Vec<FeatureDef>,
+    /// `base:`, the diameter of a figure's base (the engine's default when `None`).
+    pub base: Option<i64>,
+    /// `blocks_sight: FIELD`: the terrain field that says a feature blocks line of sight.
+    pub blocks_sight: Option<String>,
+    /// `move_directions:` and `move_steps:` (the engine's defaults when `None`).
+    pub move_directions: Option<u32>,
+    pub move_steps: Option<u32>,
+    pub sectors: Option<SectorsDef>,
+}
+
+/// How the engine plays a board.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub enum BoardPlay {
+    Hex(HexBoardDef),
+    Table(TableBoardDef),
+    /// A scheme the engine does not play (`square`), or a board without a scheme.
+    None,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct BoardDef {
     pub name: String,
@@ -168,9 +275,20 @@ pub struct BoardDef {
     /// The board this one stands in for (`stand_in: map`).
     pub stand_in_for: Option<String>,
     /// Named set-up areas of a table.
-    pub areas: Vec<String>,
-    /// Its block in [`crate::Program::configs`] (terrain, features).
+    pub areas: Vec<AreaDef>,
+    pub play: BoardPlay,
+    /// Its block in [`crate::Program::configs`].
     pub config: u32,
+}
+
+/// How many chips a side puts in the cup (the scenario's `chips: SIDE = …`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub enum ChipsDef {
+    Fixed(u32),
+    /// One per unit of the side on the board when the phase begins (`units`), or per unit of
+    /// one kind.
+    PerUnit(Option<KindId>),
+    Unknown(UnknownId),
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -190,7 +308,11 @@ pub struct ScenarioDef {
     /// `on EVENT` hooks, in order (`victory` is not among them).
     pub hooks: Vec<(String, ProcId)>,
     pub victory: Option<ProcId>,
-    /// Its block in [`crate::Program::configs`] (activation properties such as `chips:`).
+    /// `chips:`, per side, for a chip cup.
+    pub chips: Vec<(SideId, ChipsDef)>,
+    /// `options:`: the book's optional rules played, by name.
+    pub options: Vec<Given<String>>,
+    /// Its block in [`crate::Program::configs`] (its properties, for `scenario_value`).
     pub config: u32,
     pub file: String,
     pub line: u32,

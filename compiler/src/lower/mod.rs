@@ -11,9 +11,11 @@ mod calls;
 mod config;
 pub(crate) mod expr;
 mod items;
+mod playable;
 mod policy;
 mod scenario;
 mod stmt;
+mod turn;
 mod typed;
 
 use std::collections::HashMap;
@@ -165,6 +167,7 @@ pub fn lower(
     lw.define_policies(&located);
     lw.check_scenarios(&located);
     lw.lower_typed_scenarios(&located);
+    lw.lower_typed_turn();
     lw.check_recursion();
     if partial {
         lw.refs.clear();

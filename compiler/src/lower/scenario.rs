@@ -12,7 +12,7 @@ use crate::ir::Category;
 use crate::source::FileId;
 
 /// Most turns a scenario may last (the engine's limit).
-const MAX_TURNS: i64 = 200;
+const MAX_TURNS: i64 = crate::ir::scenario::MAX_TURNS as i64;
 
 /// Activation properties that only some schemes read: on any other scheme they would be
 /// silently ignored. Properties not listed here are common to every scheme.
@@ -63,7 +63,7 @@ const TABLE_ONLY: &[&str] = &[
 const SECTOR_ONLY: &[&str] = &["sector", "zones"];
 
 /// The shape of a board as far as set-up needs it.
-enum Shape {
+pub(super) enum Shape {
     Hex {
         columns: u32,
         rows: u32,
@@ -76,15 +76,15 @@ enum Shape {
     Unknown,
 }
 
-struct Board<'c> {
-    file: FileId,
-    config: &'c ast::Config,
-    shape: Shape,
+pub(super) struct Board<'c> {
+    pub file: FileId,
+    pub config: &'c ast::Config,
+    pub shape: Shape,
     /// Names of the table's `area` blocks.
-    areas: Vec<String>,
+    pub areas: Vec<String>,
 }
 
-fn name_of(e: &ast::Expr) -> Option<&str> {
+pub(super) fn name_of(e: &ast::Expr) -> Option<&str> {
     match &e.kind {
         ExprKind::Name(n) => Some(n),
         _ => None,
@@ -92,7 +92,7 @@ fn name_of(e: &ast::Expr) -> Option<&str> {
 }
 
 /// The values of a property with lists flattened.
-fn flat(values: &[ast::PropValue]) -> Vec<&ast::Expr> {
+pub(super) fn flat(values: &[ast::PropValue]) -> Vec<&ast::Expr> {
     let mut out = Vec::new();
     for v in values {
         match &v.value.kind {
@@ -103,7 +103,10 @@ fn flat(values: &[ast::PropValue]) -> Vec<&ast::Expr> {
     out
 }
 
-fn prop<'c>(c: &'c ast::Config, key: &str) -> Option<(&'c ast::Ident, &'c [ast::PropValue])> {
+pub(super) fn prop<'c>(
+    c: &'c ast::Config,
+    key: &str,
+) -> Option<(&'c ast::Ident, &'c [ast::PropValue])> {
     c.entries.iter().find_map(|e| match e {
         ast::ConfigEntry::Property { key: k, values, .. } if k.name == key => {
             Some((k, values.as_slice()))
@@ -112,7 +115,9 @@ fn prop<'c>(c: &'c ast::Config, key: &str) -> Option<(&'c ast::Ident, &'c [ast::
     })
 }
 
-fn properties(c: &ast::Config) -> impl Iterator<Item = (&ast::Ident, &[ast::PropValue])> {
+pub(super) fn properties(
+    c: &ast::Config,
+) -> impl Iterator<Item = (&ast::Ident, &[ast::PropValue])> {
     c.entries.iter().filter_map(|e| match e {
         ast::ConfigEntry::Property { key, values, .. } => Some((key, values.as_slice())),
         _ => None,
@@ -120,7 +125,7 @@ fn properties(c: &ast::Config) -> impl Iterator<Item = (&ast::Ident, &[ast::Prop
 }
 
 /// Nested blocks, written either as blocks or as items.
-fn children(c: &ast::Config) -> impl Iterator<Item = &ast::Config> {
+pub(super) fn children(c: &ast::Config) -> impl Iterator<Item = &ast::Config> {
     c.entries.iter().filter_map(|e| match e {
         ast::ConfigEntry::Block(b, _) => Some(b),
         ast::ConfigEntry::Item(item) => match &item.kind {
@@ -132,7 +137,7 @@ fn children(c: &ast::Config) -> impl Iterator<Item = &ast::Config> {
 }
 
 /// A hex label `B12` as (column, row), columns counted from A = 1.
-fn hex_label(s: &str) -> Option<(u32, u32)> {
+pub(super) fn hex_label(s: &str) -> Option<(u32, u32)> {
     let split = s.find(|c: char| !c.is_ascii_uppercase())?;
     let (letters, digits) = s.split_at(split);
     if letters.is_empty() || letters.len() > 2 || digits.is_empty() || digits.len() > 4 {
@@ -150,7 +155,7 @@ fn column_label(s: &str) -> Option<u32> {
     hex_label(&format!("{s}1")).map(|(c, _)| c)
 }
 
-fn int_of(e: &ast::Expr) -> Option<i64> {
+pub(super) fn int_of(e: &ast::Expr) -> Option<i64> {
     match &e.kind {
         ExprKind::Int(n) => Some(*n),
         _ => None,
@@ -175,7 +180,7 @@ where
     }
 }
 
-fn length_of(e: &ast::Expr) -> Option<i64> {
+pub(super) fn length_of(e: &ast::Expr) -> Option<i64> {
     match &e.kind {
         ExprKind::Length(n) => Some(*n),
         _ => None,
@@ -229,6 +234,7 @@ impl Lowerer<'_> {
         for &(file, s) in &scenarios {
             self.check_scenario(file, s, &boards, chip_cup.as_deref());
         }
+        self.check_playable(&boards, &activations, &turns, &scenarios);
         // `limit:` holds only for a scenario without `turns:`.
         if !scenarios.is_empty() && scenarios.iter().all(|(_, s)| prop(s, "turns").is_some()) {
             for &(file, t) in &turns {
@@ -856,7 +862,7 @@ impl Lowerer<'_> {
     }
 
     /// Whether `name` is a side; reports it when not.
-    fn check_side(&mut self, file: FileId, name: &str, span: Span, what: &str) -> bool {
+    pub(super) fn check_side(&mut self, file: FileId, name: &str, span: Span, what: &str) -> bool {
         if self.program.sides.iter().any(|s| s.name == name) {
             return true;
         }

@@ -5,8 +5,10 @@
 
 use super::{Located, Lowerer};
 use crate::ir::{
-    self, BinOp, BoardDef, BoardShape, ConfigBlock, Count, Deploy, Expr, ForceDef, HexLabel,
-    NeutralDef, Pieces, Place, Property, ScenarioDef, Value,
+    self, AreaDef, BinOp, BoardDef, BoardPlay, BoardShape, ChipsDef, ConfigBlock, Count, Deploy,
+    Expr, FeatureDef, ForceDef, Given, Ground, HexBoardDef, HexLabel, HexOrientation, HexTerrain,
+    NeutralDef, Outline, Pieces, Place, Program, Property, ScenarioDef, SectorsDef, TableBoardDef,
+    UnOp, Value,
 };
 use sandtable_grammar::ast;
 
@@ -25,7 +27,39 @@ fn konst(e: &Expr) -> Option<&Value> {
     }
 }
 
-fn name(e: &Expr) -> Option<&str> {
+pub(super) fn prop_of<'a>(b: &'a ConfigBlock, key: &str) -> Option<&'a Property> {
+    prop(b, key)
+}
+
+pub(super) fn first_of<'a>(b: &'a ConfigBlock, key: &str) -> Option<&'a Expr> {
+    first(b, key)
+}
+
+pub(super) fn flat_of(p: &Property) -> Vec<&Expr> {
+    flat(p)
+}
+
+/// A whole number, `-3` included.
+pub(super) fn int(e: &Expr) -> Option<i64> {
+    match e {
+        Expr::Const(Value::Int(n)) => Some(*n),
+        Expr::Unary {
+            op: UnOp::Neg,
+            operand,
+        } => int(operand).and_then(i64::checked_neg),
+        _ => None,
+    }
+}
+
+/// A length on a table; a bare number is read as tenths of a millimetre, as the engine did.
+fn length_or_int(e: &Expr) -> Option<i64> {
+    match e {
+        Expr::Const(Value::Length(n)) => Some(*n),
+        e => int(e),
+    }
+}
+
+pub(super) fn name(e: &Expr) -> Option<&str> {
     match konst(e)? {
         Value::Symbol(s) | Value::Text(s) => Some(s),
         _ => None,
@@ -101,7 +135,7 @@ impl Lowerer<'_> {
         let mut boards = Vec::new();
         for (i, b) in configs.iter().enumerate() {
             if b.keyword == "board" {
-                boards.push(board(b, i as u32));
+                boards.push(board(&self.program, b, i as u32));
             }
         }
         let turn = configs.iter().find(|c| c.keyword == "turn");
@@ -164,6 +198,17 @@ impl Lowerer<'_> {
                     .iter()
                     .find(|(n, _)| n == "victory")
                     .map(|(_, p)| *p),
+                chips: prop(sc, "chips").map_or(Vec::new(), |p| self.chips(p)),
+                options: prop(sc, "options").map_or(Vec::new(), |p| {
+                    flat(p)
+                        .into_iter()
+                        .filter_map(|e| match konst(e)? {
+                            Value::Symbol(s) | Value::Text(s) => Some(Given::Fixed(s.clone())),
+                            Value::Unknown(u) => Some(Given::Unknown(*u)),
+                            _ => None,
+                        })
+                        .collect()
+                }),
                 config: i as u32,
                 file,
                 line,
@@ -172,6 +217,31 @@ impl Lowerer<'_> {
         }
         self.program.boards = boards;
         self.program.scenarios = scenarios;
+    }
+
+    /// `chips: us = 10, nva = units`: a count, `units`, a kind, or `?`, per side.
+    fn chips(&self, p: &Property) -> Vec<(ir::SideId, ChipsDef)> {
+        p.values
+            .iter()
+            .filter_map(|(side, e)| {
+                let side = self
+                    .program
+                    .sides
+                    .iter()
+                    .position(|s| Some(&s.name) == side.as_ref())?
+                    as ir::SideId;
+                let chips = match konst(e)? {
+                    Value::Int(n) => ChipsDef::Fixed(u32::try_from(*n).ok()?),
+                    Value::Unknown(u) => ChipsDef::Unknown(*u),
+                    Value::Symbol(w) if w == "units" => ChipsDef::PerUnit(None),
+                    Value::Symbol(w) => ChipsDef::PerUnit(Some(
+                        self.program.kinds.iter().position(|k| k.name == *w)? as u32,
+                    )),
+                    _ => return None,
+                };
+                Some((side, chips))
+            })
+            .collect()
     }
 
     fn force(&self, f: &ConfigBlock) -> Option<ForceDef> {
@@ -238,7 +308,7 @@ impl Lowerer<'_> {
     }
 }
 
-fn board(b: &ConfigBlock, config: u32) -> BoardDef {
+fn board(program: &Program, b: &ConfigBlock, config: u32) -> BoardDef {
     let shape = match b.scheme.as_deref() {
         Some("hex") => match (
             first(b, "columns").and_then(size),
@@ -256,6 +326,83 @@ fn board(b: &ConfigBlock, config: u32) -> BoardDef {
         },
         _ => BoardShape::Unknown,
     };
+    let ground_of = |e: &Expr| ground(program, e);
+    let default = first(b, "default").and_then(ground_of);
+    let play = match b.scheme.as_deref() {
+        Some("hex") => {
+            let mut terrain = Vec::new();
+            // `terrain: jungle = [B2, B3], paddy = [E4]`: each named terrain on its hexes (an
+            // unnamed value, such as the `?` of a board no one has drawn, lists none).
+            if let Some(p) = prop(b, "terrain") {
+                for (n, e) in &p.values {
+                    let Some(n) = n else { continue };
+                    let ground = match program.entities.iter().position(|x| x.name == *n) {
+                        Some(i) => Ground::Entity(i as u32),
+                        None => Ground::Member(n.clone()),
+                    };
+                    let hexes = match e {
+                        Expr::List(items) => items.iter().filter_map(hex_label).collect(),
+                        e => hex_label(e).into_iter().collect(),
+                    };
+                    terrain.push(HexTerrain { ground, hexes });
+                }
+            }
+            for region in b.blocks.iter().filter(|x| x.keyword == "region") {
+                let (Some(ground), Some(hexes)) = (
+                    first(region, "terrain").and_then(ground_of),
+                    prop(region, "hexes"),
+                ) else {
+                    continue;
+                };
+                terrain.push(HexTerrain {
+                    ground,
+                    hexes: flat(hexes).into_iter().filter_map(hex_label).collect(),
+                });
+            }
+            BoardPlay::Hex(HexBoardDef {
+                orientation: match first(b, "orientation").and_then(name) {
+                    Some("odd_columns_down") => HexOrientation::OddColumnsDown,
+                    _ => HexOrientation::EvenColumnsDown,
+                },
+                default,
+                terrain,
+                entry_cost: first(b, "entry_cost").and_then(name).map(str::to_string),
+            })
+        }
+        Some(scheme @ ("open" | "sectors")) => BoardPlay::Table(TableBoardDef {
+            default,
+            features: b
+                .blocks
+                .iter()
+                .filter(|x| x.keyword == "feature")
+                .filter_map(|f| {
+                    Some(FeatureDef {
+                        ground: first(f, "terrain").and_then(ground_of)?,
+                        outline: outline(f)?,
+                    })
+                })
+                .collect(),
+            base: first(b, "base").and_then(length_or_int),
+            blocks_sight: first(b, "blocks_sight").and_then(name).map(str::to_string),
+            move_directions: first(b, "move_directions")
+                .and_then(int)
+                .and_then(|n| u32::try_from(n).ok()),
+            move_steps: first(b, "move_steps")
+                .and_then(int)
+                .and_then(|n| u32::try_from(n).ok()),
+            sectors: match (scheme, first(b, "sector").and_then(length_or_int)) {
+                ("sectors", Some(sector)) => Some(SectorsDef {
+                    sector,
+                    zones: match first(b, "zones") {
+                        Some(e) => int(e).and_then(|n| u32::try_from(n).ok()).unwrap_or(0),
+                        None => 1,
+                    },
+                }),
+                _ => None,
+            },
+        }),
+        _ => BoardPlay::None,
+    };
     BoardDef {
         name: b.name.clone().unwrap_or_default(),
         title: b.title.clone(),
@@ -266,9 +413,58 @@ fn board(b: &ConfigBlock, config: u32) -> BoardDef {
             .blocks
             .iter()
             .filter(|a| a.keyword == "area")
-            .map(|a| a.name.clone().unwrap_or_default())
+            .filter_map(|a| {
+                Some(AreaDef {
+                    name: a.name.clone().unwrap_or_default(),
+                    outline: outline(a)?,
+                })
+            })
             .collect(),
+        play,
         config,
+    }
+}
+
+/// A terrain entity, a member of one of the rules' enums, or `?`.
+pub(super) fn ground(program: &Program, e: &Expr) -> Option<Ground> {
+    match konst(e)? {
+        Value::Entity(x) => Some(Ground::Entity(*x)),
+        Value::Symbol(s) if program.enums.iter().any(|x| x.members.contains(s)) => {
+            Some(Ground::Member(s.clone()))
+        }
+        Value::Unknown(u) => Some(Ground::Unknown(*u)),
+        _ => None,
+    }
+}
+
+fn hex_label(e: &Expr) -> Option<HexLabel> {
+    name(e).and_then(HexLabel::parse)
+}
+
+/// `rect: x0, y0, x1, y1` or `circle: x, y, radius` (values or one list).
+fn outline(b: &ConfigBlock) -> Option<Outline> {
+    let lengths = |key: &str, n: usize| -> Option<Vec<i64>> {
+        let v: Vec<i64> = flat(prop(b, key)?)
+            .into_iter()
+            .map(length_or_int)
+            .collect::<Option<_>>()?;
+        (v.len() == n).then_some(v)
+    };
+    if prop(b, "rect").is_some() {
+        let v = lengths("rect", 4)?;
+        Some(Outline::Rect {
+            x0: v[0],
+            y0: v[1],
+            x1: v[2],
+            y1: v[3],
+        })
+    } else {
+        let v = lengths("circle", 3)?;
+        Some(Outline::Circle {
+            x: v[0],
+            y: v[1],
+            radius: v[2],
+        })
     }
 }
 

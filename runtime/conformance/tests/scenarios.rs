@@ -113,7 +113,7 @@ scenario longer "Longer" {
 }
 
 #[test]
-fn a_limit_out_of_range_is_a_set_up_error_with_the_figure() {
+fn a_limit_out_of_range_is_a_check_error_with_the_figure() {
     let turn = PLAIN_TURN.replace("turn {", "turn {\n  limit: 0");
     let src = game(
         &turn,
@@ -125,13 +125,20 @@ fn a_limit_out_of_range_is_a_set_up_error_with_the_figure() {
   victory { win reds }
 }"#,
     );
-    let program = compile(&src);
-    let a = Assumptions::default();
-    let err = Rules::new(&program, &a, "skirmish")
-        .err()
-        .unwrap()
-        .to_string();
-    assert!(err.contains("limit") && err.contains("1 to 200"), "{err}");
+    // `check` finds it, with a span: the engine never sees it.
+    let c = sandtable_compiler::compile_sources(&[("case.sand", &src)]);
+    let found: Vec<String> = c
+        .diagnostics
+        .iter()
+        .filter(|d| d.code.as_str() == "sand::scenario::bad-value")
+        .map(|d| d.message.clone())
+        .collect();
+    assert!(
+        found
+            .iter()
+            .any(|m| m.contains("1 to 200") && m.contains("not 0")),
+        "{found:?}"
+    );
 }
 
 #[test]

@@ -1,12 +1,26 @@
 //! A scenario made ready to play: the typed scenario of the IR (`ScenarioDef`: board played,
-//! turns, forces, neutral pieces, hooks) with its `?` values resolved through the assumptions,
-//! the board's grid or table built from its block, and the turn's phases with their
-//! activation schemes (still read from config blocks). Everything the engine plays comes from
-//! here; nothing is named in engine code.
+//! turns, forces, neutral pieces, hooks, chips, options), the typed board (`BoardDef`) and the
+//! typed turn and activations (`TurnDef`, `ActivationDef`), with their `?` values resolved
+//! through the assumptions, built into the indices the engine plays by (the grid and its
+//! ground, the table's shapes and areas, the phases' activation schemes). Everything the
+//! engine plays comes from here; nothing is named in engine code.
+//!
+//! `check` reports every set-up mistake that the ruleset alone decides, with its span
+//! (`compiler/src/lower/scenario.rs`, `playable.rs`, `activation.rs`). The
+//! `EngineError::Setup` refusals left here are of three sorts: (1) dynamic: a scenario name
+//! given on the command line, a value an assumption gives for a `?` (a force's units, a
+//! deploy area, chips, a side order, neutral places, the ground), or a `?` with no
+//! assumption; (2) as printed: a scenario the book names without printing its forces, a
+//! board whose size the book leaves `?` with no stand-in, a deploy described only in the
+//! book's words; (3) internal guards of what `check` already refused (an off-board hex, a
+//! missing deploy), kept so a program built without the compiler fails cleanly. The grid's
+//! and sector layout's own size limits (`HexGrid::MAX_HEXES`, `SectorGrid`) are still
+//! enforced only here.
 
 use sandtable_ir::{
-    BinOp, Category, ConfigBlock, Count, Deploy, EntityId, Expr, ForceDef, NeutralDef, Pieces,
-    Place, ProcId, ProcKind, Program, Property, SideId, Type, UnOp, Value,
+    self as ir, BinOp, BoardDef, BoardPlay, BoardShape, Category, ChipsDef, Count, DeckDef, Deploy,
+    EntityId, Expr, ForceDef, Given, HexOrientation, NeutralDef, Outline, Pieces, Place, ProcId,
+    Program, SchemeDef, SideId, Type, UnOp, UnitDef, Value,
 };
 
 use super::{EngineError, options};
@@ -17,11 +31,11 @@ use crate::interp::{Assumptions, Interp};
 use crate::value::Val;
 
 /// Most turns a game may last when its scenario sets no limit.
-pub const MAX_TURNS: u32 = 200;
+pub const MAX_TURNS: u32 = ir::scenario::MAX_TURNS;
 /// Most chips one side puts in the cup per turn.
-pub const MAX_CHIPS: u32 = 1_000;
+pub const MAX_CHIPS: u32 = ir::scenario::MAX_CHIPS;
 /// Most copies of one piece a force lists (`20 * soldier`).
-pub const MAX_COPIES: i64 = 1_000;
+pub const MAX_COPIES: i64 = ir::scenario::MAX_COPIES as i64;
 
 /// What a hex is made of: a terrain entity (with a stat line), or a member of an enum the
 /// rules name their ground with (`enum ground { paddy, dyke }`), which has no fields.
@@ -72,8 +86,8 @@ pub struct MoveOffers {
 }
 
 impl MoveOffers {
-    pub const MAX_DIRECTIONS: u32 = 360;
-    pub const MAX_STEPS: u32 = 16;
+    pub const MAX_DIRECTIONS: u32 = ir::turn::MAX_DIRECTIONS;
+    pub const MAX_STEPS: u32 = ir::turn::MAX_STEPS;
 }
 
 impl Default for MoveOffers {
@@ -289,10 +303,6 @@ pub struct Rules<'p> {
     pub scenario_values: Vec<(String, Option<Val>)>,
 }
 
-fn prop<'a>(b: &'a ConfigBlock, key: &str) -> Option<&'a Property> {
-    b.properties.iter().find(|p| p.key == key)
-}
-
 impl<'p> Rules<'p> {
     pub fn new(
         program: &'p Program,
@@ -318,7 +328,6 @@ impl<'p> Rules<'p> {
         };
         let sc = &program.configs[typed.config as usize];
         let interp = Interp::new(program, assumptions);
-        let cv = |e: &Expr| const_value(&interp, e);
         let mut r = Rules {
             program,
             assumptions,
@@ -384,30 +393,29 @@ impl<'p> Rules<'p> {
         };
         // Board: the scenario's, or a board that declares itself its stand-in.
         let Some(played) = typed.board_played else {
-            return Err(EngineError::Setup(match prop(sc, "board") {
-                Some(p) => format!("no board `{}`", sym(&cv(&p.values[0].1)?)?),
-                None => "the scenario names no `board`".into(),
+            // The compiler reports a missing or unknown `board:` for every scenario with
+            // forces; a scenario the book names without printing it has none.
+            return Err(EngineError::Setup(match typed.board {
+                Some(b) => format!("no board `{}`", program.boards[b as usize].name),
+                None => "the scenario names no board".into(),
             }));
         };
         if typed.board != Some(played) {
             r.stand_in_for = typed.board.map(|b| program.boards[b as usize].name.clone());
         }
         let board_def = &program.boards[played as usize];
-        let board_block = &program.configs[board_def.config as usize];
         r.board_name = board_def.name.clone();
-        r.board = read_board(program, &interp, board_block)?;
-        // `entry_cost: FIELD`: the terrain field that adds to the cost of entering a hex.
-        let entry_cost = match prop(board_block, "entry_cost") {
-            Some(p) => Some(sym(&cv(&p.values[0].1)?)?),
-            None => None,
-        };
-        if let BoardSpec::Hex { grid, terrain, .. } = &r.board {
+        r.board = read_board(program, &interp, board_def)?;
+        if let (BoardSpec::Hex { grid, terrain, .. }, BoardPlay::Hex(hex)) =
+            (&r.board, &board_def.play)
+        {
             for h in grid.hexes() {
                 let t = match terrain[BoardSpec::hex_index(grid, h)] {
                     Some(Ground::Entity(t)) => Some(t),
                     _ => None,
                 };
-                let extra = match (t, &entry_cost) {
+                // `entry_cost: FIELD`: the terrain field that adds to the cost of entering.
+                let extra = match (t, &hex.entry_cost) {
                     (Some(t), Some(field)) => match program.entities[t as usize].field(field) {
                         Some(v) => int(&interp.constant(v).map_err(setup_err)?)?,
                         None => 0,
@@ -433,124 +441,62 @@ impl<'p> Rules<'p> {
             r.turns = turn_count(&count_value(&interp, n)?, what)?;
             r.turns_printed = true;
         }
-        if let Some(p) = prop(sc, "options") {
-            for (_, e) in &p.values {
-                match cv(e)? {
-                    Val::List(items) => {
-                        for i in items {
-                            r.options.push(sym(&i)?);
-                        }
-                    }
-                    v => r.options.push(sym(&v)?),
-                }
-            }
-        }
-        let chips: Vec<(SideId, Chips)> = match prop(sc, "chips") {
-            Some(p) => p
-                .values
-                .iter()
-                .map(|(name, e)| {
-                    let side = side_named(program, name.as_deref().unwrap_or(""))?;
-                    let chips = match cv(e)? {
-                        Val::Sym(w) if w == "units" => Chips::PerUnit(None),
-                        Val::Sym(w) => match program.kinds.iter().position(|k| k.name == w) {
-                            Some(k) => Chips::PerUnit(Some(k as u32)),
-                            None => {
-                                return Err(EngineError::Setup(format!(
-                                    "chips: `{w}` is neither a number, `units` (one chip per unit of the side on the board) nor a kind (one per unit of that kind)"
-                                )));
+        for o in &typed.options {
+            match o {
+                Given::Fixed(name) => r.options.push(name.clone()),
+                // `options: ?`: the assumption names the optional rules played.
+                Given::Unknown(u) => {
+                    match interp.constant(&Value::Unknown(*u)).map_err(setup_err)? {
+                        Val::List(items) => {
+                            for i in items {
+                                r.options.push(sym(&i)?);
                             }
-                        },
-                        v => {
-                            let n = int(&v)?;
-                            Chips::Fixed(
-                                u32::try_from(n).ok().filter(|n| *n <= MAX_CHIPS).ok_or_else(
-                                    || {
-                                        EngineError::Setup(format!(
-                                            "chip count {n} is out of range: a side has 0 to {MAX_CHIPS} chips"
-                                        ))
-                                    },
-                                )?,
-                            )
                         }
-                    };
-                    Ok((side, chips))
-                })
-                .collect::<Result<_, EngineError>>()?,
-            None => Vec::new(),
-        };
-
-        // Turn: its phases in order, each with its activation scheme.
-        let turn = program
-            .configs
-            .iter()
-            .find(|c| c.keyword == "turn")
-            .ok_or_else(|| EngineError::Setup("the ruleset has no `turn` block".into()))?;
-        if let Some(p) = prop(turn, "distance_counter") {
-            r.distance_counter = Some(sym(&cv(&p.values[0].1)?)?);
-        }
-        if let Some(p) = prop(turn, "secret_counters") {
-            for v in flat(&interp, p)? {
-                r.secret_counters.push(sym(&v)?);
-            }
-        }
-        r.turn_end = turn
-            .hooks
-            .iter()
-            .filter(|(n, _)| n == "end")
-            .map(|(_, p)| *p)
-            .collect();
-        for ph in turn.blocks.iter().filter(|b| b.keyword == "phase") {
-            let name = ph.name.clone().unwrap_or_default();
-            let mut actions = Vec::new();
-            if let Some(p) = prop(ph, "actions") {
-                for (_, e) in &p.values {
-                    let a = sym(&cv(e)?)?;
-                    let (id, def) = program.proc_by_name(&a).ok_or_else(|| {
-                        EngineError::Setup(format!("phase `{name}` lists unknown action `{a}`"))
-                    })?;
-                    if def.kind != ProcKind::Action {
-                        return Err(EngineError::Setup(format!(
-                            "phase `{name}` lists `{a}`, which is not an action"
-                        )));
+                        v => r.options.push(sym(&v)?),
                     }
-                    actions.push(id);
                 }
             }
-            let (activation, unit) = match prop(ph, "activation") {
+        }
+        let chips = typed
+            .chips
+            .iter()
+            .map(|(side, c)| Ok((*side, read_chips(program, &interp, *c)?)))
+            .collect::<Result<Vec<_>, EngineError>>()?;
+
+        // Turn: its phases in order, each with its activation scheme. The compiler reports a
+        // phase's unknown activation and actions; a ruleset without a turn block is one whose
+        // book prints none, and cannot be played.
+        let turn = program
+            .turn
+            .as_ref()
+            .ok_or_else(|| EngineError::Setup("the ruleset has no `turn` block".into()))?;
+        r.distance_counter = turn.distance_counter.clone();
+        r.secret_counters = turn.secret_counters.clone();
+        r.turn_end = turn.end.clone();
+        for ph in &turn.phases {
+            let (activation, unit) = match ph.activation {
                 None => (Activation::None, UnitSpec::default()),
-                Some(p) => {
-                    let an = sym(&cv(&p.values[0].1)?)?;
-                    let block = program
-                        .configs
-                        .iter()
-                        .find(|c| c.keyword == "activation" && c.name.as_deref() == Some(&an))
-                        .ok_or_else(|| EngineError::Setup(format!("no activation `{an}`")))?;
+                Some(a) => {
+                    let a = &program.activations[a as usize];
                     (
-                        read_activation(program, &interp, block, &chips)?,
-                        read_unit(program, &interp, block)?,
+                        read_activation(&interp, &a.scheme, &chips)?,
+                        read_unit(&a.unit),
                     )
                 }
             };
             if r.free_actions.is_empty() && activation != Activation::None {
-                r.free_actions = actions.clone();
+                r.free_actions = ph.actions.clone();
                 r.free_unit = unit.clone();
             }
             r.phases.push(PhaseSpec {
-                title: ph.title.clone().unwrap_or(name.clone()),
-                name,
+                title: ph.title.clone().unwrap_or(ph.name.clone()),
+                name: ph.name.clone(),
                 activation,
                 unit,
-                actions,
-                on_run: ph
-                    .hooks
-                    .iter()
-                    .filter(|(n, _)| n == "run")
-                    .map(|(_, p)| *p)
-                    .collect(),
+                actions: ph.actions.clone(),
+                on_run: ph.on_run.clone(),
             });
         }
-
         for f in &typed.forces {
             r.forces.push(read_force(program, &interp, f, &r.board)?);
         }
@@ -752,47 +698,74 @@ fn sym(v: &Val) -> Result<String, EngineError> {
     }
 }
 
-fn side_named(program: &Program, name: &str) -> Result<SideId, EngineError> {
-    program
-        .sides
-        .iter()
-        .position(|s| s.name == name)
-        .map(|i| i as SideId)
-        .ok_or_else(|| EngineError::Setup(format!("no side `{name}`")))
+fn side_of(interp: &Interp, s: &Given<SideId>) -> Result<Vec<SideId>, EngineError> {
+    match s {
+        Given::Fixed(s) => Ok(vec![*s]),
+        // `order: ?`: the assumption gives a side or a list of them, typed by the compiler.
+        Given::Unknown(u) => {
+            let sides = match interp.constant(&Value::Unknown(*u)).map_err(setup_err)? {
+                Val::List(items) => items,
+                v => vec![v],
+            };
+            sides
+                .iter()
+                .map(|v| match v {
+                    Val::Side(s) => Ok(*s),
+                    other => Err(EngineError::Setup(format!(
+                        "expected a side, found {other:?}"
+                    ))),
+                })
+                .collect()
+        }
+    }
 }
 
-/// Values of one property, lists flattened.
-fn flat(interp: &Interp, p: &Property) -> Result<Vec<Val>, EngineError> {
+fn sides(interp: &Interp, order: &[Given<SideId>]) -> Result<Vec<SideId>, EngineError> {
     let mut out = Vec::new();
-    for (_, e) in &p.values {
-        match const_value(interp, e)? {
-            Val::List(items) => out.extend(items),
-            v => out.push(v),
-        }
+    for s in order {
+        out.extend(side_of(interp, s)?);
     }
     Ok(out)
 }
 
+/// A side's chips; the compiler checked a written count, so only an assumption's value for
+/// a `?` can be out of range here.
+fn read_chips(program: &Program, interp: &Interp, c: ChipsDef) -> Result<Chips, EngineError> {
+    let fixed = |n: i64| {
+        u32::try_from(n)
+            .ok()
+            .filter(|n| *n <= MAX_CHIPS)
+            .map(Chips::Fixed)
+            .ok_or_else(|| {
+                EngineError::Setup(format!(
+                    "chip count {n} is out of range: a side has 0 to {MAX_CHIPS} chips"
+                ))
+            })
+    };
+    match c {
+        ChipsDef::Fixed(n) => fixed(i64::from(n)),
+        ChipsDef::PerUnit(k) => Ok(Chips::PerUnit(k)),
+        ChipsDef::Unknown(u) => match interp.constant(&Value::Unknown(u)).map_err(setup_err)? {
+            Val::Sym(w) if w == "units" => Ok(Chips::PerUnit(None)),
+            Val::Sym(w) => match program.kinds.iter().position(|k| k.name == w) {
+                Some(k) => Ok(Chips::PerUnit(Some(k as u32))),
+                None => Err(EngineError::Setup(format!(
+                    "chips: `{w}` is neither a number, `units` (one chip per unit of the side on the board) nor a kind (one per unit of that kind)"
+                ))),
+            },
+            v => fixed(int(&v)?),
+        },
+    }
+}
+
 fn read_activation(
-    program: &Program,
     interp: &Interp,
-    b: &ConfigBlock,
+    scheme: &SchemeDef,
     chips: &[(SideId, Chips)],
 ) -> Result<Activation, EngineError> {
-    let order = |key: &str| -> Result<Vec<SideId>, EngineError> {
-        let Some(p) = prop(b, key) else {
-            return Ok((0..program.sides.len() as SideId).collect());
-        };
-        flat(interp, p)?
-            .iter()
-            .map(|v| match v {
-                Val::Side(s) => Ok(*s),
-                other => side_named(program, &sym(other)?),
-            })
-            .collect()
-    };
-    match b.scheme.as_deref() {
-        Some("chip_cup") => {
+    match scheme {
+        SchemeDef::ChipCup => {
+            // The compiler reports a scenario without `chips:` when its turn has a chip cup.
             if chips.is_empty() {
                 return Err(EngineError::Setup(
                     "a chip cup needs the scenario's `chips:` counts".into(),
@@ -800,272 +773,118 @@ fn read_activation(
             }
             Ok(Activation::ChipCup(chips.to_vec()))
         }
-        Some("all") | Some("fixed") | Some("sequence") => {
-            Ok(Activation::EachPiece(if prop(b, "order").is_some() {
-                order("order")?
-            } else {
-                order("sides")?
-            }))
-        }
-        Some("alternating") => Ok(Activation::Alternating(if prop(b, "first").is_some() {
-            order("first")?
-        } else {
-            order("sides")?
-        })),
-        Some("deck") => read_deck(program, interp, b).map(Activation::Deck),
-        Some(other) => Err(EngineError::Setup(format!(
-            "the engine does not play the `{other}` activation scheme yet; it plays chip_cup, deck, all, fixed, sequence and alternating"
-        ))),
-        None => Err(EngineError::Setup(
-            "an activation block needs a scheme".into(),
-        )),
+        SchemeDef::EachPiece(order) => Ok(Activation::EachPiece(sides(interp, order)?)),
+        SchemeDef::Alternating(order) => Ok(Activation::Alternating(sides(interp, order)?)),
+        SchemeDef::Deck(deck) => Ok(Activation::Deck(read_deck(deck))),
     }
 }
 
-/// What one activation of block `b` activates; the compiler checked the values.
-fn read_unit(program: &Program, interp: &Interp, b: &ConfigBlock) -> Result<UnitSpec, EngineError> {
-    let mut u = UnitSpec::default();
-    if let Some(p) = prop(b, "activates") {
-        u.kind = match sym(&const_value(interp, &p.values[0].1)?)?.as_str() {
-            "piece" => UnitKind::Piece,
-            "place" => UnitKind::Place,
-            "group" => UnitKind::Group,
-            "side" => UnitKind::Side,
-            other => {
-                return Err(EngineError::Setup(format!(
-                    "`activates: {other}` names no unit (piece, place, group, side)"
-                )));
-            }
-        };
+/// What one activation activates; the compiler checked the values.
+fn read_unit(u: &UnitDef) -> UnitSpec {
+    UnitSpec {
+        kind: match u.kind {
+            ir::UnitKind::Piece => UnitKind::Piece,
+            ir::UnitKind::Place => UnitKind::Place,
+            ir::UnitKind::Group => UnitKind::Group,
+            ir::UnitKind::Side => UnitKind::Side,
+        },
+        actions_per_piece: u.actions_per_piece,
+        all_act_when: u.all_act_when,
+        commands: u.commands,
+        together: u.together.clone(),
     }
-    if let Some(p) = prop(b, "actions_per_piece") {
-        let n = int(&const_value(interp, &p.values[0].1)?)?;
-        u.actions_per_piece = u32::try_from(n)
-            .ok()
-            .filter(|n| (1..=20).contains(n))
-            .ok_or_else(|| {
-                EngineError::Setup(format!("`actions_per_piece: {n}` is out of range"))
-            })?;
-    }
-    let hook = |key: &str| b.hooks.iter().find(|(k, _)| k == key).map(|(_, p)| *p);
-    u.all_act_when = hook("all_act_when");
-    u.commands = hook("commands");
-    if u.kind == UnitKind::Group && u.commands.is_none() {
-        return Err(EngineError::Setup(
-            "a group activation needs `commands:`".into(),
-        ));
-    }
-    if let Some(p) = prop(b, "together") {
-        for v in flat(interp, p)? {
-            let a = sym(&v)?;
-            let (id, def) = program.proc_by_name(&a).ok_or_else(|| {
-                EngineError::Setup(format!("`together:` names unknown action `{a}`"))
-            })?;
-            if def.kind != ProcKind::Action {
-                return Err(EngineError::Setup(format!(
-                    "`together:` names `{a}`, which is not an action"
-                )));
-            }
-            u.together.push(id);
-        }
-    }
-    Ok(u)
 }
 
-/// Most cards one deck may hold.
-const MAX_CARDS: u32 = 10_000;
-
-fn read_deck(program: &Program, interp: &Interp, b: &ConfigBlock) -> Result<DeckSpec, EngineError> {
-    let named = |p: &Property, key: &str| -> Result<Option<Val>, EngineError> {
-        p.values
+/// A deck as the engine draws it; the compiler checked its size and counts.
+fn read_deck(d: &DeckDef) -> DeckSpec {
+    DeckSpec {
+        cards: d
+            .cards
             .iter()
-            .find(|(k, _)| k.as_deref() == Some(key))
-            .map(|(_, e)| const_value(interp, e))
-            .transpose()
-    };
-    let count = |p: &Property, key: &str| -> Result<u32, EngineError> {
-        match named(p, key)? {
-            Some(v) => u32::try_from(int(&v)?)
-                .ok()
-                .filter(|n| *n <= MAX_CARDS)
-                .ok_or_else(|| {
-                    EngineError::Setup(format!("`{key}` is out of range: 0 to {MAX_CARDS}"))
-                }),
-            None => Ok(1),
-        }
-    };
-    let label = |p: &Property| -> Result<String, EngineError> {
-        match p.values.iter().find(|(k, _)| k.is_none()) {
-            Some((_, e)) => sym(&const_value(interp, e)?),
-            None => Err(EngineError::Setup("a card needs a name".into())),
-        }
-    };
-    let mut spec = DeckSpec {
-        cards: Vec::new(),
-        draws: None,
-        inserts: Vec::new(),
-        hooks: b.hooks.clone(),
-        reshuffle_on_insert: false,
-    };
-    for p in &b.properties {
-        match p.key.as_str() {
-            "card" => {
-                let side = match named(p, "side")? {
-                    Some(Val::Side(s)) => Some(s),
-                    Some(other) => Some(side_named(program, &sym(&other)?)?),
-                    None => None,
-                };
-                let n = count(p, "count")?;
-                let l = label(p)?;
-                for _ in 0..n {
-                    spec.cards.push(DeckCard {
-                        label: l.clone(),
-                        side,
-                        event: None,
-                    });
-                }
-                if spec.cards.len() as u32 > MAX_CARDS {
-                    return Err(EngineError::Setup(format!(
-                        "a deck holds at most {MAX_CARDS} cards"
-                    )));
-                }
-            }
-            "insert" => spec.inserts.push(DeckInsert {
-                side: match named(p, "side")? {
-                    Some(Val::Side(s)) => Some(s),
-                    Some(other) => Some(side_named(program, &sym(&other)?)?),
-                    None => None,
-                },
-                label: label(p)?,
-                count: count(p, "count")?,
-                replaces: match named(p, "replaces")? {
-                    Some(v) => u32::try_from(int(&v)?).unwrap_or(0),
-                    None => 0,
-                },
-                event: match named(p, "event")? {
-                    Some(v) => sym(&v)?,
-                    None => label(p)?,
-                },
-            }),
-            "reshuffle" => {
-                spec.reshuffle_on_insert = match sym(&const_value(interp, &p.values[0].1)?)?
-                    .as_str()
-                {
-                    "on_insert" => true,
-                    "after_draws" => false,
-                    other => {
-                        return Err(EngineError::Setup(format!(
-                            "a deck's `reshuffle:` is `on_insert` or `after_draws`, not `{other}`"
-                        )));
-                    }
-                };
-            }
-            "draws_before_reshuffle" => {
-                let n = int(&const_value(interp, &p.values[0].1)?)?;
-                spec.draws = Some(u32::try_from(n).ok().filter(|n| *n >= 1).ok_or_else(|| {
-                    EngineError::Setup(format!("draws_before_reshuffle must be 1 or more, not {n}"))
-                })?);
-            }
-            _ => {}
-        }
+            .map(|c| DeckCard {
+                label: c.label.clone(),
+                side: c.side,
+                event: None,
+            })
+            .collect(),
+        draws: d.draws,
+        inserts: d
+            .inserts
+            .iter()
+            .map(|i| DeckInsert {
+                label: i.label.clone(),
+                count: i.count,
+                replaces: i.replaces,
+                event: i.event.clone(),
+                side: i.side,
+            })
+            .collect(),
+        hooks: d.hooks.clone(),
+        reshuffle_on_insert: d.reshuffle_on_insert,
     }
-    if spec.cards.is_empty() {
-        return Err(EngineError::Setup("a deck needs `card:` lines".into()));
-    }
-    Ok(spec)
 }
 
-fn length(v: &Val) -> Result<i64, EngineError> {
-    int(v)
-}
-
-fn read_board(
-    program: &Program,
-    interp: &Interp,
-    b: &ConfigBlock,
-) -> Result<BoardSpec, EngineError> {
-    // On a hex board the ground may also be a member of one of the rules' enums.
+/// A hex board's grid and ground, or a table's features and areas. The compiler checked the
+/// names, labels and values; what is left to refuse here are sizes the book leaves `?` (with
+/// no stand-in board) and values an assumption gives.
+fn read_board(program: &Program, interp: &Interp, b: &BoardDef) -> Result<BoardSpec, EngineError> {
+    // The ground may also be a member of one of the rules' enums, kept by index.
     let mut members: Vec<String> = Vec::new();
-    let mut ground = |v: &Val| -> Result<Ground, EngineError> {
-        match v {
-            Val::Entity(e) => Ok(Ground::Entity(*e)),
-            Val::Sym(s) if program.enums.iter().any(|e| e.members.contains(s)) => {
-                let i = match members.iter().position(|m| m == s) {
-                    Some(i) => i,
-                    None => {
-                        members.push(s.clone());
-                        members.len() - 1
+    let mut ground = |g: &ir::Ground| -> Result<Ground, EngineError> {
+        let member = |members: &mut Vec<String>, s: &str| {
+            let i = match members.iter().position(|m| m == s) {
+                Some(i) => i,
+                None => {
+                    members.push(s.to_string());
+                    members.len() - 1
+                }
+            };
+            Ground::Member(i as u32)
+        };
+        match g {
+            ir::Ground::Entity(e) => Ok(Ground::Entity(*e)),
+            ir::Ground::Member(s) => Ok(member(&mut members, s)),
+            // `default: ?`: the assumption gives a terrain or a member.
+            ir::Ground::Unknown(u) => {
+                match interp.constant(&Value::Unknown(*u)).map_err(setup_err)? {
+                    Val::Entity(e) => Ok(Ground::Entity(e)),
+                    Val::Sym(s) if program.enums.iter().any(|e| e.members.contains(&s)) => {
+                        Ok(member(&mut members, &s))
                     }
-                };
-                Ok(Ground::Member(i as u32))
+                    other => Err(EngineError::Setup(format!(
+                        "expected a terrain or a member of an enum, found {}",
+                        other.show(program)
+                    ))),
+                }
             }
-            other => Err(EngineError::Setup(format!(
-                "expected a terrain or a member of an enum, found {}",
-                other.show(program)
-            ))),
         }
     };
-    match b.scheme.as_deref() {
-        Some("hex") => {
-            let cols = prop(b, "columns")
-                .ok_or_else(|| EngineError::Setup("a hex board needs `columns`".into()))?;
-            let rows = prop(b, "rows")
-                .ok_or_else(|| EngineError::Setup("a hex board needs `rows`".into()))?;
-            let ncols = match const_value(interp, &cols.values[0].1)? {
-                Val::LabelRange(_, Some(hi)) => HexCoord::parse(&format!("{hi}1"))
-                    .map_err(setup_err)?
-                    .column(),
-                v => int(&v)? as u32,
+    let unsized_board = || {
+        EngineError::Setup(format!(
+            "board `{}` has no size the engine can play (the book gives none, and no board stands in for it)",
+            b.name
+        ))
+    };
+    match (&b.play, &b.shape) {
+        (BoardPlay::Hex(hex), BoardShape::Hex { columns, rows }) => {
+            let layout = match hex.orientation {
+                HexOrientation::OddColumnsDown => HexLayout::OddColumnsDown,
+                HexOrientation::EvenColumnsDown => HexLayout::EvenColumnsDown,
             };
-            let nrows = match const_value(interp, &rows.values[0].1)? {
-                Val::Range(_, Some(hi)) => hi as u32,
-                v => int(&v)? as u32,
-            };
-            let layout = match prop(b, "orientation") {
-                Some(p) if sym(&const_value(interp, &p.values[0].1)?)? == "odd_columns_down" => {
-                    HexLayout::OddColumnsDown
-                }
-                _ => HexLayout::EvenColumnsDown,
-            };
-            let grid = HexGrid::new(ncols, nrows, layout).map_err(setup_err)?;
-            let default = match prop(b, "default") {
-                Some(p) => Some(ground(&const_value(interp, &p.values[0].1)?)?),
-                None => None,
-            };
+            // The grid's own limit (`HexGrid::MAX_HEXES`) is the runtime's to enforce.
+            let grid = HexGrid::new(*columns, *rows, layout).map_err(setup_err)?;
+            let default = hex.default.as_ref().map(&mut ground).transpose()?;
             let mut terrain = vec![default; grid.hex_count() as usize];
-            let mut paint = |t: Ground, hexes: Vec<Val>| -> Result<(), EngineError> {
-                for v in hexes {
-                    let h = HexCoord::parse(&sym(&v)?).map_err(setup_err)?;
+            for t in &hex.terrain {
+                let g = ground(&t.ground)?;
+                for h in &t.hexes {
+                    let h = HexCoord::new(h.column, h.row).map_err(setup_err)?;
+                    // The compiler reports labels off the board played; this guards the index.
                     if !grid.contains(h) {
                         return Err(EngineError::Setup(format!("hex {h} is off the board")));
                     }
-                    terrain[BoardSpec::hex_index(&grid, h)] = Some(t);
+                    terrain[BoardSpec::hex_index(&grid, h)] = Some(g);
                 }
-                Ok(())
-            };
-            // `terrain: jungle = [B2, B3], paddy = [E4]`: each named terrain on its hexes (an
-            // unnamed value, such as the `?` of a board no one has drawn, lists none).
-            if let Some(p) = prop(b, "terrain") {
-                for (name, e) in &p.values {
-                    let Some(name) = name else { continue };
-                    let t = match program.entities.iter().position(|x| x.name == *name) {
-                        Some(i) => ground(&Val::Entity(i as EntityId))?,
-                        None => ground(&Val::Sym(name.clone()))?,
-                    };
-                    let hexes = match const_value(interp, e)? {
-                        Val::List(items) => items,
-                        v => vec![v],
-                    };
-                    paint(t, hexes)?;
-                }
-            }
-            for region in b.blocks.iter().filter(|x| x.keyword == "region") {
-                let t = prop(region, "terrain")
-                    .ok_or_else(|| EngineError::Setup("a region needs `terrain`".into()))?;
-                let t = ground(&const_value(interp, &t.values[0].1)?)?;
-                let hexes = prop(region, "hexes")
-                    .ok_or_else(|| EngineError::Setup("a region needs `hexes`".into()))?;
-                paint(t, flat(interp, hexes)?)?;
             }
             Ok(BoardSpec::Hex {
                 grid,
@@ -1073,122 +892,88 @@ fn read_board(
                 members,
             })
         }
-        // A sectors board is an open table with numbered square sectors and zones over it.
-        Some(scheme @ ("open" | "sectors")) => {
-            let get = |k: &str| -> Result<i64, EngineError> {
-                let p = prop(b, k).ok_or_else(|| {
-                    EngineError::Setup(format!(
-                        "a{} {scheme} board needs `{k}`",
-                        if scheme == "open" { "n" } else { "" }
-                    ))
-                })?;
-                length(&const_value(interp, &p.values[0].1)?)
+        (BoardPlay::Table(t), BoardShape::Table { width, depth }) => {
+            let (width, depth) = (*width, *depth);
+            let sectors = match &t.sectors {
+                Some(s) => {
+                    Some(SectorGrid::new(width, depth, s.sector, s.zones).map_err(setup_err)?)
+                }
+                None => None,
             };
-            let (width, depth) = (get("width")?, get("depth")?);
-            let sectors = if scheme == "sectors" {
-                let zones = match prop(b, "zones") {
-                    Some(p) => u32::try_from(int(&const_value(interp, &p.values[0].1)?)?)
-                        .map_err(|_| EngineError::Setup("`zones` is out of range".into()))?,
-                    None => 1,
-                };
-                Some(SectorGrid::new(width, depth, get("sector")?, zones).map_err(setup_err)?)
-            } else {
-                None
-            };
+            // The compiler checks the size; this guards the geometry.
             if width <= 0 || depth <= 0 || width > 1_000_000 || depth > 1_000_000 {
                 return Err(EngineError::Setup(format!(
                     "table size {width} x {depth} (tenths of a millimetre) is out of range"
                 )));
             }
-            let base = match prop(b, "base") {
-                Some(p) => length(&const_value(interp, &p.values[0].1)?)?,
-                None => INCH,
-            };
             let mut moves = MoveOffers::default();
-            for (key, slot, max) in [
+            for (key, given, slot, max) in [
                 (
                     "move_directions",
+                    t.move_directions,
                     &mut moves.directions,
                     MoveOffers::MAX_DIRECTIONS,
                 ),
-                ("move_steps", &mut moves.steps, MoveOffers::MAX_STEPS),
+                (
+                    "move_steps",
+                    t.move_steps,
+                    &mut moves.steps,
+                    MoveOffers::MAX_STEPS,
+                ),
             ] {
-                if let Some(p) = prop(b, key) {
-                    match const_value(interp, &p.values[0].1)? {
-                        Val::Int(n) if (0..=i64::from(max)).contains(&n) => *slot = n as u32,
-                        other => {
-                            return Err(EngineError::Setup(format!(
-                                "`{key}` is a whole number from 0 to {max}, not {}",
-                                other.show(program)
-                            )));
-                        }
+                match given {
+                    None => {}
+                    Some(n) if n <= max => *slot = n,
+                    // The compiler checks the range; this guards the offers' bound.
+                    Some(n) => {
+                        return Err(EngineError::Setup(format!(
+                            "`{key}` is a whole number from 0 to {max}, not {n}"
+                        )));
                     }
                 }
             }
-            let sight_field = match prop(b, "blocks_sight") {
-                Some(p) => Some(sym(&const_value(interp, &p.values[0].1)?)?),
-                None => None,
-            };
-            let outline = |blk: &ConfigBlock| -> Result<Geometry, EngineError> {
+            let outline = |o: &Outline| -> Result<Geometry, EngineError> {
                 let pt = |x: i64, y: i64| Point::new(x, y).map_err(setup_err);
-                let lengths =
-                    |p: &Property, n: usize, what: &str| -> Result<Vec<i64>, EngineError> {
-                        let v: Vec<i64> = flat(interp, p)?
-                            .iter()
-                            .map(length)
-                            .collect::<Result<_, _>>()?;
-                        if v.len() != n {
-                            return Err(EngineError::Setup(what.to_string()));
-                        }
-                        Ok(v)
-                    };
-                if let Some(p) = prop(blk, "rect") {
-                    let v = lengths(p, 4, "`rect` takes x0, y0, x1, y1")?;
-                    Ok(Geometry::rect(pt(v[0], v[1])?, pt(v[2], v[3])?))
-                } else if let Some(p) = prop(blk, "circle") {
-                    let v = lengths(p, 3, "`circle` takes x, y, radius")?;
-                    Geometry::circle(pt(v[0], v[1])?, v[2]).map_err(setup_err)
-                } else {
-                    Err(EngineError::Setup(format!(
-                        "`{}` needs a `rect` or a `circle`",
-                        blk.name.clone().unwrap_or(blk.keyword.clone())
-                    )))
+                match *o {
+                    Outline::Rect { x0, y0, x1, y1 } => {
+                        Ok(Geometry::rect(pt(x0, y0)?, pt(x1, y1)?))
+                    }
+                    Outline::Circle { x, y, radius } => {
+                        Geometry::circle(pt(x, y)?, radius).map_err(setup_err)
+                    }
                 }
             };
             let mut shapes = Vec::new();
             let mut shape_terrain = Vec::new();
-            for f in b.blocks.iter().filter(|x| x.keyword == "feature") {
-                let t = prop(f, "terrain")
-                    .ok_or_else(|| EngineError::Setup("a feature needs `terrain`".into()))?;
-                let t = ground(&const_value(interp, &t.values[0].1)?)?;
-                let blocks_sight = match (&sight_field, t) {
+            for f in &t.features {
+                let g = ground(&f.ground)?;
+                let blocks_sight = match (&t.blocks_sight, g) {
                     // An enum member has no fields: it never blocks sight.
                     (_, Ground::Member(_)) | (None, _) => false,
-                    (Some(field), Ground::Entity(t)) => {
-                        let v = program.entities[t as usize].field(field).ok_or_else(|| {
+                    (Some(field), Ground::Entity(e)) => {
+                        // The compiler checked that every feature's terrain has the field.
+                        let v = program.entities[e as usize].field(field).ok_or_else(|| {
                             EngineError::Setup(format!(
                                 "terrain `{}` has no field `{field}`",
-                                program.entities[t as usize].name
+                                program.entities[e as usize].name
                             ))
                         })?;
                         interp.constant(v).map_err(setup_err)?.as_bool() == Some(true)
                     }
                 };
                 shapes.push(Shape {
-                    geometry: outline(f)?,
+                    geometry: outline(&f.outline)?,
                     blocks_sight,
                     terrain: shape_terrain.len() as u32,
                 });
-                shape_terrain.push(t);
+                shape_terrain.push(g);
             }
-            let mut areas = Vec::new();
-            for a in b.blocks.iter().filter(|x| x.keyword == "area") {
-                areas.push((a.name.clone().unwrap_or_default(), outline(a)?));
-            }
-            let default = match prop(b, "default") {
-                Some(p) => Some(ground(&const_value(interp, &p.values[0].1)?)?),
-                None => None,
-            };
+            let areas = b
+                .areas
+                .iter()
+                .map(|a| Ok((a.name.clone(), outline(&a.outline)?)))
+                .collect::<Result<_, EngineError>>()?;
+            let default = t.default.as_ref().map(&mut ground).transpose()?;
             Ok(BoardSpec::Table {
                 width,
                 depth,
@@ -1197,14 +982,18 @@ fn read_board(
                 members,
                 default,
                 areas,
-                base,
+                base: t.base.unwrap_or(INCH),
                 sectors,
                 moves,
             })
         }
-        other => Err(EngineError::Setup(format!(
+        // A size the book leaves `?`: genuinely unplayable, and not a mistake of the
+        // encoding (the `?` is reported as a lint).
+        (BoardPlay::Hex(_) | BoardPlay::Table(_), _) => Err(unsized_board()),
+        // The compiler refuses a scenario played on a board of another scheme.
+        (BoardPlay::None, _) => Err(EngineError::Setup(format!(
             "the engine plays hex, open and sectors boards, not `{}`",
-            other.unwrap_or("?")
+            b.scheme.as_deref().unwrap_or("?")
         ))),
     }
 }
