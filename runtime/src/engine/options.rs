@@ -190,7 +190,7 @@ pub(crate) fn narrowings(body: &[Stmt], slot: u32) -> Vec<(usize, Narrow<'_>)> {
 }
 
 /// Values listed for a parameter, and the guards they meet by construction.
-type Listed = (Vec<Val>, Vec<usize>);
+pub(super) type Listed = (Vec<Val>, Vec<usize>);
 
 /// Halvings in the search for the farthest legal point along a line of an open-table move:
 /// the point found is within 1/32 of the line's reach of the true farthest one.

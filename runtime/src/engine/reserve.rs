@@ -90,7 +90,7 @@ pub(super) fn entry_points(
     game: &mut Game,
     a: ProcId,
     args: &mut Vec<Val>,
-) -> Result<Option<(Vec<Val>, Vec<usize>)>, EngineError> {
+) -> Result<Option<super::options::Listed>, EngineError> {
     let rules = game.rules;
     let BoardSpec::Table { moves, .. } = &rules.board else {
         return Ok(None);
