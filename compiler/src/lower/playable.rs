@@ -435,7 +435,11 @@ impl Lowerer<'_> {
     }
 
     /// The board a scenario is played on: the one that stands in for the named board, or it.
-    fn board_of<'b, 'c>(&self, s: &ast::Config, boards: &'b [Board<'c>]) -> Option<&'b Board<'c>> {
+    pub(super) fn board_of<'b, 'c>(
+        &self,
+        s: &ast::Config,
+        boards: &'b [Board<'c>],
+    ) -> Option<&'b Board<'c>> {
         let name = prop(s, "board")
             .and_then(|(_, v)| v.first())
             .and_then(|v| name_of(&v.value))?;

@@ -694,21 +694,7 @@ impl Lowerer<'_> {
                 self.missing(file, s, "board", "a scenario", "`board: map`");
                 None
             }
-            Some(v) => name_of(&v.value).and_then(|name| {
-                boards
-                    .iter()
-                    .find(|b| {
-                        prop(b.config, "stand_in")
-                            .and_then(|(_, v)| v.first())
-                            .and_then(|v| name_of(&v.value))
-                            == Some(name)
-                    })
-                    .or_else(|| {
-                        boards
-                            .iter()
-                            .find(|b| b.config.name.as_ref().is_some_and(|n| n.name == name))
-                    })
-            }),
+            Some(_) => self.board_of(s, boards),
         };
         if let Some((_, v)) = prop(s, "turns")
             && let Some(e) = v.first()

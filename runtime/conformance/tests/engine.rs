@@ -51,9 +51,13 @@ impl Policy for Checking {
         for c in choices {
             if let Some(Val::Piece(i)) = c.args.first() {
                 let p = &game.state.pieces[*i as usize];
-                // Deployment places pieces not yet on the board; every other choice is
-                // made by a piece in play.
-                if !matches!(c.act, sandtable_runtime::engine::Act::Deploy) && !p.on_board() {
+                // Deployment places pieces not yet on the board, and a piece held in reserve
+                // may be brought on (or kept back); every other choice is made by a piece in
+                // play.
+                if !matches!(c.act, sandtable_runtime::engine::Act::Deploy)
+                    && !p.on_board()
+                    && p.status != Status::Reserve
+                {
                     self.offered_to_off_board.push(game.label(side, c));
                 }
             }
@@ -97,6 +101,13 @@ fn recount(game: &Game) -> Recount {
                 assert!(
                     at.insert(name.to_string(), Some(place.to_string()))
                         .is_none()
+                );
+            }
+            // A piece brought on from its force's reserve was never deployed.
+            Event::Entered { piece, at: to, .. } => {
+                assert!(
+                    at.insert(piece.clone(), Some(to.label())).is_none(),
+                    "{piece} entered while on the board"
                 );
             }
             Event::Moved {

@@ -316,8 +316,15 @@ impl Game<'_, '_> {
     ) -> Result<(), EngineError> {
         if let Some(Val::Piece(i)) = choice.args.first() {
             let i = *i as usize;
+            // A piece in reserve acts only by an action that brings it on, or holds (stays
+            // in reserve).
             let from_reserve = match choice.act {
                 Act::Action(a) => i < self.state.pieces.len() && self.may_act_in(i, a),
+                Act::Hold => self
+                    .state
+                    .pieces
+                    .get(i)
+                    .is_some_and(|p| p.status == Status::Reserve),
                 _ => false,
             };
             if !from_reserve && self.state.pieces.get(i).is_none_or(|p| !p.on_board()) {
