@@ -354,6 +354,17 @@ fn readme_examples_match_the_tool() {
         let text = std::fs::read_to_string(&path).unwrap();
         let mut lines = text.lines().peekable();
         while let Some(line) = lines.next() {
+            // A block marked as not run (long simulations, as tests/docs.rs reads them) is
+            // skipped whole: its opening fence, then everything up to its closing one.
+            if line.trim().starts_with("<!-- docs-test: not run:") {
+                lines.next();
+                for l in lines.by_ref() {
+                    if l.starts_with("```") {
+                        break;
+                    }
+                }
+                continue;
+            }
             let Some(cmd) = line.strip_prefix("$ sandtable ") else {
                 continue;
             };
