@@ -537,6 +537,49 @@ impl Game<'_, '_> {
     /// enemy, into cover or onto a feature is always offered. Points off the table, at `x`'s
     /// own position or within a base of another piece are dropped. Every point offered has
     /// passed the guards that decide it, which are returned as implied.
+    /// The place parameter's narrowing `distance(X, p) <= r`, evaluated: the guard it comes
+    /// from, the piece `X`, where `X` stands on the table, and how far from it a place may be
+    /// (`r`, one less when the bound is strict). `None` when the parameter has no such
+    /// narrowing or `X` is not a piece standing on the table.
+    pub(super) fn distance_bound(
+        &mut self,
+        a: ProcId,
+        args: &mut Vec<Val>,
+    ) -> Result<Option<(usize, usize, Point, i64)>, EngineError> {
+        let rules = self.rules;
+        let none = Vec::new();
+        let found = rules
+            .narrowings
+            .get(a as usize)
+            .and_then(|per| per.get(args.len()))
+            .unwrap_or(&none);
+        let Some((k, centre, radius, strict)) = found.iter().find_map(|(k, n)| match n {
+            Narrow::Within {
+                by: By::Distance,
+                centre,
+                radius,
+                strict,
+            } => Some((*k, *centre, *radius, *strict)),
+            _ => None,
+        }) else {
+            return Ok(None);
+        };
+        let (c, r) = self.with_host(|i, ctx| {
+            Ok((
+                i.eval_in(a, args, centre, ctx)?,
+                i.eval_in(a, args, radius, ctx)?,
+            ))
+        })?;
+        let (Val::Piece(c), Some(r)) = (c, r.as_int()) else {
+            return Ok(None);
+        };
+        let c = c as usize;
+        let Some(Pos::Point(at)) = self.state.pieces.get(c).and_then(|p| p.pos) else {
+            return Ok(None);
+        };
+        Ok(Some((k, c, at, r - i64::from(strict))))
+    }
+
     fn table_points(
         &mut self,
         a: ProcId,
@@ -555,37 +598,9 @@ impl Game<'_, '_> {
         else {
             return Ok(None);
         };
-        let none = Vec::new();
-        let found = rules
-            .narrowings
-            .get(a as usize)
-            .and_then(|per| per.get(args.len()))
-            .unwrap_or(&none);
-        let Some((centre, radius, strict)) = found.iter().find_map(|(_, n)| match n {
-            Narrow::Within {
-                by: By::Distance,
-                centre,
-                radius,
-                strict,
-            } => Some((*centre, *radius, *strict)),
-            _ => None,
-        }) else {
+        let Some((within, me, from, r)) = self.distance_bound(a, args)? else {
             return Ok(None);
         };
-        let (c, r) = self.with_host(|i, ctx| {
-            Ok((
-                i.eval_in(a, args, centre, ctx)?,
-                i.eval_in(a, args, radius, ctx)?,
-            ))
-        })?;
-        let (Val::Piece(me), Some(r)) = (c, r.as_int()) else {
-            return Ok(None);
-        };
-        let me = me as usize;
-        let Some(Pos::Point(from)) = self.state.pieces[me].pos else {
-            return Ok(None);
-        };
-        let r = r - i64::from(strict);
         if r <= 0 {
             return Ok(Some((Vec::new(), Vec::new())));
         }
@@ -677,18 +692,7 @@ impl Game<'_, '_> {
         // The guards this parameter's value decides: those reading it and no later one.
         let level = args.len() + 1;
         let slot = args.len() as u32;
-        let within = found
-            .iter()
-            .find(|(_, n)| {
-                matches!(
-                    n,
-                    Narrow::Within {
-                        by: By::Distance,
-                        ..
-                    }
-                )
-            })
-            .map(|(k, _)| *k);
+        let within = Some(within);
         // Guards the engine tests itself, without the interpreter: the distance that
         // narrows `p` (every point is built within it) and `path_clear(x, p)` for the
         // acting piece `x`. Both hold for a move when they hold for a longer one along the

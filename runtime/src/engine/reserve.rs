@@ -6,12 +6,11 @@
 //! How much a side may bring on, and when, is the rules' own business (their guards, their
 //! counters); the engine only keeps the pieces and lists where they may enter.
 
-use sandtable_ir::functions::{By, EngineFn};
+use sandtable_ir::functions::EngineFn;
 use sandtable_ir::{EntityId, Expr, ForceDef, ProcId, Program, SideId};
 
-use super::options::Narrow;
 use super::setup::{BoardSpec, Rules};
-use super::state::{Pos, Status};
+use super::state::Status;
 use super::{EngineError, Game};
 use crate::board::Point;
 use crate::interp::Interp;
@@ -95,36 +94,9 @@ pub(super) fn entry_points(
     let BoardSpec::Table { moves, .. } = &rules.board else {
         return Ok(None);
     };
-    let none = Vec::new();
-    let found = rules
-        .narrowings
-        .get(a as usize)
-        .and_then(|per| per.get(args.len()))
-        .unwrap_or(&none);
-    let Some((k, centre, radius, strict)) = found.iter().find_map(|(k, n)| match n {
-        Narrow::Within {
-            by: By::Distance,
-            centre,
-            radius,
-            strict,
-        } => Some((*k, *centre, *radius, *strict)),
-        _ => None,
-    }) else {
+    let Some((k, _, at, r)) = game.distance_bound(a, args)? else {
         return Ok(None);
     };
-    let (c, r) = game.with_host(|i, ctx| {
-        Ok((
-            i.eval_in(a, args, centre, ctx)?,
-            i.eval_in(a, args, radius, ctx)?,
-        ))
-    })?;
-    let (Val::Piece(c), Some(r)) = (c, r.as_int()) else {
-        return Ok(None);
-    };
-    let Some(Pos::Point(at)) = game.state.pieces.get(c as usize).and_then(|p| p.pos) else {
-        return Ok(None);
-    };
-    let r = r - i64::from(strict);
     let steps = i64::from(moves.steps.max(1));
     let mut out: Vec<Val> = Vec::new();
     for d in 0..moves.directions {
