@@ -473,6 +473,10 @@ impl<R: BufRead, W: Write> Human<R, W> {
             .map_err(io)?;
         }
         let who = game.rules.side_name(side).to_string();
+        let usage = format!(
+            "type a number from 1 to {}, a point `x,y`, or `save FILE` to save the game",
+            labels.len()
+        );
         loop {
             let line = self.read_answer(&who, labels.len())?;
             let line = line.trim();
@@ -483,12 +487,7 @@ impl<R: BufRead, W: Write> Human<R, W> {
                 if (1..=labels.len()).contains(&k) {
                     return Ok(Answer::Listed(k - 1));
                 }
-                writeln!(
-                    self.output,
-                    "type a number from 1 to {}, a point `x,y`, or `save FILE` to save the game",
-                    labels.len()
-                )
-                .map_err(io)?;
+                writeln!(self.output, "{usage}").map_err(io)?;
                 continue;
             }
             // `N x,y` names the choice to go like; a bare `x,y` goes like the only kind.
@@ -515,12 +514,7 @@ impl<R: BufRead, W: Write> Human<R, W> {
                     continue;
                 }
                 _ => {
-                    writeln!(
-                        self.output,
-                        "type a number from 1 to {}, a point `x,y`, or `save FILE` to save the game",
-                        labels.len()
-                    )
-                    .map_err(io)?;
+                    writeln!(self.output, "{usage}").map_err(io)?;
                     continue;
                 }
             };

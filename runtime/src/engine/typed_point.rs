@@ -7,7 +7,7 @@
 
 use sandtable_ir::LENGTH_UNITS;
 
-use super::log::{Event, Place, Typed};
+use super::log::{Place, Typed};
 use super::options::Choice;
 use super::setup::BoardSpec;
 use super::state::Pos;
@@ -135,14 +135,6 @@ impl Game<'_, '_> {
             }),
         )?;
         self.advance()
-    }
-}
-
-/// The `typed` of a decision event, if it has one.
-pub fn typed_of(e: &Event) -> Option<&Typed> {
-    match e {
-        Event::Decision { typed, .. } => typed.as_ref(),
-        _ => None,
     }
 }
 
