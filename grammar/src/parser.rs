@@ -1114,6 +1114,25 @@ mod tests {
     }
 
     #[test]
+    fn unclosed_config_blocks_nested_deep_stay_within_the_call_limit() {
+        // Found by fuzzing (`parse`, 2026-12-04): every unclosed `turn {` / `force us {` was
+        // tried as a config item and again as a nested block, so the work doubled per level
+        // and 30 levels spent pest's whole call limit several times (34 s in release).
+        let mut src = String::from("scenario s \"S\" {\n");
+        for _ in 0..40 {
+            src += "  turn {\n      force us {\n";
+        }
+        src += "        units: a, b\n";
+        let p = parse(&src);
+        assert!(!p.errors.is_empty());
+        assert!(
+            p.errors.iter().all(|e| !e.message.contains("call limit")),
+            "{:?}",
+            p.errors
+        );
+    }
+
+    #[test]
     fn recovery_in_nested_sections_stays_linear() {
         // A section holding an error was read whole, then item by item, and so was each
         // section nested in it: pest's work grew with the depth of sections times the size of
