@@ -11,15 +11,21 @@
 # icepool is installed in a throwaway virtualenv outside the repository.
 # Usage: bash runtime/benches/compare_icepool.sh
 #   SANDTABLE_BIN   the sandtable binary (default: ./target/release/sandtable)
-#   ICEPOOL_VENV    the virtualenv (default: /tmp/icepool-venv)
+#   ICEPOOL_VENV    the virtualenv (default: /tmp/icepool-venv), created with icepool if absent
+#   ICEPOOL_PYTHON  a python that already imports icepool (default: the virtualenv's)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 venv="${ICEPOOL_VENV:-/tmp/icepool-venv}"
-[ -x "$venv/bin/python" ] || { python3 -m venv "$venv" && "$venv/bin/pip" install -q icepool; }
+if [ -n "${ICEPOOL_PYTHON:-}" ]; then
+  py=$ICEPOOL_PYTHON
+else
+  [ -x "$venv/bin/python" ] || { python3 -m venv "$venv" && "$venv/bin/pip" install -q icepool; }
+  py=$venv/bin/python
+fi
 B="${SANDTABLE_BIN:-./target/release/sandtable}"
 [ -x "$B" ] || { echo "no sandtable binary at $B (build with cargo build --release, or set SANDTABLE_BIN)" >&2; exit 2; }
 Q=runtime/benches/queries.sand
-PY=("$venv/bin/python" runtime/benches/icepool_queries.py)
+PY=("$py" runtime/benches/icepool_queries.py)
 med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 us() { local s e; s=$(date +%s%N); "$@" >/dev/null 2>&1; e=$(date +%s%N); echo $(( (e - s) / 1000 )); }
 ratio() { [ "$2" = "-" ] && { echo "-"; return; }; awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "inf" }'; }

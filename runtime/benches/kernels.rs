@@ -43,6 +43,12 @@ fn kernels(c: &mut Criterion) {
     c.bench_function("dense/100d6 (big weights)", |b| {
         b.iter(|| dense::sum_of(black_box(&d6big), 100, no_budget).unwrap())
     });
+    c.bench_function("limbs/100d6 (counts in 64-bit words, no conversion)", |b| {
+        b.iter(|| {
+            sandtable_runtime::limbs::flat_sum(6, black_box(100), 5, |_, _| Ok::<_, Fail>(()))
+                .unwrap()
+        })
+    });
     let faces: Vec<(i64, u64)> = (1..=6).map(|f| (f, 1)).collect();
     c.bench_function("dense/highest 3 of 10d6", |b| {
         b.iter(|| dense::keep::<u64>(3, black_box(10), &faces, true).unwrap())

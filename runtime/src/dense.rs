@@ -416,6 +416,13 @@ pub fn sum_of<W: Weight, E: From<Fail>>(
         .ok_or(Fail::Value)?;
     let width = one.w.len() - 1;
     let flat = one.flat();
+    if flat
+        && width > 0
+        && one.w[0].is_one()
+        && let Some(d) = flat_sum_in_limbs(one.w.len() as u64, n, lo, &total, &mut charge)?
+    {
+        return Ok(d);
+    }
     // Counts of (sum − k · lo) after k dice, in two buffers swapped each step: big weights keep
     // their allocations across steps.
     let mut acc: Vec<W> = vec![W::one()];
@@ -458,6 +465,39 @@ pub fn sum_of<W: Weight, E: From<Fail>>(
         std::mem::swap(&mut acc, &mut next);
     }
     Ok(Dense::new(lo, acc, total))
+}
+
+/// Buffers of the limb kernel past this many words (256 MiB) are not worth it: the general
+/// path grows its buffers step by step, so the work limit stops it before memory runs out.
+const MAX_LIMB_WORDS: usize = 1 << 25;
+
+/// `n` dice of `f` equally likely consecutive faces (`total` = `f^n`, lowest sum `lo`) by the
+/// fixed-width kernel of [`crate::limbs`], when its buffer is of a reasonable size.
+fn flat_sum_in_limbs<W: Weight, E: From<Fail>>(
+    f: u64,
+    n: u64,
+    lo: i64,
+    total: &W,
+    charge: &mut impl FnMut(usize, usize) -> Result<(), E>,
+) -> Result<Option<Dense<W>>, E> {
+    let limbs = (total.to_big().bits() as usize).div_ceil(64).max(1);
+    let Some(words) = usize::try_from(n)
+        .ok()
+        .and_then(|n| n.checked_mul(f as usize - 1))
+        .and_then(|c| c.checked_add(1))
+        .and_then(|c| c.checked_mul(limbs))
+        .filter(|w| *w <= MAX_LIMB_WORDS)
+    else {
+        return Ok(None);
+    };
+    let buf = crate::limbs::flat_sum(f, n, limbs, charge)?;
+    debug_assert_eq!(buf.len(), words);
+    let w = buf
+        .chunks_exact(limbs)
+        .map(W::from_limbs)
+        .collect::<Result<Vec<W>, _>>()
+        .map_err(Fail::from)?;
+    Ok(Some(Dense::new(lo, w, total.clone())))
 }
 
 /// How many of `n` dice land on one of `s` of their `f` equally likely faces: `C(n, k) ·
@@ -570,29 +610,36 @@ pub fn keep<W: Weight>(
                 continue;
             }
             let left = n - p;
-            for c in 0..=left {
-                let placed = p + c;
-                if last && placed < k {
-                    continue;
-                }
-                let ways = pascal[left as usize][c as usize].mul(&mpow[c as usize])?;
-                if ways.is_zero() {
-                    continue;
-                }
-                let add = value
-                    .checked_mul(i64::try_from(placed.min(k) - p).map_err(|_| Fail::Value)?)
-                    .ok_or(Fail::Value)?;
-                let from = &states[p as usize];
-                if placed >= k {
-                    // Decided: the other dice show faces beyond this one.
-                    let ways = ways.mul(&rpow[(n - placed) as usize])?;
+            let from = &states[p as usize];
+            // Fewer than `k` dice placed with this face: the sum is not decided yet (after
+            // the last face, every die must be placed, so there is no such state).
+            if !last {
+                for c in 0..(k - p) {
+                    let ways = pascal[left as usize][c as usize].mul(&mpow[c as usize])?;
                     if ways.is_zero() {
                         continue;
                     }
-                    add_shifted(&mut done, from, add, &ways);
-                } else {
-                    add_shifted(&mut next[placed as usize], from, add, &ways);
+                    let add = value
+                        .checked_mul(i64::try_from(c).map_err(|_| Fail::Value)?)
+                        .ok_or(Fail::Value)?;
+                    add_shifted(&mut next[(p + c) as usize], from, add, &ways);
                 }
+            }
+            // `k` or more placed: the kept sum gains `value · (k − p)` whatever their number,
+            // and the other dice show faces beyond this one; the ways of every such number
+            // are added up first, so the states are walked once.
+            let mut ways = W::zero();
+            for c in (k - p)..=left {
+                let w = pascal[left as usize][c as usize]
+                    .mul(&mpow[c as usize])?
+                    .mul(&rpow[(left - c) as usize])?;
+                ways.add_assign(&w)?;
+            }
+            if !ways.is_zero() {
+                let add = value
+                    .checked_mul(i64::try_from(k - p).map_err(|_| Fail::Value)?)
+                    .ok_or(Fail::Value)?;
+                add_shifted(&mut done, from, add, &ways);
             }
         }
         states = next;
@@ -718,6 +765,30 @@ mod tests {
         assert_eq!(got.w.iter().sum::<u64>(), got.total);
     }
 
+    #[test]
+    fn keeps_of_more_dice_match_every_roll() {
+        // Every face, several dice decided at once, the kept count near both ends.
+        for (k, n, faces, highest) in [
+            (3, 7, vec![1, 2, 3, 4, 5, 6], true),
+            (2, 6, vec![1, 2, 3, 4, 5], false),
+            (1, 6, vec![0, 0, 1, 3], true),
+            (5, 6, vec![-1, 0, 1], false),
+            (6, 6, vec![1, 2, 3, 4], true),
+        ] {
+            let mut distinct: BTreeMap<i64, u64> = BTreeMap::new();
+            for f in &faces {
+                *distinct.entry(*f).or_default() += 1;
+            }
+            let distinct: Vec<(i64, u64)> = distinct.into_iter().collect();
+            let got: Dense<u128> = keep(k, n, &distinct, highest).unwrap();
+            assert_eq!(
+                got.to_dist(),
+                keep_sparse(k, n, &faces, highest),
+                "{k} of {n}"
+            );
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -774,6 +845,21 @@ mod tests {
             }
             let got = sum_of(&one, n, |_, _| Ok::<_, Fail>(())).unwrap();
             prop_assert_eq!(got.to_dist(), want);
+        }
+
+        #[test]
+        fn sums_of_flat_dice_in_words_equal_repeated_products(f in 1i64..=10, lo in -3i64..=3, n in 0u64..=8) {
+            let one = dense_of(&(lo..lo + f).collect::<Vec<_>>());
+            let mut want: Dist<i64, u128> = Dist::point(0);
+            for _ in 0..n {
+                want = product(&want, &sparse(&one), |x, y| Ok::<_, Overflow>(x + y)).unwrap();
+            }
+            let got = sum_of(&one, n, |_, _| Ok::<_, Fail>(())).unwrap();
+            prop_assert_eq!(got.to_dist(), want.clone());
+            let big: Dense<BigUint> = Dense::from_dist(&Dist::uniform(lo..lo + f)).unwrap();
+            let got = sum_of(&big, n, |_, _| Ok::<_, Fail>(())).unwrap();
+            prop_assert_eq!(got.to_dist().weights.into_iter().map(|(v, w)| (v, w.to_string())).collect::<Vec<_>>(),
+                want.weights.into_iter().map(|(v, w)| (v, w.to_string())).collect::<Vec<_>>());
         }
 
         #[test]

@@ -65,6 +65,8 @@ pub trait Weight: Clone + Debug + PartialEq + Eq + PartialOrd + Ord {
     fn mul_add_fit(&mut self, a: &Self, b: &Self);
     /// `self += a` where the caller has shown the result fits (see [`Weight::mul_add_fit`]).
     fn add_fit(&mut self, a: &Self);
+    /// The number whose little-endian 64-bit words these are, if it fits.
+    fn from_limbs(words: &[u64]) -> Result<Self, Overflow>;
 }
 
 /// Fixed-width weights: the checked operations of [`Weight`] on a primitive unsigned integer.
@@ -123,6 +125,19 @@ macro_rules! fixed_weight {
                 debug_assert!(self.checked_add(*a).is_some());
                 *self = self.wrapping_add(*a);
             }
+            fn from_limbs(words: &[u64]) -> Result<Self, Overflow> {
+                let mut r: $t = 0;
+                for (i, w) in words.iter().enumerate() {
+                    if *w == 0 {
+                        continue;
+                    }
+                    if i * 64 >= <$t>::BITS as usize {
+                        return Err(Overflow);
+                    }
+                    r |= (*w as $t) << (64 * i);
+                }
+                Ok(r)
+            }
         }
     };
 }
@@ -179,6 +194,13 @@ impl Weight for BigUint {
     }
     fn add_fit(&mut self, a: &Self) {
         *self += a;
+    }
+    fn from_limbs(words: &[u64]) -> Result<Self, Overflow> {
+        let digits: Vec<u32> = words
+            .iter()
+            .flat_map(|w| [*w as u32, (*w >> 32) as u32])
+            .collect();
+        Ok(BigUint::new(digits))
     }
 }
 

@@ -160,10 +160,21 @@ impl<W: Weight> ValDist<W> {
         match self {
             ValDist::Vals(d) => d.map(f),
             ValDist::Ints(d) => {
-                let mut weights: BTreeMap<K, W> = BTreeMap::new();
-                for (v, w) in d.iter() {
-                    let _ = crate::dist::bump(&mut weights, f(&Val::Int(v)), w.clone());
-                }
+                // Values come in ascending order; when their keys do too (outcomes of integers
+                // do), the map is built in one pass instead of a search per value.
+                let pairs: Vec<(K, W)> = d
+                    .iter()
+                    .map(|(v, w)| (f(&Val::Int(v)), w.clone()))
+                    .collect();
+                let weights: BTreeMap<K, W> = if pairs.windows(2).all(|p| p[0].0 < p[1].0) {
+                    pairs.into_iter().collect()
+                } else {
+                    let mut weights = BTreeMap::new();
+                    for (k, w) in pairs {
+                        let _ = crate::dist::bump(&mut weights, k, w);
+                    }
+                    weights
+                };
                 Dist {
                     weights,
                     total: d.total.clone(),
@@ -262,9 +273,12 @@ pub fn distribution(
     proc: u32,
     args: Vec<Val>,
 ) -> Result<Dist<OutcomeKey, BigUint>, RunError> {
-    Session::new(program, assumptions, limit)
-        .distribution(proc, args)
-        .map(Rc::unwrap_or_clone)
+    let session = Session::new(program, assumptions, limit);
+    let d = session.distribution(proc, args)?;
+    // The session keeps a second reference: gone with it, the answer is moved out, not
+    // copied.
+    drop(session);
+    Ok(Rc::unwrap_or_clone(d))
 }
 
 /// Exact evaluation of one program, remembering what it computed: the answer to each query

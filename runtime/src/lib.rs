@@ -14,6 +14,7 @@ pub mod exact;
 pub mod explain;
 pub mod interp;
 pub mod jit;
+pub mod limbs;
 pub mod montecarlo;
 pub mod query;
 pub mod rng;
