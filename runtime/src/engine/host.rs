@@ -35,6 +35,8 @@ pub struct Scratch {
     /// Buffers reused by every movement-cost search.
     blocked: Vec<bool>,
     enemy: Vec<bool>,
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<(u32, usize)>>,
+    occupied: Vec<bool>,
 }
 
 pub struct GameHost<'a, 'p> {
@@ -339,13 +341,13 @@ impl GameHost<'_, '_> {
     /// As [`Self::reach`], but every hex of the route, the start included, must be of the
     /// terrain `only` (5.b.1-style "entirely along connected path hexes"); kept until the
     /// next effect, as [`Self::reach`] is.
-    fn reach_along(&mut self, i: usize, only: &Val) -> Result<Vec<u32>, RunError> {
+    fn reach_along(&mut self, i: usize, only: &Val) -> Result<&[u32], RunError> {
         let version = self.scratch.version;
-        if let Some(Some((v, o, dist))) = self.scratch.along.get(i)
+        if let Some(Some((v, o, _))) = self.scratch.along.get(i)
             && *v == version
             && o == only
         {
-            return Ok(dist.clone());
+            return Ok(self.scratch.along[i].as_ref().map_or(&[], |(_, _, d)| d.as_slice()));
         }
         let BoardSpec::Hex { grid, .. } = &self.rules.board else {
             return Err(err("move costs are counted on hex boards"));
@@ -361,8 +363,8 @@ impl GameHost<'_, '_> {
         if self.scratch.along.len() < self.state.pieces.len() {
             self.scratch.along.resize(self.state.pieces.len(), None);
         }
-        self.scratch.along[i] = Some((version, only.clone(), dist.clone()));
-        Ok(dist)
+        self.scratch.along[i] = Some((version, only.clone(), dist));
+        Ok(self.scratch.along[i].as_ref().map_or(&[], |(_, _, d)| d.as_slice()))
     }
 
     /// The search behind [`Self::reach`]; `only` (by hex index) limits the hexes a route may use.
@@ -402,18 +404,9 @@ impl GameHost<'_, '_> {
                 .iter()
                 .filter(|p| p.on_board() && (!p.is_unit || (p.side.is_some() && p.side == own)))
                 .filter_map(|p| p.pos.map(|at| (at, p.entity)));
-            let markers: Vec<(Pos, EntityId)> = self
-                .state
-                .place_markers
-                .iter()
-                .copied()
-                .chain(pieces)
-                .collect();
-            for (p, m) in markers {
+            for (p, m) in self.state.place_markers.iter().copied().chain(pieces) {
                 if let Pos::Hex(h) = p
-                    && self
-                        .entity_field(m, "blocks_movement")
-                        .is_ok_and(|v| v == Val::Bool(true))
+                    && self.rules.blocks_movement(m)
                 {
                     blocked[BoardSpec::hex_index(grid, h)] = true;
                 }
@@ -434,7 +427,8 @@ impl GameHost<'_, '_> {
             let start = BoardSpec::hex_index(grid, from);
             let mut dist = vec![u32::MAX; n];
             dist[start] = 0;
-            let mut heap = std::collections::BinaryHeap::new();
+            let mut heap = std::mem::take(&mut self.scratch.heap);
+            heap.clear();
             heap.push(std::cmp::Reverse((0u32, start)));
             while let Some(std::cmp::Reverse((d, at))) = heap.pop() {
                 if d > dist[at] || (enemy[at] && at != start) {
@@ -460,6 +454,7 @@ impl GameHost<'_, '_> {
             }
             self.scratch.blocked = blocked;
             self.scratch.enemy = enemy;
+            self.scratch.heap = heap;
             Ok(dist)
         }
     }
@@ -868,12 +863,24 @@ impl Host for GameHost<'_, '_> {
                         .ok_or_else(|| err("`clear_route` allows a number of hexes"))?,
                     None => 0,
                 };
-                let occupied: std::collections::HashSet<HexCoord> = self.occupied_hexes();
+                // Hexes holding a unit, by hex index (a buffer kept between calls).
+                let mut occupied = std::mem::take(&mut self.scratch.occupied);
+                occupied.clear();
+                occupied.resize(grid.hex_count() as usize, false);
+                for x in &self.state.pieces {
+                    if x.is_unit
+                        && x.on_board()
+                        && let Some(Pos::Hex(h)) = x.pos
+                        && grid.contains(h)
+                    {
+                        occupied[BoardSpec::hex_index(grid, h)] = true;
+                    }
+                }
                 let fewest = grid
                     .fewest_on_open_route(
                         p,
                         q,
-                        |h| occupied.contains(&h),
+                        |h| grid.contains(h) && occupied[BoardSpec::hex_index(grid, h)],
                         |h| {
                             u32::from(terrain.is_some_and(|t| {
                                 self.terrain_at(Pos::Hex(h))
@@ -881,8 +888,9 @@ impl Host for GameHost<'_, '_> {
                             }))
                         },
                     )
-                    .map_err(|e| err(e.to_string()))?;
-                Val::Bool(fewest.is_some_and(|n| i64::from(n) <= most))
+                    .map_err(|e| err(e.to_string()));
+                self.scratch.occupied = occupied;
+                Val::Bool(fewest?.is_some_and(|n| i64::from(n) <= most))
             }
             EngineFn::TerrainBetween => {
                 let (x, y) = (self.place(arg(0)?)?, self.place(arg(1)?)?);
@@ -959,10 +967,20 @@ impl Host for GameHost<'_, '_> {
             EngineFn::Owner => Val::Side(self.side_of(arg(0)?)?),
             EngineFn::Enemy => {
                 let s = self.side_of(arg(0)?)?;
-                let others: Vec<SideId> =
-                    self.rules.sides().into_iter().filter(|x| *x != s).collect();
-                match others.as_slice() {
-                    [one] => Val::Side(*one),
+                // The one side with a force other than `s` (no list built: guards ask this
+                // for every hex they bind).
+                let mut one = None;
+                let mut more = false;
+                for f in &self.rules.forces {
+                    match one {
+                        _ if f.side == s => {}
+                        None => one = Some(f.side),
+                        Some(o) if o != f.side => more = true,
+                        Some(_) => {}
+                    }
+                }
+                match (one, more) {
+                    (Some(o), false) => Val::Side(o),
                     _ => return Err(err("`enemy` needs a game of exactly two sides")),
                 }
             }
