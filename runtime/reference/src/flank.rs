@@ -338,6 +338,17 @@ impl Flank {
     /// The actions of piece `i` (of `side`), in the order of the phase's `actions:` (the
     /// engine lists one actor's choices action by action).
     fn legal_piece(&self, s: &Play, side: SideId, i: usize) -> Vec<Choice> {
+        self.listed(s, side, i, false)
+    }
+
+    /// Whether piece `i` has a legal action: the listing stops at the first, as the
+    /// engine's does when a unit to activate is picked.
+    fn has_legal(&self, s: &Play, side: SideId, i: usize) -> bool {
+        !self.listed(s, side, i, true).is_empty()
+    }
+
+    /// [`Flank::legal_piece`]; with `first`, only up to the first choice found.
+    fn listed(&self, s: &Play, side: SideId, i: usize, first: bool) -> Vec<Choice> {
         let mut out = Vec::new();
         if !s.alive[i] || self.pieces[i].side != side || s.pinned[i] {
             return out;
@@ -358,6 +369,9 @@ impl Flank {
             let can = reach[k] <= mf || along.get(k).is_some_and(|&c| c <= far);
             if can && h != s.pos[i] && (soldier || !self.enemy_at(s, side, h)) {
                 out.push(Choice::Move(i, h));
+                if first {
+                    return out;
+                }
             }
         }
         if !soldier {
@@ -371,6 +385,9 @@ impl Flank {
             for &h in &self.within[r.min(6) as usize][s.pos[i] as usize] {
                 if reach[h as usize] <= r && self.exits.contains(&h) && !self.enemy_at(s, side, h) {
                     out.push(Choice::Leave(i, h));
+                    if first {
+                        return out;
+                    }
                 }
             }
         }
@@ -387,6 +404,9 @@ impl Flank {
                 && self.line_ok(s, s.pos[i], h)
             {
                 out.push(Choice::Fire(i, h));
+                if first {
+                    return out;
+                }
             }
         }
         // throw_grenade (7.c): adjacent hexes with enemies.
@@ -394,6 +414,9 @@ impl Flank {
             let adjacent = self.distance(s.pos[i], h) == 1;
             if adjacent && self.enemy_at(s, side, h) {
                 out.push(Choice::Grenade(i, h));
+                if first {
+                    return out;
+                }
             }
         }
         out
@@ -546,7 +569,7 @@ impl Flank {
             .into_iter()
             .filter(|&h| {
                 (0..self.pieces.len()).any(|i| {
-                    s.alive[i] && s.pos[i] == h && !self.legal_piece(s, side, i).is_empty()
+                    s.alive[i] && s.pos[i] == h && self.has_legal(s, side, i)
                 })
             })
             .map(Choice::Activate)

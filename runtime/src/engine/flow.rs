@@ -614,9 +614,7 @@ impl Game<'_, '_> {
                 // times in a row until its side ends its activation.
                 if spec.actions_per_piece > 1
                     && self.state.pieces[i].on_board()
-                    && !self
-                        .legal_for(side, &rules.phases[ph].actions, Some(i))?
-                        .is_empty()
+                    && self.has_legal(side, &rules.phases[ph].actions, Some(i))?
                 {
                     let mut unit = UnitTurn::new(side, Some(ph), "turn");
                     let name = self.piece_label(i, side);

@@ -19,6 +19,11 @@ const CAP_FIELD: &str = "groups_per_side";
 impl Rules<'_> {
     /// The most places that may hold two or more units of `side`, when the rules say.
     pub fn group_cap(&self, side: SideId) -> Option<u32> {
+        self.group_caps.get(side as usize).copied().flatten()
+    }
+
+    /// [`Rules::group_cap`] read from the entities' fields, once at set-up.
+    pub(crate) fn read_group_cap(&self, side: SideId) -> Option<u32> {
         self.program
             .entities
             .iter()
@@ -70,14 +75,48 @@ impl State {
         let (Some(cap), Some(side)) = (cap, self.pieces[i].side) else {
             return true;
         };
-        let after = self.groups(side, Some((i, to)));
-        after <= cap || after <= self.groups(side, None)
+        // `after <= cap || after <= before`, with `after - before` (the one piece moving can
+        // break up at most one group and make at most one) counted at the two places alone:
+        // the whole side is counted only when the move adds a group.
+        let me = &self.pieces[i];
+        if !(me.on_board() && me.is_unit && me.side == Some(side)) {
+            // Not counted either way: nothing changes.
+            return true;
+        }
+        let mates = |at: Pos| {
+            self.pieces
+                .iter()
+                .enumerate()
+                .filter(|&(j, p)| {
+                    j != i
+                        && p.on_board()
+                        && p.is_unit
+                        && p.side == Some(side)
+                        && p.pos == Some(at)
+                })
+                .count()
+        };
+        let from = me.pos;
+        if from == Some(to) {
+            return true;
+        }
+        let made = mates(to) == 1;
+        let broken = from.is_some_and(|at| mates(at) == 1);
+        if !made || broken {
+            return true;
+        }
+        self.groups(side, None) < cap
     }
 }
 
 impl Rules<'_> {
     /// The entity's kind has `blocks_movement: true`: no unit of its side enters its place.
     pub fn blocks_movement(&self, e: sandtable_ir::EntityId) -> bool {
+        self.blocks.get(e as usize).copied().unwrap_or(false)
+    }
+
+    /// [`Rules::blocks_movement`] read from the entity's fields, once at set-up.
+    pub(crate) fn read_blocks_movement(&self, e: sandtable_ir::EntityId) -> bool {
         self.entity_fields.get(e as usize).is_some_and(|f| {
             f.iter()
                 .any(|(n, v)| n == "blocks_movement" && *v == Some(Val::Bool(true)))

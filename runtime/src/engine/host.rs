@@ -19,22 +19,146 @@ pub const UNREACHABLE: i64 = 1_000_000;
 /// Distance reported when nothing matches (`nearest_distance` with no such piece).
 pub const FAR: i64 = 1 << 40;
 
-/// One piece's movement costs: (state version, the cost bound searched to or `None` for all,
-/// cost per hex index).
-type Reach = (u64, Option<u32>, Vec<u32>);
+/// How far a movement-cost search is settled.
+#[derive(Clone, Copy)]
+enum Until {
+    /// Every cost up to the bound is exact.
+    Bound(u32),
+    /// The cost of this hex (by index) is exact.
+    Hex(usize),
+    All,
+}
+
+/// One piece's movement-cost search (Dijkstra over hex indices), settled lazily: a guard
+/// asking `move_cost` of hexes near the piece settles only the hexes cheaper than those, and
+/// a later question carries the same search on. Kept until the state changes.
+#[derive(Default)]
+struct Search {
+    version: u64,
+    /// The terrain every hex of the route keeps to, if any.
+    only: Option<Val>,
+    start: usize,
+    dist: Vec<u32>,
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<(u32, usize)>>,
+    /// Hexes no route enters: blocking pieces and markers, and hexes off `only`.
+    blocked: Vec<bool>,
+    /// Hexes holding enemy units: entered, not left.
+    enemy: Vec<bool>,
+}
+
+impl Search {
+    /// Begin a search from piece `i`; `mask` is `only`'s hexes.
+    fn start_from(
+        &mut self,
+        rules: &Rules,
+        state: &State,
+        i: usize,
+        only: Option<&Val>,
+        mask: Option<&[bool]>,
+    ) -> Result<(), RunError> {
+        let BoardSpec::Hex { grid, .. } = &rules.board else {
+            return Err(err("move costs are counted on hex boards"));
+        };
+        let Some(Pos::Hex(from)) = state.pieces[i].pos else {
+            return Err(err(format!("{} is not on the board", state.pieces[i].label)));
+        };
+        let n = grid.hex_count() as usize;
+        self.only = only.cloned();
+        self.heap.clear();
+        self.dist.clear();
+        self.dist.resize(n, u32::MAX);
+        self.blocked.clear();
+        self.blocked.resize(n, false);
+        self.enemy.clear();
+        self.enemy.resize(n, false);
+        let start = BoardSpec::hex_index(grid, from);
+        self.start = start;
+        if mask.is_some_and(|o| !o[start]) {
+            // The move does not start on the terrain it must keep to: nothing is reachable.
+            return Ok(());
+        }
+        if let Some(m) = mask {
+            for (b, on) in self.blocked.iter_mut().zip(m) {
+                *b = !on;
+            }
+        }
+        // Markers placed by rules, marker pieces set up on the board, and units of the
+        // mover's own side (a unit of another side is an enemy: entered, not passed).
+        let own = state.pieces[i].side;
+        let pieces = state
+            .pieces
+            .iter()
+            .filter(|p| p.on_board() && (!p.is_unit || (p.side.is_some() && p.side == own)))
+            .filter_map(|p| p.pos.map(|at| (at, p.entity)));
+        for (p, m) in state.place_markers.iter().copied().chain(pieces) {
+            if let Pos::Hex(h) = p
+                && rules.blocks_movement(m)
+            {
+                self.blocked[BoardSpec::hex_index(grid, h)] = true;
+            }
+        }
+        for p in &state.pieces {
+            if p.on_board()
+                && p.is_unit
+                && p.side != own
+                && let Some(Pos::Hex(h)) = p.pos
+            {
+                self.enemy[BoardSpec::hex_index(grid, h)] = true;
+            }
+        }
+        self.dist[start] = 0;
+        self.heap.push(std::cmp::Reverse((0u32, start)));
+        Ok(())
+    }
+
+    /// Carry the search on until `until` is answered exactly. Every cost is at least 1, so
+    /// once the cheapest open entry costs more than a bound (or as much as a hex's best
+    /// cost so far), nothing cheaper can be found.
+    fn settle(&mut self, rules: &Rules, until: Until) {
+        while let Some(&std::cmp::Reverse((d, at))) = self.heap.peek() {
+            let done = match until {
+                Until::Bound(b) => d > b,
+                Until::Hex(k) => self.dist.get(k).is_none_or(|&best| d >= best),
+                Until::All => false,
+            };
+            if done {
+                break;
+            }
+            self.heap.pop();
+            if d > self.dist[at] || (self.enemy[at] && at != self.start) {
+                continue;
+            }
+            for &nb in &rules.hex_adjacent[at] {
+                let nb = nb as usize;
+                let Some(c) = rules.hex_cost[nb] else {
+                    continue;
+                };
+                if self.blocked[nb] {
+                    continue;
+                }
+                let nd = d.saturating_add(c);
+                if nd < self.dist[nb] {
+                    self.dist[nb] = nd;
+                    self.heap.push(std::cmp::Reverse((nd, nb)));
+                }
+            }
+        }
+    }
+}
 
 /// Caches that survive from one interpreter run to the next while the state is unchanged.
 #[derive(Default)]
 pub struct Scratch {
     /// Bumped by every effect; caches keyed on an older version are stale.
     pub version: u64,
-    reach: Vec<Option<Reach>>,
-    /// [`GameHost::reach_along`]'s answers, per piece: (version, terrain kept to, costs). A
-    /// guard asks it once per hex it binds, all at one version.
-    along: Vec<Option<(u64, Val, Vec<u32>)>>,
-    /// Buffers reused by every movement-cost search.
-    blocked: Vec<bool>,
-    enemy: Vec<bool>,
+    /// Each piece's movement-cost search, and its search along one terrain
+    /// ([`GameHost::reach_along`]); their buffers are reused from one version to the next.
+    reach: Vec<Option<Search>>,
+    along: Vec<Option<Search>>,
+    /// The hexes of the terrain last kept to by a search along one.
+    mask: Option<(Val, Vec<bool>)>,
+    /// Hexes holding a unit (`clear_route`).
+    occupied: Vec<bool>,
 }
 
 pub struct GameHost<'a, 'p> {
@@ -312,156 +436,98 @@ impl GameHost<'_, '_> {
     /// entering costs the hex's price (see [`Rules::hex_cost`]); hexes with a marker, or a
     /// unit of the mover's own side, whose `blocks_movement` is true cannot be entered, and a
     /// hex holding enemy units can be entered but not left.
-    /// With `bound`, only costs up to it are searched (and exact); dearer hexes read as
-    /// unreachable, so answer questions beyond the bound with a full search (`None`).
+    /// With `bound`, only costs up to it are exact; a dearer hex reads as more than the
+    /// bound (perhaps unreachable), so answer questions beyond the bound with `None`.
     pub(crate) fn reach(&mut self, i: usize, bound: Option<u32>) -> Result<&[u32], RunError> {
-        let version = self.scratch.version;
-        if self.scratch.reach.len() < self.state.pieces.len() {
-            self.scratch.reach.resize(self.state.pieces.len(), None);
-        }
-        let usable = |(v, b, _): &Reach| {
-            *v == version
-                && match (b, bound) {
-                    (None, _) => true,
-                    (Some(have), Some(want)) => *have >= want,
-                    (Some(_), None) => false,
-                }
-        };
-        if !self.scratch.reach[i].as_ref().is_some_and(usable) {
-            let dist = self.search(i, bound, None)?;
-            self.scratch.reach[i] = Some((version, bound, dist));
-        }
-        Ok(self.scratch.reach[i]
-            .as_ref()
-            .map_or(&[], |(_, _, d)| d.as_slice()))
+        let until = bound.map_or(Until::All, Until::Bound);
+        let s = self.settled(i, None, until)?;
+        Ok(&s.dist)
     }
 
     /// As [`Self::reach`], but every hex of the route, the start included, must be of the
     /// terrain `only` (5.b.1-style "entirely along connected path hexes"); kept until the
     /// next effect, as [`Self::reach`] is.
-    fn reach_along(&mut self, i: usize, only: &Val) -> Result<Vec<u32>, RunError> {
+    fn reach_along(&mut self, i: usize, only: &Val) -> Result<&[u32], RunError> {
+        let s = self.settled(i, Some(only), Until::All)?;
+        Ok(&s.dist)
+    }
+
+    /// What `move_cost(x, hex)` answers: the cheapest cost for piece `i` to reach hex index
+    /// `k` (along `only` when given), the search settled no further than that hex needs.
+    fn cost_to(&mut self, i: usize, k: usize, only: Option<&Val>) -> Result<u32, RunError> {
+        let s = self.settled(i, only, Until::Hex(k))?;
+        Ok(s.dist.get(k).copied().unwrap_or(u32::MAX))
+    }
+
+    /// Piece `i`'s search (along `only`), started afresh when the state has changed since,
+    /// and settled as far as `until` asks.
+    fn settled(
+        &mut self,
+        i: usize,
+        only: Option<&Val>,
+        until: Until,
+    ) -> Result<&Search, RunError> {
         let version = self.scratch.version;
-        if let Some(Some((v, o, dist))) = self.scratch.along.get(i)
-            && *v == version
-            && o == only
-        {
-            return Ok(dist.clone());
+        let n_pieces = self.state.pieces.len();
+        let rules = self.rules;
+        let fresh = {
+            let cache = match only {
+                None => &self.scratch.reach,
+                Some(_) => &self.scratch.along,
+            };
+            cache
+                .get(i)
+                .and_then(Option::as_ref)
+                .is_some_and(|s| s.version == version && s.only.as_ref() == only)
+        };
+        if !fresh {
+            let mask = match only {
+                Some(t) => Some(self.terrain_mask(t)?),
+                None => None,
+            };
+            let state = &*self.state;
+            let scratch = &mut *self.scratch;
+            let cache = match only {
+                None => &mut scratch.reach,
+                Some(_) => &mut scratch.along,
+            };
+            if cache.len() < n_pieces {
+                cache.resize_with(n_pieces, || None);
+            }
+            let s = cache[i].get_or_insert_with(Search::default);
+            s.start_from(rules, state, i, only, mask.as_deref())?;
+            s.version = version;
+            if let Some(m) = mask {
+                scratch.mask = Some((only.cloned().unwrap_or(Val::Unit), m));
+            }
+        }
+        let cache = match only {
+            None => &mut self.scratch.reach,
+            Some(_) => &mut self.scratch.along,
+        };
+        let s = cache[i].as_mut().expect("started above");
+        s.settle(rules, until);
+        Ok(s)
+    }
+
+    /// The hexes of terrain `t`, by hex index (the board's terrain never changes: kept for
+    /// the last terrain asked).
+    fn terrain_mask(&mut self, t: &Val) -> Result<Vec<bool>, RunError> {
+        if let Some((v, m)) = self.scratch.mask.take() {
+            if v == *t {
+                return Ok(m);
+            }
         }
         let BoardSpec::Hex { grid, .. } = &self.rules.board else {
             return Err(err("move costs are counted on hex boards"));
         };
-        let along: Vec<bool> = grid
+        Ok(grid
             .hexes()
             .map(|h| {
                 self.terrains_at(Pos::Hex(h))
-                    .any(|g| self.rules.board.ground_is(g, only))
+                    .any(|g| self.rules.board.ground_is(g, t))
             })
-            .collect();
-        let dist = self.search(i, None, Some(along))?;
-        if self.scratch.along.len() < self.state.pieces.len() {
-            self.scratch.along.resize(self.state.pieces.len(), None);
-        }
-        self.scratch.along[i] = Some((version, only.clone(), dist.clone()));
-        Ok(dist)
-    }
-
-    /// The search behind [`Self::reach`]; `only` (by hex index) limits the hexes a route may use.
-    fn search(
-        &mut self,
-        i: usize,
-        bound: Option<u32>,
-        only: Option<Vec<bool>>,
-    ) -> Result<Vec<u32>, RunError> {
-        {
-            let BoardSpec::Hex { grid, .. } = &self.rules.board else {
-                return Err(err("move costs are counted on hex boards"));
-            };
-            let Some(Pos::Hex(from)) = self.state.pieces[i].pos else {
-                return Err(err(format!(
-                    "{} is not on the board",
-                    self.state.pieces[i].label
-                )));
-            };
-            if only
-                .as_ref()
-                .is_some_and(|o| !o[BoardSpec::hex_index(grid, from)])
-            {
-                // The move does not start on the terrain it must keep to: nothing is reachable.
-                return Ok(vec![u32::MAX; grid.hex_count() as usize]);
-            }
-            let n = grid.hex_count() as usize;
-            let mut blocked = std::mem::take(&mut self.scratch.blocked);
-            blocked.clear();
-            blocked.resize(n, false);
-            // Markers placed by rules, marker pieces set up on the board, and units of the
-            // mover's own side (a unit of another side is an enemy: entered, not passed).
-            let own = self.state.pieces[i].side;
-            let pieces = self
-                .state
-                .pieces
-                .iter()
-                .filter(|p| p.on_board() && (!p.is_unit || (p.side.is_some() && p.side == own)))
-                .filter_map(|p| p.pos.map(|at| (at, p.entity)));
-            let markers: Vec<(Pos, EntityId)> = self
-                .state
-                .place_markers
-                .iter()
-                .copied()
-                .chain(pieces)
-                .collect();
-            for (p, m) in markers {
-                if let Pos::Hex(h) = p
-                    && self
-                        .entity_field(m, "blocks_movement")
-                        .is_ok_and(|v| v == Val::Bool(true))
-                {
-                    blocked[BoardSpec::hex_index(grid, h)] = true;
-                }
-            }
-            let side = self.state.pieces[i].side;
-            let mut enemy = std::mem::take(&mut self.scratch.enemy);
-            enemy.clear();
-            enemy.resize(n, false);
-            for p in &self.state.pieces {
-                if p.on_board()
-                    && p.is_unit
-                    && p.side != side
-                    && let Some(Pos::Hex(h)) = p.pos
-                {
-                    enemy[BoardSpec::hex_index(grid, h)] = true;
-                }
-            }
-            let start = BoardSpec::hex_index(grid, from);
-            let mut dist = vec![u32::MAX; n];
-            dist[start] = 0;
-            let mut heap = std::collections::BinaryHeap::new();
-            heap.push(std::cmp::Reverse((0u32, start)));
-            while let Some(std::cmp::Reverse((d, at))) = heap.pop() {
-                if d > dist[at] || (enemy[at] && at != start) {
-                    continue;
-                }
-                for &nb in &self.rules.hex_adjacent[at] {
-                    let nb = nb as usize;
-                    let Some(c) = self.rules.hex_cost[nb] else {
-                        continue;
-                    };
-                    if blocked[nb] || only.as_ref().is_some_and(|o| !o[nb]) {
-                        continue;
-                    }
-                    let nd = d.saturating_add(c);
-                    if bound.is_some_and(|b| nd > b) {
-                        continue;
-                    }
-                    if nd < dist[nb] {
-                        dist[nb] = nd;
-                        heap.push(std::cmp::Reverse((nd, nb)));
-                    }
-                }
-            }
-            self.scratch.blocked = blocked;
-            self.scratch.enemy = enemy;
-            Ok(dist)
-        }
+            .collect())
     }
 
     /// Hexes holding at least one on-board piece that the filters select (as `count_units`).
@@ -868,12 +934,24 @@ impl Host for GameHost<'_, '_> {
                         .ok_or_else(|| err("`clear_route` allows a number of hexes"))?,
                     None => 0,
                 };
-                let occupied: std::collections::HashSet<HexCoord> = self.occupied_hexes();
+                // Hexes holding a unit, by hex index (a buffer kept between calls).
+                let mut occupied = std::mem::take(&mut self.scratch.occupied);
+                occupied.clear();
+                occupied.resize(grid.hex_count() as usize, false);
+                for x in &self.state.pieces {
+                    if x.is_unit
+                        && x.on_board()
+                        && let Some(Pos::Hex(h)) = x.pos
+                        && grid.contains(h)
+                    {
+                        occupied[BoardSpec::hex_index(grid, h)] = true;
+                    }
+                }
                 let fewest = grid
                     .fewest_on_open_route(
                         p,
                         q,
-                        |h| occupied.contains(&h),
+                        |h| grid.contains(h) && occupied[BoardSpec::hex_index(grid, h)],
                         |h| {
                             u32::from(terrain.is_some_and(|t| {
                                 self.terrain_at(Pos::Hex(h))
@@ -881,8 +959,9 @@ impl Host for GameHost<'_, '_> {
                             }))
                         },
                     )
-                    .map_err(|e| err(e.to_string()))?;
-                Val::Bool(fewest.is_some_and(|n| i64::from(n) <= most))
+                    .map_err(|e| err(e.to_string()));
+                self.scratch.occupied = occupied;
+                Val::Bool(fewest?.is_some_and(|n| i64::from(n) <= most))
             }
             EngineFn::TerrainBetween => {
                 let (x, y) = (self.place(arg(0)?)?, self.place(arg(1)?)?);
@@ -959,10 +1038,20 @@ impl Host for GameHost<'_, '_> {
             EngineFn::Owner => Val::Side(self.side_of(arg(0)?)?),
             EngineFn::Enemy => {
                 let s = self.side_of(arg(0)?)?;
-                let others: Vec<SideId> =
-                    self.rules.sides().into_iter().filter(|x| *x != s).collect();
-                match others.as_slice() {
-                    [one] => Val::Side(*one),
+                // The one side with a force other than `s` (no list built: guards ask this
+                // for every hex they bind).
+                let mut one = None;
+                let mut more = false;
+                for f in &self.rules.forces {
+                    match one {
+                        _ if f.side == s => {}
+                        None => one = Some(f.side),
+                        Some(o) if o != f.side => more = true,
+                        Some(_) => {}
+                    }
+                }
+                match (one, more) {
+                    (Some(o), false) => Val::Side(o),
                     _ => return Err(err("`enemy` needs a game of exactly two sides")),
                 }
             }
@@ -1043,13 +1132,9 @@ impl Host for GameHost<'_, '_> {
                     return Err(err("move costs are counted on hex boards"));
                 };
                 let k = BoardSpec::hex_index(grid, to);
-                let cost = match a.get(2) {
-                    Some(only) => self.reach_along(i, only)?.get(k).copied(),
-                    None => self.reach(i, None)?.get(k).copied(),
-                };
-                Val::Int(match cost {
-                    Some(c) if c != u32::MAX => i64::from(c),
-                    _ => UNREACHABLE,
+                Val::Int(match self.cost_to(i, k, a.get(2))? {
+                    u32::MAX => UNREACHABLE,
+                    c => i64::from(c),
                 })
             }
             EngineFn::ActionsLeft => {

@@ -116,6 +116,8 @@ pub struct Game<'r, 'p> {
     /// Pieces of the `together` choice being carried out still to act after the one acting:
     /// what `together_left()` reads.
     together_left: u32,
+    /// The listing in progress only asks whether there is a legal choice ([`Game::has_legal`]).
+    first_only: bool,
 }
 
 impl Clone for Game<'_, '_> {
@@ -135,6 +137,7 @@ impl Clone for Game<'_, '_> {
             acted_off_board: self.acted_off_board.clone(),
             listing_unit: self.listing_unit.clone(),
             together_left: self.together_left,
+            first_only: false,
         }
     }
 }
@@ -268,6 +271,7 @@ impl<'r, 'p> Game<'r, 'p> {
             acted_off_board: Vec::new(),
             listing_unit: None,
             together_left: 0,
+            first_only: false,
         }
     }
 

@@ -308,6 +308,9 @@ impl Game<'_, '_> {
                 // No piece acts: offered at chips, cards and free actions, not to a piece.
                 if actor.is_none() {
                     self.bind(a, params, guards, 0, &[], &mut Vec::new(), &mut out, 1)?;
+                    if self.first_only && !out.is_empty() {
+                        return Ok(out);
+                    }
                 }
                 continue;
             }
@@ -331,9 +334,26 @@ impl Game<'_, '_> {
                 let mut args = Vec::with_capacity(params.len());
                 args.push(Val::Piece(i as u32));
                 self.bind(a, params, guards, 0, &[], &mut args, &mut out, n)?;
+                if self.first_only && !out.is_empty() {
+                    return Ok(out);
+                }
             }
         }
         Ok(out)
+    }
+
+    /// Whether [`Game::legal_for`] would list anything: the listing stops at the first legal
+    /// choice (what picking a unit to activate needs to know of each piece).
+    pub(crate) fn has_legal(
+        &mut self,
+        side: SideId,
+        actions: &[ProcId],
+        actor: Option<usize>,
+    ) -> Result<bool, EngineError> {
+        self.first_only = true;
+        let found = self.legal_for(side, actions, actor);
+        self.first_only = false;
+        Ok(!found?.is_empty())
     }
 
     /// Extend `args` one parameter at a time. Each leading `require` is tested as soon as
@@ -382,6 +402,9 @@ impl Game<'_, '_> {
             args.push(v);
             self.bind(a, params, guards, k, &implied, args, out, bindings)?;
             args.pop();
+            if self.first_only && !out.is_empty() {
+                break;
+            }
         }
         Ok(())
     }

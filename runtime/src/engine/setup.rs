@@ -301,6 +301,11 @@ pub struct Rules<'p> {
     /// The scenario's properties (first value, assumptions applied; `None` if unknown), for
     /// `scenario_value`.
     pub scenario_values: Vec<(String, Option<Val>)>,
+    /// Per side: the cap on places holding its groups ([`Rules::group_cap`]), read once
+    /// from the entities' fields rather than by name at every move.
+    pub(crate) group_caps: Vec<Option<u32>>,
+    /// Per entity: whether its kind says `blocks_movement: true` ([`Rules::blocks_movement`]).
+    pub(crate) blocks: Vec<bool>,
 }
 
 impl<'p> Rules<'p> {
@@ -390,7 +395,15 @@ impl<'p> Rules<'p> {
                         .collect()
                 })
                 .collect(),
+            group_caps: Vec::new(),
+            blocks: Vec::new(),
         };
+        r.group_caps = (0..program.sides.len() as SideId)
+            .map(|s| r.read_group_cap(s))
+            .collect();
+        r.blocks = (0..program.entities.len() as EntityId)
+            .map(|e| r.read_blocks_movement(e))
+            .collect();
         // Board: the scenario's, or a board that declares itself its stand-in.
         let Some(played) = typed.board_played else {
             // The compiler reports a missing or unknown `board:` for every scenario with

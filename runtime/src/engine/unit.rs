@@ -182,7 +182,7 @@ impl<'r, 'p> Game<'r, 'p> {
             UnitKind::Place => {
                 for (at, pieces) in self.own_by_place(side) {
                     for i in pieces {
-                        if !self.legal_for(side, actions, Some(i))?.is_empty() {
+                        if self.has_legal(side, actions, Some(i))? {
                             out.push(Choice {
                                 act: Act::Activate,
                                 args: vec![place_val(at)],
@@ -195,7 +195,7 @@ impl<'r, 'p> Game<'r, 'p> {
             UnitKind::Group => {
                 for leader in self.own_on_board(side) {
                     for i in self.group_of(spec, leader)? {
-                        if !self.legal_for(side, actions, Some(i))?.is_empty() {
+                        if self.has_legal(side, actions, Some(i))? {
                             out.push(Choice {
                                 act: Act::Activate,
                                 args: vec![Val::Piece(leader as u32)],
