@@ -484,6 +484,18 @@ fn mcts_carries_its_subtree_and_a_resumed_search_decides_the_same() {
         n += 1;
     }
     assert!(searched >= 40, "only {searched} searches");
+    // A carried subtree's visits count towards the next search's iterations.
+    let (searches, played) = nva.work();
+    assert_eq!(searches, searched as u64);
+    assert!(
+        played < 12 * searches,
+        "{played} iterations in {searches} searches"
+    );
+    assert!(
+        played >= 6 * searches,
+        "{played} iterations in {searches} searches"
+    );
+    eprintln!("{played} iterations in {searches} searches at mcts:12, {carried} carried");
     assert!(
         carried > 0,
         "no subtree was ever carried to the next decision"
@@ -557,4 +569,45 @@ fn a_searched_world_never_knows_the_order_of_the_deck() {
         g.apply(k).unwrap();
     }
     assert!(checked > 0, "no decision with a deck to draw from");
+}
+
+/// A win that takes two choices in one activation, neither worth anything alone: the search
+/// plans the side's turn and finds it in every game, where a random side, and greedy's one
+/// step of look-ahead, miss it.
+#[test]
+fn mcts_finds_a_win_that_takes_two_steps() {
+    use sandtable_runtime::engine::mcts::Mcts;
+    let (program, a) = load("runtime/conformance/tests/games/two_steps.sand", None);
+    let rules = Rules::new(&program, &a, "two_steps").unwrap();
+    let play = |seed: u64, kind: &str| {
+        let mut g = Game::new(&rules, seed, None);
+        let mut blue: Box<dyn Policy> = match kind {
+            "mcts" => Box::new(Mcts::new(seed, 0, 64, None)),
+            "greedy" => Box::new(sandtable_runtime::engine::policy::Greedy::new(seed, 0)),
+            _ => Box::new(Random::new(seed, 0)),
+        };
+        let mut red = Random::new(seed, 1);
+        g.advance().unwrap();
+        while let Some(side) = g.to_move() {
+            let k = if side == 0 {
+                blue.choose(&g, side, g.legal()).unwrap()
+            } else {
+                red.choose(&g, side, g.legal()).unwrap()
+            };
+            g.apply(k).unwrap();
+        }
+        // Blue's score is its strikes: the victory block wins it blue when above 0.
+        g.result().unwrap().scores[0]
+    };
+    let blue_won = |score: i64| score > 0;
+    for seed in 0..6 {
+        assert!(
+            blue_won(play(seed, "mcts")),
+            "seed {seed}: the search missed the win"
+        );
+    }
+    for kind in ["random", "greedy"] {
+        let wins = (0..20).filter(|&s| blue_won(play(s, kind))).count();
+        assert!(wins < 20, "the win is not one {kind} misses");
+    }
 }

@@ -22,9 +22,13 @@
 //! random, then a choice of that kind at random. The answer is the choice tried most often,
 //! ties to the better greedy rank.
 //!
-//! The tree is not kept from one decision to the next: a policy's saved state is its random
-//! stream, so a game resumed from a save must decide as the uninterrupted one did, which a
-//! tree carried over (and lost in the save) would not.
+//! The tree is kept from one decision to the next when nothing but the side's own choice
+//! (and chance) came between, as within one activation: the subtree under the choice made
+//! becomes the next search's root, its visits count towards `ITERATIONS`, and at least half
+//! of them are played afresh (the dice of that choice have fallen since, and the carried
+//! statistics are of its average outcome). The kept subtree is the policy's memory: a save
+//! holds it, so a resumed game decides as the uninterrupted one did. A world deals a deck's
+//! undrawn cards anew, as it deals the hidden pieces: their order is a future nobody has seen.
 //!
 //! Everything random comes from the policy's own stream, seeded from the game seed and the
 //! side: with `mcts:ITERATIONS` a game is the same whatever the machine or `--jobs`. A time
@@ -72,6 +76,9 @@ pub struct Mcts {
     /// at: the next search starts from it if nothing but that choice (and chance) came
     /// between.
     kept: Option<Kept>,
+    /// Searches made and iterations played in them, over the policy's life.
+    searches: u64,
+    played: u64,
 }
 
 /// A subtree carried from one decision to the next (its root is node 0).
@@ -108,6 +115,8 @@ impl Mcts {
             iterations: iterations.max(1),
             budget,
             kept: None,
+            searches: 0,
+            played: 0,
         }
     }
 
@@ -133,6 +142,12 @@ impl Mcts {
             None => None,
         };
         Ok((n, ms))
+    }
+
+    /// Searches made so far, and the iterations they played: with subtrees carried over,
+    /// fewer than `ITERATIONS` a search.
+    pub fn work(&self) -> (u64, u64) {
+        (self.searches, self.played)
     }
 
     fn seed(&mut self) -> u64 {
@@ -237,10 +252,12 @@ impl Mcts {
         let mut kinds: HashMap<SideId, Kinds> = HashMap::new();
         let mut acts: Vec<(SideId, Act)> = Vec::new();
         let started = Instant::now();
+        self.searches += 1;
         for _ in 0..fresh {
             if self.budget.is_some_and(|b| started.elapsed() >= b) {
                 break;
             }
+            self.played += 1;
             let seed = self.seed();
             let mut g = game.possible_world(side, seed);
             if g.legal().is_empty() {
