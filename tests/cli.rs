@@ -1054,6 +1054,46 @@ fn a_game_saved_after_n_decisions_resumes_to_the_uninterrupted_end() {
     assert_eq!(v["decisions"], 20);
 }
 
+/// MCTS carries its search tree between decisions: the save holds it, and the resumed game
+/// decides as the uninterrupted one, for both sides searching.
+#[test]
+fn a_game_searched_by_mcts_resumes_to_the_uninterrupted_end() {
+    let dir = repo();
+    let save = temp("resume-mcts.json");
+    let save = save.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "rules/platoon",
+            "--scenario",
+            "protecting-the-flank",
+            "--seed",
+            "5",
+            "--policy",
+            "nva=mcts:8",
+            "--policy",
+            "us=mcts:8",
+        ];
+        args.extend_from_slice(extra);
+        sandtable_in(&dir, &args)
+    };
+    let (code, whole, err) = run(&[]);
+    assert_eq!(code, 0, "{err}");
+    for n in ["33", "40"] {
+        let (code, _, err) = run(&["--stop-after", n, "--save", save]);
+        assert_eq!(code, 0, "{err}");
+        let text = std::fs::read_to_string(save).unwrap();
+        assert!(
+            text.contains("\"memory\""),
+            "stop {n}: no search tree saved"
+        );
+        let (code, resumed, err) =
+            sandtable_in(&dir, &["resume", save, "--ruleset", "rules/platoon"]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(resumed, whole, "stop {n}: another game");
+    }
+}
+
 #[test]
 fn a_damaged_save_or_one_from_other_rules_is_refused() {
     let dir = temp("resume-refused");

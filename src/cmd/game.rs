@@ -610,6 +610,12 @@ impl policy::Policy for Watched {
     fn restore(&mut self, stream: &sandtable_runtime::rng::DiceState) -> Result<(), String> {
         self.inner.restore(stream)
     }
+    fn memory(&self) -> Option<serde_json::Value> {
+        self.inner.memory()
+    }
+    fn recall(&mut self, memory: &serde_json::Value) -> Result<(), String> {
+        self.inner.recall(memory)
+    }
 }
 
 /// How long a stopped game may take to reach its next decision before the signal thread
@@ -932,6 +938,7 @@ fn save_game(
             side: d.rules.side_name(s as u32).to_string(),
             kind: d.kinds[s].clone(),
             stream: p.stream(),
+            memory: p.memory(),
         })
         .collect();
     let text = save::write(&header, game.game_state()?, game.events.clone(), saved)?;
@@ -1008,6 +1015,14 @@ pub fn resume(args: ResumeArgs) -> u8 {
             && saved.kind == kinds[s]
             && let Some(stream) = &saved.stream
             && let Err(e) = p.restore(stream)
+        {
+            report::error(Kind::Replay, format!("{}: {e}", args.save.display()));
+            return EXIT_FINDINGS;
+        }
+        if let Some(saved) = file.policies.get(s)
+            && saved.kind == kinds[s]
+            && let Some(memory) = &saved.memory
+            && let Err(e) = p.recall(memory)
         {
             report::error(Kind::Replay, format!("{}: {e}", args.save.display()));
             return EXIT_FINDINGS;

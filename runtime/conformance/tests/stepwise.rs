@@ -435,3 +435,179 @@ fn a_human_player_sees_everything_visible_that_happened_since_the_last_decision(
     }
     assert!(resolutions_seen > 0, "no resolution was seen in ten games");
 }
+
+/// MCTS carries the subtree of its choice to its next decision, and that subtree is saved
+/// with a game: a search stopped at any decision, its stream and memory written as a save
+/// holds them and read into a new policy, picks what the uninterrupted one picks.
+#[test]
+fn mcts_carries_its_subtree_and_a_resumed_search_decides_the_same() {
+    use sandtable_runtime::engine::mcts::Mcts;
+    let (program, a) = load(
+        "rules/platoon",
+        Some("rules/platoon/assumptions/protecting-the-flank.assume"),
+    );
+    let rules = Rules::new(&program, &a, "protecting-the-flank").unwrap();
+    let seed = 3;
+    let mut g = Game::new(&rules, seed, None);
+    let mut us = Random::new(seed, 1);
+    let mut nva = Mcts::new(seed, 0, 12, None);
+    g.advance().unwrap();
+    let (mut searched, mut carried, mut n) = (0, 0, 0);
+    while let Some(side) = g.to_move()
+        && searched < 40
+    {
+        let k = if side == 0 {
+            // A copy of the search as a save would restore it.
+            let stream = serde_json::to_string(&nva.stream()).unwrap();
+            let memory = serde_json::to_string(&nva.memory()).unwrap();
+            let mut resumed = Mcts::new(99, 0, 12, None);
+            let stream: Option<sandtable_runtime::rng::DiceState> =
+                serde_json::from_str(&stream).unwrap();
+            resumed.restore(&stream.unwrap()).unwrap();
+            let memory: Option<serde_json::Value> = serde_json::from_str(&memory).unwrap();
+            if let Some(m) = &memory {
+                resumed.recall(m).unwrap();
+                carried += 1;
+            }
+            let k = nva.choose(&g, side, g.legal()).unwrap();
+            assert_eq!(
+                resumed.choose(&g, side, g.legal()).unwrap(),
+                k,
+                "decision {n}"
+            );
+            searched += usize::from(g.legal().len() > 1);
+            k
+        } else {
+            us.choose(&g, side, g.legal()).unwrap()
+        };
+        g.apply(k).unwrap();
+        n += 1;
+    }
+    assert!(searched >= 40, "only {searched} searches");
+    // A carried subtree's visits count towards the next search's iterations.
+    let (searches, played) = nva.work();
+    assert_eq!(searches, searched as u64);
+    assert!(
+        played < 12 * searches,
+        "{played} iterations in {searches} searches"
+    );
+    assert!(
+        played >= 6 * searches,
+        "{played} iterations in {searches} searches"
+    );
+    eprintln!("{played} iterations in {searches} searches at mcts:12, {carried} carried");
+    assert!(
+        carried > 0,
+        "no subtree was ever carried to the next decision"
+    );
+    // A damaged memory is refused, not trusted.
+    let mut m = Mcts::new(seed, 0, 12, None);
+    let hold = serde_json::to_value(sandtable_runtime::engine::Choice {
+        act: Act::Hold,
+        args: Vec::new(),
+    })
+    .unwrap();
+    let node = |child| serde_json::json!({"visits": 1, "available": 1, "reward": 0, "children": [[hold, child]]});
+    let leaf = serde_json::json!({"visits": 1, "available": 1, "reward": 0, "children": []});
+    assert!(
+        m.recall(&serde_json::json!({"at": 3, "nodes": [node(1), leaf]}))
+            .is_ok()
+    );
+    // A child that is its own parent, or out of range.
+    assert!(
+        m.recall(&serde_json::json!({"at": 3, "nodes": [node(0)]}))
+            .is_err()
+    );
+    assert!(
+        m.recall(&serde_json::json!({"at": 3, "nodes": [node(2), leaf]}))
+            .is_err()
+    );
+    assert!(
+        m.recall(&serde_json::json!({"at": 3, "nodes": []}))
+            .is_err()
+    );
+    assert!(m.recall(&serde_json::json!("x")).is_err());
+}
+
+/// A world a search imagines deals a deck's undrawn cards anew: the order of the cards to
+/// come is not something any side has seen.
+#[test]
+fn a_searched_world_never_knows_the_order_of_the_deck() {
+    use sandtable_runtime::engine::flow::Stage;
+    fn pile(stage: &Stage) -> Option<Vec<String>> {
+        match stage {
+            Stage::Unit { then, .. } => pile(then),
+            Stage::Deck { pile, .. } => Some(pile.iter().map(|c| c.label.clone()).collect()),
+            _ => None,
+        }
+    }
+    let (program, a) = load("runtime/conformance/tests/games/cards.sand", None);
+    let rules = Rules::new(&program, &a, "picture_cards").unwrap();
+    let mut g = Game::new(&rules, 5, None);
+    let mut ps = policies(5, 2);
+    g.advance().unwrap();
+    let mut checked = 0;
+    while let Some(side) = g.to_move() {
+        if let Some(real) = pile(&g.flow.stage)
+            && real.len() >= 4
+        {
+            let mut sorted_real = real.clone();
+            sorted_real.sort();
+            let mut differ = 0;
+            for seed in 0..8 {
+                let w = g.possible_world(side, seed);
+                let world = pile(&w.flow.stage).unwrap();
+                let mut sorted = world.clone();
+                sorted.sort();
+                assert_eq!(sorted, sorted_real, "the same cards, in some order");
+                differ += usize::from(world != real);
+            }
+            assert!(differ > 0, "every world knew the real order of {real:?}");
+            checked += 1;
+        }
+        let k = ps[side as usize].choose(&g, side, g.legal()).unwrap();
+        g.apply(k).unwrap();
+    }
+    assert!(checked > 0, "no decision with a deck to draw from");
+}
+
+/// A win that takes two choices in one activation, neither worth anything alone: the search
+/// plans the side's turn and finds it in every game, where a random side, and greedy's one
+/// step of look-ahead, miss it.
+#[test]
+fn mcts_finds_a_win_that_takes_two_steps() {
+    use sandtable_runtime::engine::mcts::Mcts;
+    let (program, a) = load("runtime/conformance/tests/games/two_steps.sand", None);
+    let rules = Rules::new(&program, &a, "two_steps").unwrap();
+    let play = |seed: u64, kind: &str| {
+        let mut g = Game::new(&rules, seed, None);
+        let mut blue: Box<dyn Policy> = match kind {
+            "mcts" => Box::new(Mcts::new(seed, 0, 64, None)),
+            "greedy" => Box::new(sandtable_runtime::engine::policy::Greedy::new(seed, 0)),
+            _ => Box::new(Random::new(seed, 0)),
+        };
+        let mut red = Random::new(seed, 1);
+        g.advance().unwrap();
+        while let Some(side) = g.to_move() {
+            let k = if side == 0 {
+                blue.choose(&g, side, g.legal()).unwrap()
+            } else {
+                red.choose(&g, side, g.legal()).unwrap()
+            };
+            g.apply(k).unwrap();
+        }
+        // Blue's score is its strikes: the victory block wins it blue when above 0.
+        g.result().unwrap().scores[0]
+    };
+    let blue_won = |score: i64| score > 0;
+    for seed in 0..6 {
+        assert!(
+            blue_won(play(seed, "mcts")),
+            "seed {seed}: the search missed the win"
+        );
+    }
+    for kind in ["random", "greedy"] {
+        let wins = (0..20).filter(|&s| blue_won(play(s, kind))).count();
+        assert!(wins < 20, "the win is not one {kind} misses");
+    }
+}

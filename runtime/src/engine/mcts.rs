@@ -22,9 +22,13 @@
 //! random, then a choice of that kind at random. The answer is the choice tried most often,
 //! ties to the better greedy rank.
 //!
-//! The tree is not kept from one decision to the next: a policy's saved state is its random
-//! stream, so a game resumed from a save must decide as the uninterrupted one did, which a
-//! tree carried over (and lost in the save) would not.
+//! The tree is kept from one decision to the next when nothing but the side's own choice
+//! (and chance) came between, as within one activation: the subtree under the choice made
+//! becomes the next search's root, its visits count towards `ITERATIONS`, and at least half
+//! of them are played afresh (the dice of that choice have fallen since, and the carried
+//! statistics are of its average outcome). The kept subtree is the policy's memory: a save
+//! holds it, so a resumed game decides as the uninterrupted one did. A world deals a deck's
+//! undrawn cards anew, as it deals the hidden pieces: their order is a future nobody has seen.
 //!
 //! Everything random comes from the policy's own stream, seeded from the game seed and the
 //! side: with `mcts:ITERATIONS` a game is the same whatever the machine or `--jobs`. A time
@@ -68,7 +72,25 @@ pub struct Mcts {
     dice: Dice,
     iterations: u32,
     budget: Option<Duration>,
+    /// The subtree under the choice last made, and the game's decision count it was made
+    /// at: the next search starts from it if nothing but that choice (and chance) came
+    /// between.
+    kept: Option<Kept>,
+    /// Searches made and iterations played in them, over the policy's life.
+    searches: u64,
+    played: u64,
 }
+
+/// A subtree carried from one decision to the next (its root is node 0).
+struct Kept {
+    at: usize,
+    tree: Vec<Node>,
+}
+
+/// Iterations a search always plays afresh, as a share of `ITERATIONS`, however many the
+/// subtree it starts from already holds: the real dice have fallen since, so the carried
+/// statistics are of the choice's average outcome, not of the one that came.
+const FRESH_SHARE: u32 = 2;
 
 /// What the search has learnt of each kind of choice (which action, or deploying, holding,
 /// activating) for one side: its total reward and how often it was played. Roll-outs pick a
@@ -92,6 +114,9 @@ impl Mcts {
             dice: Dice::new(stream_seed(seed, 201 + u64::from(side))),
             iterations: iterations.max(1),
             budget,
+            kept: None,
+            searches: 0,
+            played: 0,
         }
     }
 
@@ -117,6 +142,12 @@ impl Mcts {
             None => None,
         };
         Ok((n, ms))
+    }
+
+    /// Searches made so far, and the iterations they played: with subtrees carried over,
+    /// fewer than `ITERATIONS` a search.
+    pub fn work(&self) -> (u64, u64) {
+        (self.searches, self.played)
     }
 
     fn seed(&mut self) -> u64 {
@@ -199,21 +230,34 @@ impl Mcts {
         of_kind[self.dice.index(of_kind.len() as u32) as usize]
     }
 
-    fn search(&mut self, game: &Game, side: SideId) -> Result<usize, EngineError> {
+    /// Search from `tree` (a carried subtree, or a lone root) and keep the subtree of the
+    /// choice made for the next decision.
+    fn search(
+        &mut self,
+        game: &Game,
+        side: SideId,
+        mut tree: Vec<Node>,
+    ) -> Result<usize, EngineError> {
         let (order, base) = self.rank(game, side);
         let rank_of: HashMap<&Choice, usize> = order
             .iter()
             .enumerate()
             .map(|(r, &k)| (&game.legal()[k], r))
             .collect();
-        let mut tree = vec![Node::default()];
+        let fresh = self
+            .iterations
+            .saturating_sub(tree[0].visits)
+            .max(self.iterations / FRESH_SHARE)
+            .max(1);
         let mut kinds: HashMap<SideId, Kinds> = HashMap::new();
         let mut acts: Vec<(SideId, Act)> = Vec::new();
         let started = Instant::now();
-        for _ in 0..self.iterations {
+        self.searches += 1;
+        for _ in 0..fresh {
             if self.budget.is_some_and(|b| started.elapsed() >= b) {
                 break;
             }
+            self.played += 1;
             let seed = self.seed();
             let mut g = game.possible_world(side, seed);
             if g.legal().is_empty() {
@@ -323,7 +367,25 @@ impl Mcts {
                 pick = k;
             }
         }
+        self.keep(&tree, &legal[pick], game);
         Ok(pick)
+    }
+
+    /// Carry the subtree under `choice` to the next decision, if the search opened it.
+    fn keep(&mut self, tree: &[Node], choice: &Choice, game: &Game) {
+        self.kept = tree[0].children.get(choice).map(|&c| Kept {
+            at: game.flow.decisions,
+            tree: subtree(tree, c),
+        });
+    }
+
+    /// The carried subtree if `game` is the one it was kept for, one decision on (only the
+    /// choice made, and chance, between); else a lone root.
+    fn start(&mut self, game: &Game) -> Vec<Node> {
+        match self.kept.take() {
+            Some(k) if k.at + 1 == game.flow.decisions => k.tree,
+            _ => vec![Node::default()],
+        }
     }
 }
 
@@ -334,10 +396,15 @@ impl Policy for Mcts {
         side: SideId,
         choices: &[Choice],
     ) -> Result<usize, EngineError> {
+        let tree = self.start(game);
         if choices.len() <= 1 {
+            // A forced step: the subtree goes on under it.
+            if let Some(c) = choices.first() {
+                self.keep(&tree, c, game);
+            }
             return Ok(0);
         }
-        self.search(game, side)
+        self.search(game, side, tree)
     }
     fn stream(&self) -> Option<DiceState> {
         self.dice.portable()
@@ -345,6 +412,93 @@ impl Policy for Mcts {
     fn restore(&mut self, stream: &DiceState) -> Result<(), String> {
         self.dice = Dice::from_portable(stream)?;
         Ok(())
+    }
+    fn memory(&self) -> Option<serde_json::Value> {
+        let k = self.kept.as_ref()?;
+        serde_json::to_value(SavedTree {
+            at: k.at,
+            nodes: k.tree.iter().map(SavedNode::of).collect(),
+        })
+        .ok()
+    }
+    fn recall(&mut self, memory: &serde_json::Value) -> Result<(), String> {
+        let bad = || "the saved search tree is damaged".to_string();
+        let saved: SavedTree = serde_json::from_value(memory.clone()).map_err(|_| bad())?;
+        let n = saved.nodes.len();
+        let mut tree = Vec::with_capacity(n);
+        for (i, s) in saved.nodes.into_iter().enumerate() {
+            // Children come after their parent: the tree cannot loop.
+            if s.children.iter().any(|(_, c)| *c <= i || *c >= n) {
+                return Err(bad());
+            }
+            tree.push(Node {
+                visits: s.visits,
+                available: s.available,
+                reward: f64::from_bits(s.reward),
+                children: s.children.into_iter().collect(),
+            });
+        }
+        if tree.is_empty() {
+            return Err(bad());
+        }
+        self.kept = Some(Kept { at: saved.at, tree });
+        Ok(())
+    }
+}
+
+/// The subtree under node `root`, renumbered from 0 (children after their parent, in the
+/// order they were opened), so its saved form is the same on every run.
+fn subtree(tree: &[Node], root: usize) -> Vec<Node> {
+    let mut old = vec![root];
+    let mut k = 0;
+    while k < old.len() {
+        let mut kids: Vec<usize> = tree[old[k]].children.values().copied().collect();
+        kids.sort_unstable();
+        old.extend(kids);
+        k += 1;
+    }
+    let new: HashMap<usize, usize> = old.iter().enumerate().map(|(n, &o)| (o, n)).collect();
+    old.iter()
+        .map(|&o| Node {
+            visits: tree[o].visits,
+            available: tree[o].available,
+            reward: tree[o].reward,
+            children: tree[o]
+                .children
+                .iter()
+                .map(|(c, i)| (c.clone(), new[i]))
+                .collect(),
+        })
+        .collect()
+}
+
+/// A carried subtree as a save holds it: rewards as their bits, so a resumed search adds
+/// up exactly as the uninterrupted one.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SavedTree {
+    at: usize,
+    nodes: Vec<SavedNode>,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SavedNode {
+    visits: u32,
+    available: u32,
+    reward: u64,
+    children: Vec<(Choice, usize)>,
+}
+
+impl SavedNode {
+    fn of(n: &Node) -> Self {
+        let mut children: Vec<(Choice, usize)> =
+            n.children.iter().map(|(c, i)| (c.clone(), *i)).collect();
+        children.sort_unstable_by_key(|(_, i)| *i);
+        SavedNode {
+            visits: n.visits,
+            available: n.available,
+            reward: n.reward.to_bits(),
+            children,
+        }
     }
 }
 

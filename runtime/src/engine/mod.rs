@@ -583,6 +583,18 @@ impl<'r, 'p> Game<'r, 'p> {
             self.jit,
         );
         world.logging = false;
+        // The order of a deck's undrawn cards is the future no side has seen: the world
+        // deals it anew (a world without a deck draws nothing here).
+        let mut stage = &mut world.flow.stage;
+        while let flow::Stage::Unit { then, .. } = stage {
+            stage = then;
+        }
+        if let flow::Stage::Deck { pile, .. } = stage {
+            for k in (1..pile.len()).rev() {
+                let j = world.dice.index(k as u32 + 1) as usize;
+                pile.swap(k, j);
+            }
+        }
         // The waiting decision was listed in the real game: keep what is open in this world.
         if let Some(mut d) = world.flow.pending.take() {
             if d.inside.is_none() {

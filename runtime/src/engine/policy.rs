@@ -50,6 +50,15 @@ pub trait Policy {
     fn restore(&mut self, _stream: &DiceState) -> Result<(), String> {
         Ok(())
     }
+    /// What else the policy carries from one decision to the next (MCTS: the subtree of its
+    /// last choice), saved with a game for the same reason as its stream.
+    fn memory(&self) -> Option<serde_json::Value> {
+        None
+    }
+    /// Go on from a saved memory.
+    fn recall(&mut self, _memory: &serde_json::Value) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// The decision is a `choose` inside an action.

@@ -48,6 +48,9 @@ pub struct SavedPolicy {
     pub side: String,
     pub kind: String,
     pub stream: Option<DiceState>,
+    /// What the policy carries between decisions besides its stream ([`super::policy::Policy::memory`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<serde_json::Value>,
 }
 
 impl Game<'_, '_> {
