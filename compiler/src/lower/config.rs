@@ -76,10 +76,11 @@ pub(crate) const SCHEMAS: &[Schema] = &[
             "note",
             "distance_counter",
             "secret_counters",
+            "concealing_markers",
         ],
         blocks: &[],
         schemes: &[],
-        references: &["sequence"],
+        references: &["sequence", "concealing_markers"],
     },
     Schema {
         keyword: "phase",

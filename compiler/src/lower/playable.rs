@@ -107,6 +107,29 @@ impl Lowerer<'_> {
                 &format!("give a number of turns from 1 to {max}"),
             );
         }
+        // Only a marker can be put on and taken off a piece: nothing else could conceal it.
+        if let Some((_, values)) = prop(t, "concealing_markers") {
+            for e in flat(values) {
+                let sym = name_of(e).and_then(|n| self.globals.get(n)).map(|d| d.sym);
+                let is_marker = match sym {
+                    Some(Sym::Entity(id)) => {
+                        self.program.entities[id as usize].category == Category::Marker
+                    }
+                    // An unknown name is reported when it is resolved.
+                    None => name_of(e).is_some(),
+                    _ => false,
+                };
+                if !is_marker {
+                    self.bad_value(
+                        file,
+                        e.span,
+                        "`concealing_markers:` lists markers".to_string(),
+                        "not a marker",
+                        "name the `marker`s whose bearer the other sides cannot see",
+                    );
+                }
+            }
+        }
         for ph in children(t).filter(|p| p.keyword.name == "phase") {
             let Some((_, values)) = prop(ph, "actions") else {
                 continue;

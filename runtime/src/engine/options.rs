@@ -428,7 +428,7 @@ impl Game<'_, '_> {
             && self.state.pieces.iter().enumerate().all(|(j, q)| {
                 actor == Some(&Val::Piece(j as u32))
                     || !q.on_board()
-                    || q.secret
+                    || q.out_of_sight()
                     || !matches!(q.pos, Some(Pos::Point(c))
                         if crate::board::table::distance_squared(c, p) < base * base)
             })
@@ -685,7 +685,7 @@ impl Game<'_, '_> {
             state.pieces.iter().enumerate().all(|(j, q)| {
                 j == me
                     || !q.on_board()
-                    || q.secret
+                    || q.out_of_sight()
                     || !matches!(q.pos, Some(Pos::Point(c)) if distance_squared(c, p) < base * base)
             })
         };
@@ -1144,7 +1144,7 @@ impl Game<'_, '_> {
                             && self.state.pieces.iter().all(|q| match q.pos {
                                 Some(Pos::Point(c)) => {
                                     !q.on_board()
-                                        || q.secret
+                                        || q.out_of_sight()
                                         || crate::board::table::distance_squared(c, pt)
                                             >= base * base
                                 }

@@ -289,6 +289,9 @@ pub struct Rules<'p> {
     /// The turn block's `secret_counters:`: piece counters known to the piece's own side
     /// only (shown in its view, logged as `counted` events, shuffled in others' look-ahead).
     pub secret_counters: Vec<String>,
+    /// The turn block's `concealing_markers:`: a piece carrying one is in a concealed place,
+    /// unseen by the other sides until it comes off.
+    pub concealing_markers: Vec<EntityId>,
     /// The turn block's `on end` hooks: clean-up after the last phase of every turn.
     pub turn_end: Vec<ProcId>,
     /// Every entity's fields with the assumptions applied, by entity id; `None` for an
@@ -355,6 +358,7 @@ impl<'p> Rules<'p> {
             turn_end: Vec::new(),
             distance_counter: None,
             secret_counters: Vec::new(),
+            concealing_markers: Vec::new(),
             scenario_values: sc
                 .properties
                 .iter()
@@ -472,6 +476,7 @@ impl<'p> Rules<'p> {
             .ok_or_else(|| EngineError::Setup("the ruleset has no `turn` block".into()))?;
         r.distance_counter = turn.distance_counter.clone();
         r.secret_counters = turn.secret_counters.clone();
+        r.concealing_markers = turn.concealing_markers.clone();
         r.turn_end = turn.end.clone();
         for ph in &turn.phases {
             let (activation, unit) = match ph.activation {
