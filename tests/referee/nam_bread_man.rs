@@ -108,6 +108,7 @@ const ACTIONS: &[&str] = &[
     "radio_call",
     "bombard",
     "medic_aid",
+    "walk_to_exit",
     "enter_tunnel",
     "tunnel_move_to",
     "leave_tunnel",
@@ -292,7 +293,7 @@ impl NamBreadMan {
                         let limit = match why.as_str() {
                             "crawl" => Some(CRAWL),
                             "tunnel_move_to" => Some(TUNNEL),
-                            "walk" | "walk_away" | "take_cover" => Some(WALK),
+                            "walk" | "walk_away" | "take_cover" | "walk_to_exit" => Some(WALK),
                             _ if self.figures.contains_key(self.entity(piece)) => {
                                 // MORALE: the one move back, made at the roll, is an action.
                                 *used.entry(piece.clone()).or_default() += 1;
@@ -590,6 +591,8 @@ impl NamBreadMan {
     /// springs it.
     fn hidden_from_the_us(&self, text: &str, r: &mut Report) {
         let mut shown: Vec<String> = Vec::new();
+        // Vietnamese figures down a tunnel now (Before turns begin: they are out of sight).
+        let mut below: Vec<String> = Vec::new();
         let mut traps: BTreeMap<String, (i64, i64)> = BTreeMap::new();
         let mut at: BTreeMap<String, (i64, i64)> = BTreeMap::new();
         for line in text.lines().skip(1) {
@@ -609,6 +612,9 @@ impl NamBreadMan {
                     shown.push(s("piece"));
                     traps.remove(&s("piece"));
                 }
+                "marked" if s("marker") == "in_tunnel" => below.push(s("piece")),
+                "unmarked" if s("marker") == "in_tunnel" => below.retain(|f| *f != s("piece")),
+                "eliminated" => below.retain(|f| *f != s("piece")),
                 "acted" => {
                     let args: Vec<String> = v["args"]
                         .as_array()
@@ -649,9 +655,23 @@ impl NamBreadMan {
                     "booby traps and tunnels stay hidden from the U.S. until triggered (Before turns begin)",
                     None,
                 );
+                for f in &below {
+                    r.check(
+                        "a figure down a tunnel is named to the U.S. in nothing until it comes up (Before turns begin)",
+                        names(&words, f).then(|| format!("the U.S. was told of {f} in a tunnel: {words}")),
+                    );
+                }
             }
         }
     }
+}
+
+/// `label` appears in `text` as a whole name (`vc_rifleman_1`, not the start of
+/// `vc_rifleman_10`).
+pub fn names(text: &str, label: &str) -> bool {
+    text.match_indices(label).any(|(at, _)| {
+        !text[at + label.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+    })
 }
 
 /// The booby trap and tunnel exit labels (`booby_trap #3`, `tunnel_1 #2`) a text names.
