@@ -356,13 +356,15 @@ fn nam_bread_man_shows_the_us_player_nothing_hidden() {
         let mut game = Game::new(&rules, seed, None);
         {
             let answers = std::io::Cursor::new("1\n".repeat(5000));
-            let rats =
-                sandtable_runtime::engine::written::Written::named(&c.program, "tunnel_rats", seed, 1)
-                    .unwrap();
-            let mut policies: Vec<Box<dyn Policy + '_>> = vec![
-                Box::new(Human::new(answers, &mut screen)),
-                Box::new(rats),
-            ];
+            let rats = sandtable_runtime::engine::written::Written::named(
+                &c.program,
+                "tunnel_rats",
+                seed,
+                1,
+            )
+            .unwrap();
+            let mut policies: Vec<Box<dyn Policy + '_>> =
+                vec![Box::new(Human::new(answers, &mut screen)), Box::new(rats)];
             game.play(&mut policies).unwrap();
         }
         let screen = String::from_utf8(screen).unwrap();

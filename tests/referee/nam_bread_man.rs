@@ -593,6 +593,8 @@ impl NamBreadMan {
         let mut shown: Vec<String> = Vec::new();
         // Vietnamese figures down a tunnel now (Before turns begin: they are out of sight).
         let mut below: Vec<String> = Vec::new();
+        // The sectors of each tunnel's exits.
+        let mut exits: BTreeMap<String, Vec<i64>> = BTreeMap::new();
         let mut traps: BTreeMap<String, (i64, i64)> = BTreeMap::new();
         let mut at: BTreeMap<String, (i64, i64)> = BTreeMap::new();
         for line in text.lines().skip(1) {
@@ -602,6 +604,13 @@ impl NamBreadMan {
             match s("event").as_str() {
                 "deployed" if s("piece").starts_with("booby_trap") => {
                     traps.insert(s("piece"), xy(&v["at"]).unwrap());
+                }
+                "deployed" if s("piece").starts_with("tunnel_") => {
+                    let tunnel = s("piece").split(" #").next().unwrap_or_default().to_string();
+                    exits
+                        .entry(tunnel)
+                        .or_default()
+                        .push(self.sector_zone(xy(&v["at"]).unwrap()).0);
                 }
                 "moved" => {
                     if let Some(p) = xy(&v["to"]) {
@@ -662,6 +671,26 @@ impl NamBreadMan {
                     );
                 }
             }
+        }
+        self.tunnels_in_four_sectors(&exits, r);
+    }
+
+    /// Before turns begin: each tunnel runs in 4 adjoining sectors, so a chain of 4 sectors,
+    /// each sharing a side with the next, joins its two exits: at most 3 steps across and down.
+    fn tunnels_in_four_sectors(&self, exits: &BTreeMap<String, Vec<i64>>, r: &mut Report) {
+        for (tunnel, sectors) in exits {
+            let steps = |a: i64, b: i64| {
+                ((a - 1) % self.columns - (b - 1) % self.columns).abs()
+                    + ((a - 1) / self.columns - (b - 1) / self.columns).abs()
+            };
+            let far = sectors
+                .iter()
+                .flat_map(|a| sectors.iter().map(move |b| (*a, *b)))
+                .find(|(a, b)| steps(*a, *b) > 3);
+            r.check(
+                "each tunnel's exits lie in 4 adjoining sectors (Before turns begin)",
+                far.map(|(a, b)| format!("{tunnel}: exits in sectors {a} and {b}")),
+            );
         }
     }
 }

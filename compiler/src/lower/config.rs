@@ -198,10 +198,11 @@ pub(crate) const SCHEMAS: &[Schema] = &[
             "secret_markers",
             "markers_deploy",
             "reserve",
+            "deploy_check",
         ],
         blocks: &["deploy"],
         schemes: &[],
-        references: &["units"],
+        references: &["units", "deploy_check"],
     },
     // Pieces of no side at fixed places: `neutral { pieces: 2 * objective, at: D4, F6 }`.
     Schema {

@@ -244,6 +244,8 @@ impl GameHost<'_, '_> {
         let f = self.filter(args)?;
         Ok((0..self.state.pieces.len())
             .filter(|&i| self.state.pieces[i].status == status && self.matches(i, &f))
+            // A piece still to be set up is not on the board yet.
+            .filter(|&i| status != Status::OnBoard || self.state.pieces[i].pos.is_some())
             .filter(|&i| {
                 status != Status::Exited
                     || self.exited_through(i, f.exits.as_deref().unwrap_or(&[]))

@@ -310,7 +310,6 @@ fn without_count(label: &str) -> &str {
     }
 }
 
-
 /// What a choice is known to lead to, from what the side can see: a place where enemy pieces
 /// stand.
 fn consequence(game: &Game, side: SideId, c: &Choice) -> &'static str {

@@ -245,6 +245,8 @@ pub struct ForceSpec {
     pub area: DeployArea,
     /// Where the force's markers are set up, when `markers_deploy:` names another area.
     pub marker_area: Option<DeployArea>,
+    /// `deploy_check:`: the procedure that says where a piece of its kind may be set up.
+    pub deploy_check: Option<ProcId>,
     pub max_per_hex: Option<u32>,
     pub hidden: bool,
     pub exits: Vec<HexCoord>,
@@ -1175,6 +1177,7 @@ fn read_force(
         markers,
         area,
         marker_area,
+        deploy_check: f.deploy_check,
         max_per_hex,
         hidden,
         exits,
