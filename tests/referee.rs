@@ -235,6 +235,39 @@ fn nam_bread_man_platoon_patrol_is_played_as_printed() {
     judge("Nam Bread Man, Platoon Patrol", &r);
 }
 
+/// The Vietnamese played by the rules' `tunnel_rats` plan (ours), so that figures go down the
+/// tunnels, move in them and come up: refereed as the random games are, and the tunnels'
+/// concealment is seen to be checked.
+#[test]
+fn nam_bread_man_tunnels_are_played_as_printed_and_kept_hidden() {
+    let mut r = Report::default();
+    let mut referee = None;
+    let mut went_down = 0;
+    let mut came_up = 0;
+    play_with(
+        "nam_bread_man",
+        "platoon-patrol",
+        GAMES,
+        &["random", "tunnel_rats"],
+        &mut |ir, text, assumed| {
+            let p = referee.get_or_insert_with(|| {
+                referee::nam_bread_man::NamBreadMan::new(ir, "platoon_patrol", assumed)
+            });
+            went_down += text.matches("\"action\":\"enter_tunnel\"").count();
+            came_up += text.matches("\"action\":\"leave_tunnel\"").count();
+            p.referee(text, &mut r);
+        },
+    );
+    judge("Nam Bread Man, Platoon Patrol (tunnel_rats)", &r);
+    eprintln!("figures went down a tunnel {went_down} times and came up {came_up} times");
+    assert!(went_down > 0 && came_up > 0, "the tunnels were never used");
+    let rule = "a figure down a tunnel is named to the U.S. in nothing until it comes up (Before turns begin)";
+    assert!(
+        r.checked.get(rule).copied().unwrap_or(0) > 0,
+        "{rule}: never played"
+    );
+}
+
 #[test]
 fn dinky_dau_meeting_engagement_is_played_as_printed() {
     let mut r = Report::default();
@@ -303,7 +336,9 @@ fn dinky_dau_jungle_patrol_against_the_jungle_ghost_is_played_as_printed() {
 
 /// What the U.S. player is shown (the engine's screen for a human player, the only place a
 /// side is told anything during play): never a Vietnamese figure's scores, never a booby trap
-/// or tunnel exit that has not been sprung or used; its own figures' scores, always.
+/// or tunnel exit that has not been sprung or used, never a figure while it is down a tunnel
+/// (neither on the board nor in a line about what it did there); its own figures' scores,
+/// always. The Vietnamese play the rules' `tunnel_rats` plan so that the tunnels are used.
 #[test]
 fn nam_bread_man_shows_the_us_player_nothing_hidden() {
     use sandtable_runtime::engine::policy::Human;
@@ -315,18 +350,59 @@ fn nam_bread_man_shows_the_us_player_nothing_hidden() {
         sandtable_compiler::assume::supply_paths(&c.program, &[], &[file.as_path()]).unwrap();
     let a = sandtable_runtime::query::assumptions(&supplied);
     let rules = Rules::new(&c.program, &a, "platoon-patrol").unwrap();
+    let mut went_down = 0;
     for seed in 1..=3 {
         let mut screen = Vec::new();
         let mut game = Game::new(&rules, seed, None);
         {
             let answers = std::io::Cursor::new("1\n".repeat(5000));
-            let mut policies: Vec<Box<dyn Policy + '_>> = vec![
-                Box::new(Human::new(answers, &mut screen)),
-                Box::new(Random::new(seed, 1)),
-            ];
+            let rats = sandtable_runtime::engine::written::Written::named(
+                &c.program,
+                "tunnel_rats",
+                seed,
+                1,
+            )
+            .unwrap();
+            let mut policies: Vec<Box<dyn Policy + '_>> =
+                vec![Box::new(Human::new(answers, &mut screen)), Box::new(rats)];
             game.play(&mut policies).unwrap();
         }
         let screen = String::from_utf8(screen).unwrap();
+        // The narrated lines of events that named a figure while it was down a tunnel, less
+        // any line also told of it on the surface (then the line itself gives nothing away).
+        let mut below: Vec<String> = Vec::new();
+        let (mut under, mut above): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+        for e in &game.events {
+            let v = serde_json::to_value(e).unwrap();
+            let piece = v["piece"].as_str().unwrap_or_default().to_string();
+            if v["event"] == "unmarked" && v["marker"] == "in_tunnel" {
+                below.retain(|f| *f != piece);
+            }
+            if let Some(line) = sandtable_runtime::engine::log::narrate(e) {
+                let line = line.trim().to_string();
+                for f in below.iter() {
+                    if referee::nam_bread_man::names(&line, f) {
+                        under.push(line.clone());
+                    }
+                }
+                above.push(line);
+            }
+            if v["event"] == "marked" && v["marker"] == "in_tunnel" {
+                went_down += 1;
+                below.push(piece);
+            }
+        }
+        under.retain(|l| above.iter().filter(|a| *a == l).count() == 1);
+        for line in screen.lines() {
+            assert!(
+                !line.contains("in_tunnel"),
+                "seed {seed}: the U.S. was shown a figure in a tunnel: {line}"
+            );
+            assert!(
+                !under.contains(&line.trim().to_string()),
+                "seed {seed}: the U.S. was told what a figure did down a tunnel: {line}"
+            );
+        }
         let sprung: Vec<String> = game
             .state
             .pieces
@@ -357,6 +433,7 @@ fn nam_bread_man_shows_the_us_player_nothing_hidden() {
             "seed {seed}: the U.S. player never saw its own scores"
         );
     }
+    assert!(went_down > 0, "no figure went down a tunnel");
 }
 
 /// A referee that passes everything proves nothing: a log changed by hand (a die result

@@ -108,6 +108,7 @@ const ACTIONS: &[&str] = &[
     "radio_call",
     "bombard",
     "medic_aid",
+    "walk_to_exit",
     "enter_tunnel",
     "tunnel_move_to",
     "leave_tunnel",
@@ -292,7 +293,7 @@ impl NamBreadMan {
                         let limit = match why.as_str() {
                             "crawl" => Some(CRAWL),
                             "tunnel_move_to" => Some(TUNNEL),
-                            "walk" | "walk_away" | "take_cover" => Some(WALK),
+                            "walk" | "walk_away" | "take_cover" | "walk_to_exit" => Some(WALK),
                             _ if self.figures.contains_key(self.entity(piece)) => {
                                 // MORALE: the one move back, made at the roll, is an action.
                                 *used.entry(piece.clone()).or_default() += 1;
@@ -590,6 +591,10 @@ impl NamBreadMan {
     /// springs it.
     fn hidden_from_the_us(&self, text: &str, r: &mut Report) {
         let mut shown: Vec<String> = Vec::new();
+        // Vietnamese figures down a tunnel now (Before turns begin: they are out of sight).
+        let mut below: Vec<String> = Vec::new();
+        // The sectors of each tunnel's exits.
+        let mut exits: BTreeMap<String, Vec<i64>> = BTreeMap::new();
         let mut traps: BTreeMap<String, (i64, i64)> = BTreeMap::new();
         let mut at: BTreeMap<String, (i64, i64)> = BTreeMap::new();
         for line in text.lines().skip(1) {
@@ -600,6 +605,13 @@ impl NamBreadMan {
                 "deployed" if s("piece").starts_with("booby_trap") => {
                     traps.insert(s("piece"), xy(&v["at"]).unwrap());
                 }
+                "deployed" if s("piece").starts_with("tunnel_") => {
+                    let tunnel = s("piece").split(" #").next().unwrap_or_default().to_string();
+                    exits
+                        .entry(tunnel)
+                        .or_default()
+                        .push(self.sector_zone(xy(&v["at"]).unwrap()).0);
+                }
                 "moved" => {
                     if let Some(p) = xy(&v["to"]) {
                         at.insert(s("piece"), p);
@@ -609,6 +621,9 @@ impl NamBreadMan {
                     shown.push(s("piece"));
                     traps.remove(&s("piece"));
                 }
+                "marked" if s("marker") == "in_tunnel" => below.push(s("piece")),
+                "unmarked" if s("marker") == "in_tunnel" => below.retain(|f| *f != s("piece")),
+                "eliminated" => below.retain(|f| *f != s("piece")),
                 "acted" => {
                     let args: Vec<String> = v["args"]
                         .as_array()
@@ -649,9 +664,43 @@ impl NamBreadMan {
                     "booby traps and tunnels stay hidden from the U.S. until triggered (Before turns begin)",
                     None,
                 );
+                for f in &below {
+                    r.check(
+                        "a figure down a tunnel is named to the U.S. in nothing until it comes up (Before turns begin)",
+                        names(&words, f).then(|| format!("the U.S. was told of {f} in a tunnel: {words}")),
+                    );
+                }
             }
         }
+        self.tunnels_in_four_sectors(&exits, r);
     }
+
+    /// Before turns begin: each tunnel runs in 4 adjoining sectors, so a chain of 4 sectors,
+    /// each sharing a side with the next, joins its two exits: at most 3 steps across and down.
+    fn tunnels_in_four_sectors(&self, exits: &BTreeMap<String, Vec<i64>>, r: &mut Report) {
+        for (tunnel, sectors) in exits {
+            let steps = |a: i64, b: i64| {
+                ((a - 1) % self.columns - (b - 1) % self.columns).abs()
+                    + ((a - 1) / self.columns - (b - 1) / self.columns).abs()
+            };
+            let far = sectors
+                .iter()
+                .flat_map(|a| sectors.iter().map(move |b| (*a, *b)))
+                .find(|(a, b)| steps(*a, *b) > 3);
+            r.check(
+                "each tunnel's exits lie in 4 adjoining sectors (Before turns begin)",
+                far.map(|(a, b)| format!("{tunnel}: exits in sectors {a} and {b}")),
+            );
+        }
+    }
+}
+
+/// `label` appears in `text` as a whole name (`vc_rifleman_1`, not the start of
+/// `vc_rifleman_10`).
+pub fn names(text: &str, label: &str) -> bool {
+    text.match_indices(label).any(|(at, _)| {
+        !text[at + label.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+    })
 }
 
 /// The booby trap and tunnel exit labels (`booby_trap #3`, `tunnel_1 #2`) a text names.

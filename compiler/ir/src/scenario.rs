@@ -105,6 +105,10 @@ pub struct ForceDef {
     /// Where the force sets up its `markers:` when not in `deploy:` (`markers_deploy: AREA`).
     #[serde(default)]
     pub markers_deploy: Option<Deploy>,
+    /// `deploy_check: NAME`: a procedure `(piece, place)` giving `result` true where the piece
+    /// may be set up; pieces not of its first parameter's kind are not checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deploy_check: Option<crate::ProcId>,
     /// Most units in one hex at set-up.
     pub max_per_hex: Option<Count>,
     pub hidden: bool,

@@ -17,6 +17,10 @@ pub struct TurnDef {
     pub distance_counter: Option<String>,
     /// `secret_counters:`: piece counters known to the piece's own side only.
     pub secret_counters: Vec<String>,
+    /// `concealing_markers:`: markers that put the piece carrying one in a concealed place
+    /// (down a tunnel, in a hide): while it carries one the other sides do not see it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub concealing_markers: Vec<crate::EntityId>,
     /// `on end` hooks: clean-up after the last phase of every turn.
     pub end: Vec<ProcId>,
 }

@@ -76,10 +76,11 @@ pub(crate) const SCHEMAS: &[Schema] = &[
             "note",
             "distance_counter",
             "secret_counters",
+            "concealing_markers",
         ],
         blocks: &[],
         schemes: &[],
-        references: &["sequence"],
+        references: &["sequence", "concealing_markers"],
     },
     Schema {
         keyword: "phase",
@@ -197,10 +198,11 @@ pub(crate) const SCHEMAS: &[Schema] = &[
             "secret_markers",
             "markers_deploy",
             "reserve",
+            "deploy_check",
         ],
         blocks: &["deploy"],
         schemes: &[],
-        references: &["units"],
+        references: &["units", "deploy_check"],
     },
     // Pieces of no side at fixed places: `neutral { pieces: 2 * objective, at: D4, F6 }`.
     Schema {

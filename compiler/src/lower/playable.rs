@@ -75,9 +75,41 @@ impl Lowerer<'_> {
             for f in children(s).filter(|f| f.keyword.name == "force") {
                 self.check_copies(file, f, &["units", "markers"]);
                 self.check_markers(file, f, s, boards);
+                self.check_deploy_check(file, f);
             }
             for n in children(s).filter(|n| n.keyword.name == "neutral") {
                 self.check_copies(file, n, &["pieces"]);
+            }
+        }
+    }
+
+    /// `deploy_check:` names a `procedure` of a piece and a place that gives `result` true
+    /// where the piece may be set up: the engine calls it for every set-up point it offers.
+    fn check_deploy_check(&mut self, file: FileId, f: &ast::Config) {
+        let Some((_, values)) = prop(f, "deploy_check") else {
+            return;
+        };
+        for e in flat(values) {
+            let sym = name_of(e).and_then(|n| self.globals.get(n)).map(|d| d.sym);
+            let fits = match sym {
+                Some(Sym::Proc(p)) => {
+                    let def = &self.program.procs[p as usize];
+                    def.kind == ProcKind::Procedure
+                        && def.params.len() == 2
+                        && matches!(def.params[0].ty, crate::ir::Type::Entity(_))
+                }
+                // An unknown name is reported when it is resolved.
+                None => name_of(e).is_some(),
+                _ => false,
+            };
+            if !fits {
+                self.bad_value(
+                    file,
+                    e.span,
+                    "`deploy_check:` names a procedure of a piece and a place".to_string(),
+                    "not such a procedure",
+                    "declare `procedure NAME(p: KIND, at: place) { result … }`, true where the piece may be set up",
+                );
             }
         }
     }
@@ -106,6 +138,29 @@ impl Lowerer<'_> {
                 "out of range",
                 &format!("give a number of turns from 1 to {max}"),
             );
+        }
+        // Only a marker can be put on and taken off a piece: nothing else could conceal it.
+        if let Some((_, values)) = prop(t, "concealing_markers") {
+            for e in flat(values) {
+                let sym = name_of(e).and_then(|n| self.globals.get(n)).map(|d| d.sym);
+                let is_marker = match sym {
+                    Some(Sym::Entity(id)) => {
+                        self.program.entities[id as usize].category == Category::Marker
+                    }
+                    // An unknown name is reported when it is resolved.
+                    None => name_of(e).is_some(),
+                    _ => false,
+                };
+                if !is_marker {
+                    self.bad_value(
+                        file,
+                        e.span,
+                        "`concealing_markers:` lists markers".to_string(),
+                        "not a marker",
+                        "name the `marker`s whose bearer the other sides cannot see",
+                    );
+                }
+            }
         }
         for ph in children(t).filter(|p| p.keyword.name == "phase") {
             let Some((_, values)) = prop(ph, "actions") else {

@@ -64,6 +64,20 @@ impl Lowerer<'_> {
                     .map(str::to_string)
                     .collect()
             }),
+            concealing_markers: prop_of(t, "concealing_markers").map_or(Vec::new(), |p| {
+                flat_of(p)
+                    .into_iter()
+                    .filter_map(|e| match e {
+                        Expr::Const(Value::Entity(id))
+                            if self.program.entities[*id as usize].category
+                                == ir::Category::Marker =>
+                        {
+                            Some(*id)
+                        }
+                        _ => None,
+                    })
+                    .collect()
+            }),
             end: hooks(t, "end"),
         }
     }

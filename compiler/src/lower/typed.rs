@@ -293,6 +293,10 @@ impl Lowerer<'_> {
             markers,
             deploy: prop(f, "deploy").and_then(deploy),
             markers_deploy: prop(f, "markers_deploy").and_then(deploy),
+            deploy_check: first(f, "deploy_check")
+                .and_then(name)
+                .and_then(|n| self.program.proc_by_name(n))
+                .map(|(id, _)| id),
             max_per_hex: first(f, "max_per_hex").and_then(count),
             hidden: flags
                 .iter()

@@ -368,6 +368,8 @@ impl GameHost<'_, '_> {
         let f = self.filter(args)?;
         Ok((0..self.state.pieces.len())
             .filter(|&i| self.state.pieces[i].status == status && self.matches(i, &f))
+            // A piece still to be set up is not on the board yet.
+            .filter(|&i| status != Status::OnBoard || self.state.pieces[i].pos.is_some())
             .filter(|&i| {
                 status != Status::Exited
                     || self.exited_through(i, f.exits.as_deref().unwrap_or(&[]))
@@ -577,8 +579,7 @@ impl GameHost<'_, '_> {
             .pieces
             .iter()
             .enumerate()
-            // A secret piece is a mark on a map: it takes no room.
-            .filter(|(j, q)| *j != i && q.on_board() && !q.secret)
+            .filter(|(j, q)| *j != i && q.on_board() && !q.out_of_sight())
             .filter_map(|(j, q)| match q.pos {
                 Some(Pos::Point(c)) if table::passes_within(from, to, c, base) => Some((j, c)),
                 _ => None,
@@ -742,6 +743,7 @@ impl GameHost<'_, '_> {
         if p.status == Status::OnBoard {
             p.status = Status::Eliminated;
             p.markers.clear();
+            p.concealed = false;
             if self.tell {
                 let e = Event::Eliminated {
                     piece: p.label.to_string(),
@@ -1564,6 +1566,7 @@ impl Host for GameHost<'_, '_> {
                     let p = &mut self.state.pieces[i];
                     if p.on_board() && !p.markers.contains(marker) {
                         p.markers.push(*marker);
+                        p.concealed |= self.rules.concealing_markers.contains(marker);
                         if self.tell {
                             let e = Event::Marked {
                                 marker: name.clone(),
@@ -1627,6 +1630,12 @@ impl Host for GameHost<'_, '_> {
                         self.state
                             .place_markers
                             .retain(|(p, m)| !(*p == at && m == marker));
+                    }
+                }
+                if self.rules.concealing_markers.contains(marker) {
+                    let concealing = &self.rules.concealing_markers;
+                    for p in &mut self.state.pieces {
+                        p.concealed = p.markers.iter().any(|m| concealing.contains(m));
                     }
                 }
                 if self.tell {

@@ -226,6 +226,16 @@ pub enum Event {
     },
 }
 
+/// `name` appears in `line` as a whole label (not as the start of `name #12`).
+pub(crate) fn mentions(line: &str, name: &str) -> bool {
+    line.match_indices(name).any(|(at, _)| {
+        let rest = &line[at + name.len()..];
+        !(rest.starts_with(char::is_alphanumeric)
+            || rest.starts_with('_')
+            || (rest.starts_with(" #") && rest[2..].starts_with(|c: char| c.is_ascii_digit())))
+    })
+}
+
 /// The narrative line(s) of one event; `None` for an event the story does not tell.
 pub fn narrate(e: &Event) -> Option<String> {
     Some(match e {

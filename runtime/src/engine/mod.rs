@@ -102,6 +102,11 @@ pub struct Game<'r, 'p> {
     /// Where the game stands in its turn sequence, and the decision waiting.
     pub flow: flow::Flow,
     pub events: Vec<Event>,
+    /// Per event, the sides (a bit each) it named a piece to that they could not see when it
+    /// happened: a figure gone below ground, a trap not yet sprung. `None` for events it was
+    /// not kept for (those of a resumed game). What a side is told is judged by the moment,
+    /// not by what it may see when next it is told.
+    told_apart: Vec<Option<u64>>,
     /// Keep events (off in bulk simulation and look-ahead).
     pub logging: bool,
     jit: Option<&'r JitProgram<'p>>,
@@ -131,6 +136,7 @@ impl Clone for Game<'_, '_> {
             scratch: Scratch::default(),
             flow: self.flow.clone(),
             events: self.events.clone(),
+            told_apart: self.told_apart.clone(),
             logging: self.logging,
             jit: self.jit,
             may_choose: self.may_choose,
@@ -178,6 +184,7 @@ impl<'r, 'p> Game<'r, 'p> {
                     counters: Vec::new(),
                     hidden: f.hidden,
                     secret: false,
+                    concealed: false,
                     exited_at: None,
                     is_unit: ent.category == Category::Unit,
                     placed_by: Some(f.side),
@@ -216,6 +223,7 @@ impl<'r, 'p> Game<'r, 'p> {
                 counters: Vec::new(),
                 hidden: false,
                 secret,
+                concealed: false,
                 exited_at: None,
                 is_unit: false,
                 placed_by,
@@ -265,6 +273,7 @@ impl<'r, 'p> Game<'r, 'p> {
             scratch: Scratch::default(),
             flow,
             events: Vec::new(),
+            told_apart: Vec::new(),
             logging: true,
             jit,
             may_choose,
@@ -277,14 +286,49 @@ impl<'r, 'p> Game<'r, 'p> {
 
     fn log(&mut self, e: Event) {
         if self.logging {
+            self.keep_apart(std::slice::from_ref(&e));
             self.events.push(e);
         }
     }
 
     fn say(&mut self, said: Vec<Event>) {
         if self.logging {
+            self.keep_apart(&said);
             self.events.extend(said);
         }
+    }
+
+    /// Record, for events about to be logged, the sides that cannot see a piece they name.
+    fn keep_apart(&mut self, new: &[Event]) {
+        // Events set or taken from outside (a resumed game) were not judged.
+        self.told_apart.resize(self.events.len(), None);
+        let unseen: Vec<usize> = (0..self.state.pieces.len())
+            .filter(|&i| self.state.pieces[i].out_of_sight())
+            .collect();
+        for e in new {
+            let mut mask = 0u64;
+            if !unseen.is_empty()
+                && let Some(line) = log::narrate(e)
+            {
+                for side in self.rules.sides() {
+                    let blind = unseen.iter().any(|&i| {
+                        !self.state.seen_by(i, side)
+                            && log::mentions(&line, &self.state.pieces[i].label)
+                    });
+                    if blind && side < 64 {
+                        mask |= 1 << side;
+                    }
+                }
+            }
+            self.told_apart.push(Some(mask));
+        }
+    }
+
+    /// Whether event `k` named to `side` a piece it could not see then; `None` when that was
+    /// not recorded.
+    pub fn told_apart(&self, k: usize, side: SideId) -> Option<bool> {
+        let mask = (*self.told_apart.get(k)?)?;
+        Some(side < 64 && mask & (1 << side) != 0)
     }
 
     fn side_name(&self, s: SideId) -> String {

@@ -451,7 +451,7 @@ impl Game<'_, '_> {
             && self.state.pieces.iter().enumerate().all(|(j, q)| {
                 actor == Some(&Val::Piece(j as u32))
                     || !q.on_board()
-                    || q.secret
+                    || q.out_of_sight()
                     || !matches!(q.pos, Some(Pos::Point(c))
                         if crate::board::table::distance_squared(c, p) < base * base)
             })
@@ -708,7 +708,7 @@ impl Game<'_, '_> {
             state.pieces.iter().enumerate().all(|(j, q)| {
                 j == me
                     || !q.on_board()
-                    || q.secret
+                    || q.out_of_sight()
                     || !matches!(q.pos, Some(Pos::Point(c)) if distance_squared(c, p) < base * base)
             })
         };
@@ -1097,7 +1097,29 @@ impl Game<'_, '_> {
 
     /// Where piece `i` may be set up: its force's area, minus full hexes (or, on a table,
     /// points of a 2-inch grid clear of other figures' bases).
-    pub fn deploy_choices(&self, i: usize) -> Result<Vec<Choice>, EngineError> {
+    pub fn deploy_choices(&mut self, i: usize) -> Result<Vec<Choice>, EngineError> {
+        let mut out = self.deploy_points(i)?;
+        let p = &self.state.pieces[i];
+        let side = p.placed_by.or(p.side).unwrap_or(0);
+        let entity = p.entity;
+        let check = self.rules.force(side).and_then(|f| f.deploy_check);
+        if let Some(check) = check
+            && self.rules.param_kind(check, 0).is_some_and(|k| {
+                k.is_none_or(|k| self.rules.program.entities[entity as usize].kind == Some(k))
+            })
+        {
+            // The force's rule for where such a piece may go: a point it refuses, or where
+            // it cannot be answered, is not offered.
+            out.retain(|c| {
+                self.with_host(|interp, ctx| interp.run(check, c.args.clone(), ctx))
+                    .is_ok_and(|o| o.key == crate::value::OutcomeKey::Value(Val::Bool(true)))
+            });
+        }
+        Ok(out)
+    }
+
+    /// The set-up points of piece `i` before its force's `deploy_check:`.
+    fn deploy_points(&self, i: usize) -> Result<Vec<Choice>, EngineError> {
         let p = &self.state.pieces[i];
         let side = p.placed_by.or(p.side).unwrap_or(0);
         let force = self
@@ -1167,7 +1189,7 @@ impl Game<'_, '_> {
                             && self.state.pieces.iter().all(|q| match q.pos {
                                 Some(Pos::Point(c)) => {
                                     !q.on_board()
-                                        || q.secret
+                                        || q.out_of_sight()
                                         || crate::board::table::distance_squared(c, pt)
                                             >= base * base
                                 }

@@ -217,7 +217,12 @@ const FACE_DOWN: &str = "a face-down piece";
 
 /// An event's line as `side` may read it: the pieces it cannot see are not named, and how
 /// many face-down pieces another side activates is not told.
-fn as_seen_by(game: &Game, side: SideId, e: &super::Event) -> Option<String> {
+fn as_seen_by(
+    game: &Game,
+    side: SideId,
+    e: &super::Event,
+    told_apart: Option<bool>,
+) -> Option<String> {
     let mut line = super::log::narrate(e)?;
     let face_down_side = |name: &str| {
         game.state.pieces.iter().any(|p| {
@@ -237,10 +242,13 @@ fn as_seen_by(game: &Game, side: SideId, e: &super::Event) -> Option<String> {
         }
         _ => {}
     }
-    // A line that names a piece the side does not know of is not told to it at all.
-    let unseen = (0..game.state.pieces.len())
-        .filter(|&i| !game.state.seen_by(i, side))
-        .any(|i| mentions(&line, &game.state.pieces[i].label));
+    // A line that named a piece the side did not know of then is not told to it at all;
+    // where that was not recorded (a resumed game's past), what it cannot see now is left out.
+    let unseen = told_apart.unwrap_or_else(|| {
+        (0..game.state.pieces.len())
+            .filter(|&i| !game.state.seen_by(i, side))
+            .any(|i| super::log::mentions(&line, &game.state.pieces[i].label))
+    });
     if unseen {
         return None;
     }
@@ -311,16 +319,6 @@ fn without_count(label: &str) -> &str {
     }
 }
 
-/// `name` appears in `line` as a whole label (not as the start of `name #12`).
-fn mentions(line: &str, name: &str) -> bool {
-    line.match_indices(name).any(|(at, _)| {
-        let rest = &line[at + name.len()..];
-        !(rest.starts_with(char::is_alphanumeric)
-            || rest.starts_with('_')
-            || (rest.starts_with(" #") && rest[2..].starts_with(|c: char| c.is_ascii_digit())))
-    })
-}
-
 /// What a choice is known to lead to, from what the side can see: a place where enemy pieces
 /// stand.
 fn consequence(game: &Game, side: SideId, c: &Choice) -> &'static str {
@@ -376,11 +374,16 @@ impl<R: BufRead, W: Write> Human<R, W> {
     ) -> Result<Answer, EngineError> {
         let io = |e: std::io::Error| EngineError::Policy(format!("human policy: {e}"));
         // What happened since this side last decided, as it may see it.
-        let new = game.events.get(self.seen..).unwrap_or(&[]);
+        let from = self.seen.min(game.events.len());
+        let new = &game.events[from..];
         if !new.is_empty() {
             writeln!(self.output, "\n--- since your last decision ---").map_err(io)?;
             let mut last: Option<String> = None;
-            for line in new.iter().filter_map(|e| as_seen_by(game, side, e)) {
+            let lines = new
+                .iter()
+                .enumerate()
+                .filter_map(|(k, e)| as_seen_by(game, side, e, game.told_apart(from + k, side)));
+            for line in lines {
                 // Face-down pieces doing the same thing together (a stack moving as one) are
                 // told once: how many they are stays hidden.
                 if line.contains(FACE_DOWN) && last.as_ref() == Some(&line) {

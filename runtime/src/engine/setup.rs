@@ -245,6 +245,8 @@ pub struct ForceSpec {
     pub area: DeployArea,
     /// Where the force's markers are set up, when `markers_deploy:` names another area.
     pub marker_area: Option<DeployArea>,
+    /// `deploy_check:`: the procedure that says where a piece of its kind may be set up.
+    pub deploy_check: Option<ProcId>,
     pub max_per_hex: Option<u32>,
     pub hidden: bool,
     pub exits: Vec<HexCoord>,
@@ -289,6 +291,9 @@ pub struct Rules<'p> {
     /// The turn block's `secret_counters:`: piece counters known to the piece's own side
     /// only (shown in its view, logged as `counted` events, shuffled in others' look-ahead).
     pub secret_counters: Vec<String>,
+    /// The turn block's `concealing_markers:`: a piece carrying one is in a concealed place,
+    /// unseen by the other sides until it comes off.
+    pub concealing_markers: Vec<EntityId>,
     /// The turn block's `on end` hooks: clean-up after the last phase of every turn.
     pub turn_end: Vec<ProcId>,
     /// Every entity's fields with the assumptions applied, by entity id; `None` for an
@@ -360,6 +365,7 @@ impl<'p> Rules<'p> {
             turn_end: Vec::new(),
             distance_counter: None,
             secret_counters: Vec::new(),
+            concealing_markers: Vec::new(),
             scenario_values: sc
                 .properties
                 .iter()
@@ -485,6 +491,7 @@ impl<'p> Rules<'p> {
             .ok_or_else(|| EngineError::Setup("the ruleset has no `turn` block".into()))?;
         r.distance_counter = turn.distance_counter.clone();
         r.secret_counters = turn.secret_counters.clone();
+        r.concealing_markers = turn.concealing_markers.clone();
         r.turn_end = turn.end.clone();
         for ph in &turn.phases {
             let (activation, unit) = match ph.activation {
@@ -1183,6 +1190,7 @@ fn read_force(
         markers,
         area,
         marker_area,
+        deploy_check: f.deploy_check,
         max_per_hex,
         hidden,
         exits,

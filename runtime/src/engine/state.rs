@@ -61,6 +61,10 @@ pub struct Piece {
     /// in their view, not named to them, not on the board of their look-ahead, until revealed.
     #[serde(default)]
     pub secret: bool,
+    /// In a concealed place: it carries one of the turn's `concealing_markers:`. Seen, while
+    /// so, by its own side only, as a secret piece is.
+    #[serde(default)]
+    pub concealed: bool,
     /// The hex or point it left the board from.
     pub exited_at: Option<Pos>,
     /// A unit (counted in losses) rather than a weapon piece or marker.
@@ -73,6 +77,11 @@ pub struct Piece {
 impl Piece {
     pub fn on_board(&self) -> bool {
         self.status == Status::OnBoard
+    }
+    /// Unseen by some side (secret or concealed): such a piece takes no room, as a mark on a
+    /// map or a figure below ground takes none, so that the other sides' moves show nothing.
+    pub fn out_of_sight(&self) -> bool {
+        self.secret || self.concealed
     }
     pub fn counter(&self, name: &str) -> i64 {
         self.counters
@@ -154,7 +163,7 @@ impl State {
     /// Whether `side` may know the piece is there at all.
     pub fn seen_by(&self, i: usize, side: SideId) -> bool {
         let p = &self.pieces[i];
-        !p.secret || p.placed_by == Some(side) || p.side == Some(side)
+        !p.out_of_sight() || p.placed_by == Some(side) || p.side == Some(side)
     }
     pub fn losses(&self, side: SideId) -> u32 {
         self.pieces
