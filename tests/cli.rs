@@ -1659,3 +1659,106 @@ fn the_jungle_ghost_plays_the_solo_scenario_by_its_written_rules() {
     );
     let _ = std::fs::remove_file(log);
 }
+
+/// Each decision of a policy written in the rules is logged with the rule that made it: the
+/// rule's number, its `prefer` line and what it cites, in the narrative and on the log's
+/// decision events, and `replay` shows the same reasons. A random side's decisions carry none.
+#[test]
+fn the_jungle_ghost_logs_which_of_its_rules_made_each_decision() {
+    let log = std::env::temp_dir().join(format!("ghost-why-{}.jsonl", std::process::id()));
+    let log = log.to_str().unwrap();
+    let (code, out, err) = sandtable(&[
+        "run",
+        "rules/dinky_dau",
+        "--scenario",
+        "jungle-patrol",
+        "--seed",
+        "2",
+        "--policy",
+        "insurgent=jungle_ghost",
+        "--log",
+        log,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let source = std::fs::read_to_string("rules/dinky_dau/jungle_ghost.sand").unwrap();
+    let lines: Vec<&str> = source.lines().collect();
+    let prefers: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].trim_start().starts_with("prefer "))
+        .map(|i| i + 1)
+        .collect();
+    let mut by_rule = 0;
+    for l in out.lines() {
+        if l.starts_with("  insurgent: ") {
+            let why = l
+                .split_once("    [")
+                .and_then(|(_, w)| w.strip_suffix(']'))
+                .unwrap_or_else(|| panic!("no reason on `{l}`"));
+            if why == "jungle_ghost: no rule met, its own dice" {
+                continue;
+            }
+            // `jungle_ghost rule N at rules/dinky_dau/jungle_ghost.sand:LINE (CITE)`
+            let rest = why.strip_prefix("jungle_ghost rule ").expect(why);
+            let (n, rest) = rest
+                .split_once(" at rules/dinky_dau/jungle_ghost.sand:")
+                .expect(why);
+            let (line, _) = rest.split_once(' ').expect(why);
+            let n: usize = n.parse().expect(why);
+            let line: usize = line.parse().expect(why);
+            assert_eq!(
+                prefers.get(n - 1),
+                Some(&line),
+                "rule {n} is not at line {line}: {why}"
+            );
+            by_rule += 1;
+        } else if l.starts_with("  allied: ") {
+            assert!(!l.contains("    ["), "a random decision with a reason: {l}");
+        }
+    }
+    assert!(by_rule > 10, "{out}");
+    let text = std::fs::read_to_string(log).unwrap();
+    let whys = text
+        .lines()
+        .filter(|l| l.contains("\"decision\"") && l.contains("\"why\":\"jungle_ghost rule "))
+        .count();
+    assert_eq!(whys, by_rule);
+    let (code, replayed, err) = sandtable(&["replay", log, "--ruleset", "rules/dinky_dau"]);
+    assert_eq!(code, 0, "{err}");
+    let story = |s: &str| -> Vec<String> {
+        s.lines()
+            .skip_while(|l| !l.starts_with("-- Deployment"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(story(&replayed), story(&out));
+    let _ = std::fs::remove_file(log);
+}
+
+/// The `sim` table widens its policy column for a long policy name, so the figures stay in
+/// their columns.
+#[test]
+fn the_sim_table_keeps_its_columns_for_a_long_policy_name() {
+    let (code, out, err) = sandtable(&[
+        "sim",
+        "rules/dinky_dau",
+        "--scenario",
+        "jungle-patrol",
+        "-n",
+        "4",
+        "--jobs",
+        "1",
+        "--policy",
+        "insurgent=jungle_ghost",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let header = out.lines().find(|l| l.starts_with("side ")).expect(&out);
+    let wins_end = header.find("wins").unwrap() + 4;
+    let rate_end = header.find("rate").unwrap() + 4;
+    for side in ["allied ", "insurgent ", "draws "] {
+        let row = out.lines().find(|l| l.starts_with(side)).expect(&out);
+        let cols: Vec<char> = row.chars().collect();
+        assert!(cols[wins_end - 1].is_ascii_digit(), "{header}\n{row}");
+        assert_eq!(cols[rate_end - 1], '%', "{header}\n{row}");
+    }
+    let row = out.lines().find(|l| l.starts_with("insurgent ")).unwrap();
+    assert!(row.contains("jungle_ghost "), "{row}");
+}

@@ -294,6 +294,9 @@ fn dinky_dau_meeting_engagement_is_played_as_printed() {
         "4.2: spotting 4+ with its modifiers; natural 6 critical",
         "2.3: an ambush costs one ambush token",
         "3.3 / 3.4: VP recount",
+        // Rare in random play (one sweep in the 200 seeded games), but played.
+        "4.2: only the Platoon Commander orders a Platoon Recon Sweep",
+        "4.2: a Platoon Recon Sweep tests at most three squads",
     ] {
         assert!(
             r.checked.get(rule).copied().unwrap_or(0) > 0,

@@ -604,6 +604,9 @@ impl policy::Policy for Watched {
         }
         self.inner.answer(game, side, choices)
     }
+    fn reason(&self) -> Option<String> {
+        self.inner.reason()
+    }
     fn stream(&self) -> Option<sandtable_runtime::rng::DiceState> {
         self.inner.stream()
     }
@@ -821,7 +824,7 @@ fn drive(d: &Drive, mut game: Game, policies: Vec<Box<dyn policy::Policy>>) -> u
             }
             let policy = &mut policies[side as usize];
             match policy.answer(&game, side, game.legal()) {
-                Ok(policy::Answer::Listed(k)) => game.apply(k)?,
+                Ok(policy::Answer::Listed(k)) => game.apply_because(k, policy.reason())?,
                 Ok(policy::Answer::Point { like, at }) => game.apply_point(like, at)?,
                 Err(sandtable_runtime::engine::EngineError::SaveAsked(path)) => {
                     let path = PathBuf::from(path);
@@ -1605,13 +1608,16 @@ fn print_summary(s: &SimJson) {
             s.assumptions.join(", ")
         );
     }
+    // The columns widen for a long side or policy name (a policy written in the rules).
+    let sw = s.sides.iter().map(|x| x.side.len()).fold(12, usize::max);
+    let pw = s.sides.iter().map(|x| x.policy.len()).fold(8, usize::max);
     println!(
-        "{:<12} {:<8} {:>8} {:>8}  {:<17} {:>11}",
+        "{:<sw$} {:<pw$} {:>8} {:>8}  {:<17} {:>11}",
         "side", "policy", "wins", "rate", "95% interval", "mean losses"
     );
     for x in &s.sides {
         println!(
-            "{:<12} {:<8} {:>8} {:>7.1}%  {:>6.1}% - {:>5.1}%  {:>11.2}",
+            "{:<sw$} {:<pw$} {:>8} {:>7.1}%  {:>6.1}% - {:>5.1}%  {:>11.2}",
             x.side,
             x.policy,
             x.wins,
@@ -1622,7 +1628,7 @@ fn print_summary(s: &SimJson) {
         );
     }
     println!(
-        "{:<12} {:<8} {:>8} {:>7.1}%",
+        "{:<sw$} {:<pw$} {:>8} {:>7.1}%",
         "draws",
         "",
         s.draws,

@@ -7,7 +7,8 @@
 //! - CP (2.2 item 4, 2.3, 1.5): each turn's CP roll adds up (1D6 per officer, +1 RTO in contact,
 //!   +1 per surviving Squad Leader), and the orders of the turn, at 1 CP in command (6in of the
 //!   commander, 4in in dense terrain) and 2 CP out of it (1 with the emergency initiative
-//!   check, only when 1 CP is left), never spend more than it.
+//!   check, only when 1 CP is left), never spend more than it; a Platoon Recon Sweep (4.2) is
+//!   ordered by the commander only, costs 2 CP and rolls at most three spotting tests.
 //! - Ambush tokens (2.2 item 5, 2.3): ambushes sprung never exceed the tokens gained.
 //! - Fog (4.2, 4.5.B): a side's choices never name an enemy element that is not a confirmed
 //!   contact, and an element becomes one only by a successful spotting test, by firing, by
@@ -76,6 +77,8 @@ const RADIUS_DENSE: i64 = 4 * INCH;
 /// 2.3: in command 1 CP, out of command 2 CP.
 const COST_IN: i64 = 1;
 const COST_OUT: i64 = 2;
+/// 4.2 Coordinated Platoon Sweep: 2 CP.
+const COST_SWEEP: i64 = 2;
 
 /// 5.1 step 4: morale targets.
 fn morale_target(quality: &str) -> i64 {
@@ -241,9 +244,13 @@ impl DinkyDau {
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(0)
         };
+        // The reading of the -3 / -2: written in the scenario, or (`options: ?`) assumed.
         let flat_three = prop(sc, "options")
             .iter()
-            .any(|(_, v)| v["Const"]["Symbol"] == "flat_three");
+            .any(|(_, v)| v["Const"]["Symbol"] == "flat_three")
+            || assumed
+                .get(&format!("scenario.{scenario}.options"))
+                .is_some_and(|v| v.contains("flat_three"));
         DinkyDau {
             stats,
             dense,
@@ -285,6 +292,8 @@ impl DinkyDau {
         let mut emergency_expected = false;
         let mut emergency_seen = false;
         let mut recon_six = false;
+        // Spotting tests rolled in the order in progress (4.2: a sweep tests at most three squads).
+        let mut spots_in_order = 0i64;
         let mut last_hits: Option<i64> = None;
         let mut unsaved_left = 0i64;
         let mut unsaved_target: Option<String> = None;
@@ -551,6 +560,7 @@ impl DinkyDau {
                     }
                     self.close_order(&mut emergency_expected, &mut emergency_seen, r);
                     recon_six = false;
+                    spots_in_order = 0;
                     unsaved_left = 0;
                     unsaved_target = None;
                     order = Some((side.clone(), label.clone()));
@@ -647,6 +657,19 @@ impl DinkyDau {
                             );
                         }
                         "spotting" => {
+                            spots_in_order += 1;
+                            if let Some((_, lab)) = &order
+                                && lab.starts_with("platoon_recon_sweep(")
+                            {
+                                r.check(
+                                    "4.2: a Platoon Recon Sweep tests at most three squads",
+                                    (spots_in_order > 3).then(|| {
+                                        format!(
+                                            "{spots_in_order} spotting tests in {lab} (line {n})"
+                                        )
+                                    }),
+                                );
+                            }
                             let total = spotting_total(first, &args);
                             let want = if total >= 4 {
                                 if first == 6 {
@@ -861,7 +884,16 @@ impl DinkyDau {
             RADIUS_OPEN
         };
         let in_command = is_hq || hq.is_some_and(|h| dist(h.at, p.at) <= radius);
-        let cost = if in_command {
+        let sweep = label.starts_with("platoon_recon_sweep(");
+        if sweep {
+            r.check(
+                "4.2: only the Platoon Commander orders a Platoon Recon Sweep",
+                (!is_hq).then(|| format!("{label} (line {n})")),
+            );
+        }
+        let cost = if sweep {
+            COST_SWEEP
+        } else if in_command {
             COST_IN
         } else if *cp >= COST_OUT {
             COST_OUT

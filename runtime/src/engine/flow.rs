@@ -118,6 +118,9 @@ pub struct Inside {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actor: Option<SideId>,
     pub picks: Vec<usize>,
+    /// Why each pick was made, when its policy said ([`super::Policy::reason`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub whys: Vec<Option<String>>,
     /// The options of the waiting `choose`, as the side sees them.
     pub options: Vec<String>,
 }
@@ -239,10 +242,16 @@ impl Game<'_, '_> {
         self.advance()
     }
 
+    /// As [`Game::apply`], logging `why` the policy chose it ([`super::Policy::reason`]).
+    pub fn apply_because(&mut self, k: usize, why: Option<String>) -> Result<(), EngineError> {
+        self.apply_typed(k, None, why)?;
+        self.advance()
+    }
+
     /// Carry out choice `k` of the waiting decision and nothing after it: the game may then
     /// wait for a choice inside the action, or stand between steps (call [`Game::advance`]).
     pub fn apply_only(&mut self, k: usize) -> Result<(), EngineError> {
-        self.apply_typed(k, None)
+        self.apply_typed(k, None, None)
     }
 
     /// As [`Game::apply_only`]; `typed` is logged with the decision (a typed point).
@@ -250,6 +259,7 @@ impl Game<'_, '_> {
         &mut self,
         k: usize,
         typed: Option<super::log::Typed>,
+        why: Option<String>,
     ) -> Result<(), EngineError> {
         let Some(d) = self.flow.pending.as_ref() else {
             return Err(EngineError::Policy("no decision is waiting".into()));
@@ -268,6 +278,7 @@ impl Game<'_, '_> {
                 of,
                 label,
                 typed,
+                why: why.clone(),
             });
         }
         let Some(d) = self.flow.pending.take() else {
@@ -280,8 +291,10 @@ impl Game<'_, '_> {
             }
             Some(mut inside) => {
                 inside.picks.push(k);
+                inside.whys.resize(inside.picks.len() - 1, None);
+                inside.whys.push(why);
                 let actor = inside.actor.unwrap_or(side);
-                self.run_action(actor, inside.action, inside.picks)
+                self.run_action(actor, inside.action, inside.picks, inside.whys)
             }
         }
     }
@@ -359,7 +372,7 @@ impl Game<'_, '_> {
                 }
                 Ok(())
             }
-            Act::Action(_) => self.run_action(side, choice.clone(), Vec::new()),
+            Act::Action(_) => self.run_action(side, choice.clone(), Vec::new(), Vec::new()),
             Act::Pick => Err(EngineError::Policy(
                 "a pick inside an action is not an action".into(),
             )),
@@ -373,6 +386,7 @@ impl Game<'_, '_> {
         side: SideId,
         action: Choice,
         picks: Vec<usize>,
+        whys: Vec<Option<String>>,
     ) -> Result<(), EngineError> {
         let Act::Action(a) = action.act else {
             return Err(EngineError::Policy("not an action".into()));
@@ -381,7 +395,7 @@ impl Game<'_, '_> {
             .may_choose
             .then(|| (self.state.clone(), self.dice.clone()));
         let Some((asked, options)) =
-            self.run_proc(a, action.args.clone(), Some((side, picks.clone())))?
+            self.run_proc(a, action.args.clone(), Some((side, picks.clone())), &whys)?
         else {
             return Ok(());
         };
@@ -407,6 +421,11 @@ impl Game<'_, '_> {
                 action,
                 actor: (asked != side).then_some(side),
                 picks,
+                whys: if whys.iter().any(Option::is_some) {
+                    whys
+                } else {
+                    Vec::new()
+                },
                 options,
             }),
         });
@@ -414,7 +433,7 @@ impl Game<'_, '_> {
     }
 
     fn run_hook(&mut self, h: ProcId) -> Result<(), EngineError> {
-        self.run_proc(h, Vec::new(), None).map(|_| ())
+        self.run_proc(h, Vec::new(), None, &[]).map(|_| ())
     }
 
     /// One free action owed, or the end of them.
@@ -861,7 +880,7 @@ impl Game<'_, '_> {
         }
         self.state.winner = None;
         self.scratch.version += 1;
-        let r = self.run_proc(v, Vec::new(), None);
+        let r = self.run_proc(v, Vec::new(), None, &[]);
         let without = self.state.winner;
         self.state = state;
         self.dice = dice;
@@ -875,7 +894,7 @@ impl Game<'_, '_> {
     /// the final scores (a later `win` does not override the first).
     fn finish(&mut self) -> Result<(), EngineError> {
         if let Some(v) = self.rules.victory {
-            self.run_proc(v, Vec::new(), None)?;
+            self.run_proc(v, Vec::new(), None, &[])?;
         }
         let winner = self.state.winner.unwrap_or(Winner::Draw);
         self.state.winner = Some(winner);

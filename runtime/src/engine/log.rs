@@ -122,6 +122,9 @@ pub enum Event {
         /// typed choice is the last, `choice` = `of` - 1).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         typed: Option<Typed>,
+        /// Why the policy made it, when it can say (a rule of a policy written in the rules).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        why: Option<String>,
     },
     /// A side activated a unit (a place, a group, its whole side): `pieces` of them, and
     /// whether all of those may act (else only one).
@@ -245,7 +248,12 @@ pub fn narrate(e: &Event) -> Option<String> {
         Event::Card { card, side, left } => {
             format!("card drawn: {card}, {side} acts ({left} left in the deck)")
         }
-        Event::Decision { side, label, .. } => format!("  {side}: {label}"),
+        Event::Decision {
+            side, label, why, ..
+        } => match why {
+            Some(why) => format!("  {side}: {label}    [{why}]"),
+            None => format!("  {side}: {label}"),
+        },
         Event::Activated {
             by,
             side,

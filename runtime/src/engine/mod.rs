@@ -343,6 +343,7 @@ impl<'r, 'p> Game<'r, 'p> {
         proc: ProcId,
         args: Vec<Val>,
         chooser: Option<(SideId, Vec<usize>)>,
+        whys: &[Option<String>],
     ) -> Result<Option<(SideId, Vec<String>)>, EngineError> {
         let args_shown: Vec<String> = if self.logging {
             args.iter()
@@ -413,7 +414,7 @@ impl<'r, 'p> Game<'r, 'p> {
         self.say(said);
         if let Some((_, picks)) = picks {
             self.flow.decisions += picks.len();
-            for (choice, of, label, side) in picks {
+            for (n, (choice, of, label, side)) in picks.into_iter().enumerate() {
                 let name = self.side_name(side);
                 self.log(Event::Decision {
                     side: name,
@@ -421,6 +422,7 @@ impl<'r, 'p> Game<'r, 'p> {
                     of,
                     label,
                     typed: None,
+                    why: whys.get(n).cloned().flatten(),
                 });
             }
         }
@@ -445,7 +447,7 @@ impl<'r, 'p> Game<'r, 'p> {
                 .get_mut(side as usize)
                 .ok_or_else(|| EngineError::Policy(format!("no policy for side {side}")))?;
             match policy.answer(self, side, self.legal())? {
-                policy::Answer::Listed(k) => self.apply(k)?,
+                policy::Answer::Listed(k) => self.apply_because(k, policy.reason())?,
                 policy::Answer::Point { like, at } => self.apply_point(like, at)?,
             }
         }
@@ -471,7 +473,7 @@ impl<'r, 'p> Game<'r, 'p> {
         if self.state.winner.is_none()
             && let Some(v) = self.rules.victory
         {
-            let _ = self.run_proc(v, Vec::new(), None);
+            let _ = self.run_proc(v, Vec::new(), None, &[]);
         }
         let mut value = 0i64;
         match self.state.winner {

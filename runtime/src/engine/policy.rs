@@ -41,6 +41,11 @@ pub trait Policy {
         side: SideId,
         choices: &[Choice],
     ) -> Result<usize, EngineError>;
+    /// Why the policy made its last choice, for the log: which of its rules decided (a policy
+    /// written in the rules, or a log played back). `None`: it cannot say.
+    fn reason(&self) -> Option<String> {
+        None
+    }
     /// Where the policy's own random stream stands, saved with a game so that a resumed game
     /// decides exactly as the uninterrupted one would (`None`: it has none).
     fn stream(&self) -> Option<DiceState> {
@@ -610,6 +615,10 @@ pub struct Scripted {
     /// (choice index, number of choices, label, typed point) per decision of this side, in
     /// order.
     pub script: std::collections::VecDeque<(usize, usize, String, Option<super::log::Typed>)>,
+    /// The reason logged with each of those decisions, in the same order.
+    pub whys: std::collections::VecDeque<Option<String>>,
+    /// The reason of the decision last played back.
+    pub last_why: Option<String>,
 }
 
 impl Policy for Scripted {
@@ -626,6 +635,7 @@ impl Policy for Scripted {
         let Some((_, of, label, _)) = self.script.pop_front() else {
             return Err(EngineError::Replay("no decision left".into()));
         };
+        self.last_why = self.whys.pop_front().flatten();
         let at = match t.at {
             super::log::Place::Point { x, y } => crate::board::Point::new(x, y).ok(),
             super::log::Place::Hex { .. } => None,
@@ -652,6 +662,7 @@ impl Policy for Scripted {
                 "the game asks for more decisions than the log holds".into(),
             ));
         };
+        self.last_why = self.whys.pop_front().flatten();
         if of != choices.len() || choices.get(k).is_none_or(|c| game.label(side, c) != label) {
             return Err(EngineError::Replay(format!(
                 "the log's decision `{label}` (choice {} of {of}) is not offered by these rules at that point ({} choices)",
@@ -660,6 +671,9 @@ impl Policy for Scripted {
             )));
         }
         Ok(k)
+    }
+    fn reason(&self) -> Option<String> {
+        self.last_why.clone()
     }
 }
 
@@ -777,6 +791,7 @@ impl Scripted {
         events: &[super::Event],
     ) -> Result<Vec<Box<dyn Policy>>, String> {
         let mut scripts = vec![std::collections::VecDeque::new(); program.sides.len()];
+        let mut whys = vec![std::collections::VecDeque::new(); program.sides.len()];
         for e in events {
             if let super::Event::Decision {
                 side,
@@ -784,6 +799,7 @@ impl Scripted {
                 of,
                 label,
                 typed,
+                why,
             } = e
             {
                 let s = program
@@ -794,11 +810,19 @@ impl Scripted {
                         format!("the log names a side `{side}` these rules do not have")
                     })?;
                 scripts[s].push_back((*choice, *of, label.clone(), typed.clone()));
+                whys[s].push_back(why.clone());
             }
         }
         Ok(scripts
             .into_iter()
-            .map(|script| Box::new(Scripted { script }) as Box<dyn Policy>)
+            .zip(whys)
+            .map(|(script, whys)| {
+                Box::new(Scripted {
+                    script,
+                    whys,
+                    last_why: None,
+                }) as Box<dyn Policy>
+            })
             .collect())
     }
 }

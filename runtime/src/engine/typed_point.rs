@@ -133,6 +133,7 @@ impl Game<'_, '_> {
                 like,
                 at: Place::from(Pos::Point(at)),
             }),
+            None,
         )?;
         self.advance()
     }

@@ -17,6 +17,8 @@ use crate::value::{OutcomeKey, Val};
 pub struct Written {
     policy: usize,
     dice: Dice,
+    /// Which rule made the last choice, for the log ([`Policy::reason`]).
+    last: Option<String>,
 }
 
 impl Written {
@@ -26,6 +28,7 @@ impl Written {
         Some(Written {
             policy,
             dice: Dice::new(stream_seed(seed, 201 + u64::from(side))),
+            last: None,
         })
     }
 
@@ -91,7 +94,7 @@ impl Policy for Written {
         let seed =
             (u64::from(self.dice.index(u32::MAX)) << 32) | u64::from(self.dice.index(u32::MAX));
         let mut world = game.lookahead_copy(side, seed);
-        for rule in &def.rules {
+        for (n, rule) in def.rules.iter().enumerate() {
             let mut met: Vec<(usize, i64)> = Vec::new();
             for (k, args) in Self::candidates(&rule.what, game, choices) {
                 if let Some(h) = rule.when
@@ -110,10 +113,21 @@ impl Policy for Written {
             }
             if let Some(top) = met.iter().map(|m| m.1).max() {
                 let best: Vec<usize> = met.iter().filter(|m| m.1 == top).map(|m| m.0).collect();
+                self.last = Some(format!(
+                    "{} rule {} at {}{}",
+                    def.name,
+                    n + 1,
+                    rule.at,
+                    crate::explain::cite(program, &rule.cite)
+                ));
                 return Ok(best[self.dice.index(best.len() as u32) as usize]);
             }
         }
+        self.last = Some(format!("{}: no rule met, its own dice", def.name));
         Ok(self.dice.index(choices.len() as u32) as usize)
+    }
+    fn reason(&self) -> Option<String> {
+        self.last.clone()
     }
     fn stream(&self) -> Option<DiceState> {
         self.dice.portable()
