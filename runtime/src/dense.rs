@@ -281,15 +281,18 @@ pub fn compare<W: Weight>(op: Cmp, a: &Dense<W>, b: &Dense<W>) -> Result<(W, W, 
         let j = y.saturating_sub(b.lo).clamp(0, m as i64) as usize;
         at_least[j].clone()
     };
+    // The weight of b > x: none when x is the largest integer (a saturated x + 1 would count
+    // b = x as greater).
+    let gt = |x: i64| -> W { x.checked_add(1).map_or_else(W::zero, &ge) };
     let zero = W::zero();
     let (mut yes, mut no) = (W::zero(), W::zero());
     for (x, wx) in a.iter() {
         // The weight of the b that make the comparison true for this x.
         let hit = match op {
-            Cmp::Lt => ge(x.saturating_add(1)),
+            Cmp::Lt => gt(x),
             Cmp::Le => ge(x),
             Cmp::Gt => all.sub(&ge(x)),
-            Cmp::Ge => all.sub(&ge(x.saturating_add(1))),
+            Cmp::Ge => all.sub(&gt(x)),
             Cmp::Eq | Cmp::Ne => {
                 let e = b.weight(x).unwrap_or(&zero).clone();
                 if op == Cmp::Eq { e } else { all.sub(&e) }
@@ -720,6 +723,21 @@ mod tests {
         let negated = neg(&max).unwrap();
         assert_eq!(negated.as_point(), Some(-i64::MAX));
         assert_eq!(neg(&negated).unwrap().as_point(), Some(i64::MAX));
+    }
+
+    #[test]
+    fn comparisons_with_the_largest_integer_are_exact() {
+        // Found by the `resolve` fuzzer (2026-12-04): `x < y` read as `y >= x + 1` with a
+        // saturating add, so `i64::MAX < i64::MAX` was true (and `>=` false).
+        let max = Dense::<u128>::point(i64::MAX);
+        let (no, yes, total) = compare(Cmp::Lt, &max, &max).unwrap();
+        assert_eq!((no, yes, total), (1, 0, 1));
+        let (no, yes, _) = compare(Cmp::Ge, &max, &max).unwrap();
+        assert_eq!((no, yes), (0, 1));
+        // d3 + (MAX - 3) < MAX holds for 1 and 2, not for 3.
+        let near = dense_of(&[i64::MAX - 2, i64::MAX - 1, i64::MAX]);
+        let (no, yes, total) = compare(Cmp::Lt, &near, &max).unwrap();
+        assert_eq!((no, yes, total), (1, 2, 3));
     }
 
     #[test]
