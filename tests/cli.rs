@@ -486,6 +486,7 @@ fn run_plays_both_scenarios_to_a_winner_and_replay_reproduces_them() {
         ("rules/platoon", "protecting-the-flank"),
         ("rules/plastic_battle", "total-destruction"),
         ("rules/police_action", "village-search"),
+        ("rules/police_action", "night-river"),
     ] {
         let log = temp(&format!("{scenario}.jsonl"));
         let log_s = log.to_str().unwrap();

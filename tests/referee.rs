@@ -204,9 +204,8 @@ fn police_action_contact_is_played_as_printed() {
         let p =
             referee.get_or_insert_with(|| referee::police_action::PoliceAction::new(ir, assumed));
         p.referee(text, &mut r);
-        let w = river.get_or_insert_with(|| {
-            referee::police_river::River::new(ir, assumed, "contact")
-        });
+        let w =
+            river.get_or_insert_with(|| referee::police_river::River::new(ir, assumed, "contact"));
         w.referee(text, &mut r);
     });
     judge("Police Action, Contact (stand-in)", &r);
@@ -285,7 +284,10 @@ fn police_action_night_river_answered_next_turn_is_played_as_printed() {
             w.referee(text, &mut r);
         },
     );
-    judge("Police Action, Night River, fire answered next turn (stand-in)", &r);
+    judge(
+        "Police Action, Night River, fire answered next turn (stand-in)",
+        &r,
+    );
     assert!(r.checked["Call for Fire: an on-table battery answers next turn"] > 0);
 }
 

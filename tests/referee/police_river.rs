@@ -21,10 +21,28 @@ fn riverine_location(craft: &str, face: i64) -> Option<&'static str> {
         _ => return None,
     };
     const T: [[&str; 5]; 6] = [
-        ["forward_turret", "forward_turret", "troop_compartment", "troop_compartment", "gun"],
-        ["midships_pit", "forward_turret", "troop_compartment", "troop_compartment", "gun"],
+        [
+            "forward_turret",
+            "forward_turret",
+            "troop_compartment",
+            "troop_compartment",
+            "gun",
+        ],
+        [
+            "midships_pit",
+            "forward_turret",
+            "troop_compartment",
+            "troop_compartment",
+            "gun",
+        ],
         ["mg_turret", "bridge_guns", "mg_turret", "mg_turret", "gun"],
-        ["mg_turret", "aft_pintle_mount", "mg_turret", "mg_turret", "hull_hit"],
+        [
+            "mg_turret",
+            "aft_pintle_mount",
+            "mg_turret",
+            "mg_turret",
+            "hull_hit",
+        ],
         ["hull_hit", "hull_hit", "hull_hit", "hull_hit", "hull_hit"],
         ["hull_hit", "hull_hit", "hull_hit", "hull_hit", "hull_hit"],
     ];
@@ -129,7 +147,12 @@ impl River {
             .filter_map(|(k, v)| Some((k.strip_suffix(".tactical_move")?.to_string(), length(v)?)))
             .collect();
         let deviation_faces = (1..=6)
-            .filter_map(|k| assumed.get(&format!("book_blanks.deviation_face_{k}"))?.parse().ok())
+            .filter_map(|k| {
+                assumed
+                    .get(&format!("book_blanks.deviation_face_{k}"))?
+                    .parse()
+                    .ok()
+            })
             .collect();
         let distracted = assumed
             .get("deviation_modifiers.strike_aircraft_distracted_by_aa_fire")
@@ -156,7 +179,11 @@ impl River {
         let s = |v: &Value, k: &str| v[k].as_str().unwrap_or_default().to_string();
         let strs = |v: &Value, k: &str| -> Vec<String> {
             v[k].as_array()
-                .map(|a| a.iter().map(|x| x.as_str().unwrap_or_default().to_string()).collect())
+                .map(|a| {
+                    a.iter()
+                        .map(|x| x.as_str().unwrap_or_default().to_string())
+                        .collect()
+                })
                 .unwrap_or_default()
         };
         let point = |v: &Value| Some((v["x"].as_i64()?, v["y"].as_i64()?));
@@ -186,12 +213,24 @@ impl River {
         let mut pending: Option<i64> = None;
         let mut sinking: Option<String> = None;
         let now = |turns: &BTreeMap<String, i64>, side: &str| turns.get(side).copied().unwrap_or(0);
-        let side_of = |p: &str| if p.starts_with("us_") { "us" } else { "vietnamese" };
+        let side_of = |p: &str| {
+            if p.starts_with("us_") {
+                "us"
+            } else {
+                "vietnamese"
+            }
+        };
         for v in &events {
             let ev = s(v, "event");
-            if !matches!(ev.as_str(), "resolved" | "marked" | "eliminated" | "counted") {
+            if !matches!(
+                ev.as_str(),
+                "resolved" | "marked" | "eliminated" | "counted"
+            ) {
                 if expect_wounded {
-                    r.check("Wounded: a KO'd unit rolls for a wounded man", Some(format!("no roll before {ev}")));
+                    r.check(
+                        "Wounded: a KO'd unit rolls for a wounded man",
+                        Some(format!("no roll before {ev}")),
+                    );
                     expect_wounded = false;
                 }
             }
@@ -218,12 +257,16 @@ impl River {
                     if ev == "entered" {
                         let piece = s(v, "piece");
                         let helo = landed.iter().find(|(_, (c, _))| *c == now(&turns, "us"));
-                        let near = helo.and_then(|(h, _)| pos.get(h)).zip(point(&v["at"])).map(|(a, b)| {
-                            (((a.0 - b.0).pow(2) + (a.1 - b.1).pow(2)) as f64).sqrt()
-                        });
+                        let near = helo.and_then(|(h, _)| pos.get(h)).zip(point(&v["at"])).map(
+                            |(a, b)| (((a.0 - b.0).pow(2) + (a.1 - b.1).pow(2)) as f64).sqrt(),
+                        );
                         r.check(
                             "Movement: troops land beside their helicopter",
-                            (near.is_none_or(|d| d > 300.5)).then(|| format!("{piece} entered {near:?} from a helicopter landed this turn")),
+                            (near.is_none_or(|d| d > 300.5)).then(|| {
+                                format!(
+                                    "{piece} entered {near:?} from a helicopter landed this turn"
+                                )
+                            }),
                         );
                     }
                 }
@@ -239,7 +282,11 @@ impl River {
                             let limit = (*t / 2) * if why == "march" { 2 } else { 1 };
                             r.check(
                                 "Wounded: a unit carrying wounded moves at half speed",
-                                (d > limit as f64 + 1.0).then(|| format!("{piece} carried wounded {d:.0} by {why}, limit {limit}")),
+                                (d > limit as f64 + 1.0).then(|| {
+                                    format!(
+                                        "{piece} carried wounded {d:.0} by {why}, limit {limit}"
+                                    )
+                                }),
                             );
                         }
                         pos.insert(piece, b);
@@ -266,8 +313,12 @@ impl River {
                     if sinking.as_deref() == Some(p.as_str()) {
                         sinking = None;
                     }
+                    flooding.remove(&p);
                     if expect_mark.take().is_some() {
-                        r.check("Wounded: a wounded man is left on 5 or 6", Some(format!("{p} eliminated after a wounded man was left")));
+                        r.check(
+                            "Wounded: a wounded man is left on 5 or 6",
+                            Some(format!("{p} eliminated after a wounded man was left")),
+                        );
                     }
                     pos.remove(&p);
                 }
@@ -286,20 +337,25 @@ impl River {
                         acting_wounded.then(|| format!("{action}({args:?}) with a wounded man")),
                     );
                     let dist = |a: &str, b: &str| {
-                        pos.get(a).zip(pos.get(b)).map(|(p, q)| {
-                            (((p.0 - q.0).pow(2) + (p.1 - q.1).pow(2)) as f64).sqrt()
-                        })
+                        pos.get(a)
+                            .zip(pos.get(b))
+                            .map(|(p, q)| (((p.0 - q.0).pow(2) + (p.1 - q.1).pow(2)) as f64).sqrt())
                     };
                     // Night: Line of Sight 50cm by moonlight (25cm overcast) except to firing
                     // elements.
                     if let Some(los) = self.night_los {
                         let target = match action.as_str() {
-                            "fire" | "aa_fire_at_helicopter" | "call_airstrike" | "call_artillery" => Some(a1.clone()),
+                            "fire"
+                            | "aa_fire_at_helicopter"
+                            | "call_airstrike"
+                            | "call_artillery" => Some(a1.clone()),
                             "call_mortar" => args.get(2).cloned(),
                             _ => None,
                         };
                         if let Some(tg) = target {
-                            let firing = fired.get(&tg).is_some_and(|&f| f > 0 && f >= now(&turns, side_of(&tg)) - 1);
+                            let firing = fired
+                                .get(&tg)
+                                .is_some_and(|&f| f > 0 && f >= now(&turns, side_of(&tg)) - 1);
                             let d = dist(&a0, &tg);
                             r.check(
                                 "Spotting: at night Line of Sight ends at 50cm (25cm overcast), except to firing elements",
@@ -321,7 +377,9 @@ impl River {
                             let m = moved.get(&a0).copied().unwrap_or(0);
                             r.check(
                                 "AA Fire: only by troops that did not move in their last turn",
-                                (m > 0 && m >= t - 1).then(|| format!("{a0} moved in its turn {m}, fired AA in {t}")),
+                                (m > 0 && m >= t - 1).then(|| {
+                                    format!("{a0} moved in its turn {m}, fired AA in {t}")
+                                }),
                             );
                         }
                         "call_airstrike" | "call_artillery" | "barrage" => {
@@ -334,7 +392,8 @@ impl River {
                                 "Movement: a mortar fires only once set up, not in the turn it sets up",
                                 (su.is_none_or(|c| c >= t)).then(|| format!("{a1} called at turn {t}, set up {su:?}")),
                             );
-                            last_fire = Some((a1.clone(), args.get(2).cloned().unwrap_or_default()));
+                            last_fire =
+                                Some((a1.clone(), args.get(2).cloned().unwrap_or_default()));
                         }
                         "mortar_fire" => {
                             fired.insert(a0.clone(), t);
@@ -358,7 +417,9 @@ impl River {
                         "advance" | "withdraw" | "march" | "assault" | "sail" | "fly" => {
                             r.check(
                                 "Movement: a set-up heavy weapon does not move",
-                                set_up.contains_key(&a0).then(|| format!("{a0} moved while set up")),
+                                set_up
+                                    .contains_key(&a0)
+                                    .then(|| format!("{a0} moved while set up")),
                             );
                             let l = landed.get(&a0).map(|(c, _)| *c);
                             r.check(
@@ -377,7 +438,9 @@ impl River {
                             let bad = match l {
                                 Some((c, n)) if *c == t => {
                                     *n += 1;
-                                    (*n > cap).then(|| format!("{n} elements out of {a1}, capacity {cap}"))
+                                    (*n > cap).then(|| {
+                                        format!("{n} elements out of {a1}, capacity {cap}")
+                                    })
                                 }
                                 _ => Some(format!("{a0} got out of {a1}, not landed this turn")),
                             };
@@ -388,10 +451,19 @@ impl River {
                         "carry" => {
                             let n = carrying.entry(a0.clone()).or_default();
                             *n += 1;
-                            let limit = if self.smu.contains(entity_of(&a0)) { 1 } else { 2 };
+                            let limit = if self.smu.contains(entity_of(&a0)) {
+                                1
+                            } else {
+                                2
+                            };
                             r.check(
                                 "Wounded: up to 2 wounded carried by an infantry unit, 1 by an SMU",
-                                (*n > limit || !wounded.contains(&a1)).then(|| format!("{a0} carries {n} (limit {limit}); {a1} wounded: {}", wounded.contains(&a1))),
+                                (*n > limit || !wounded.contains(&a1)).then(|| {
+                                    format!(
+                                        "{a0} carries {n} (limit {limit}); {a1} wounded: {}",
+                                        wounded.contains(&a1)
+                                    )
+                                }),
                             );
                             wounded.remove(&a1);
                             moved.insert(a0.clone(), t);
@@ -412,15 +484,26 @@ impl River {
                         .unwrap_or_default();
                     let d0 = dice.first().copied().unwrap_or(0);
                     if expect_wounded && name != "wounded" {
-                        r.check("Wounded: a KO'd unit rolls for a wounded man", Some(format!("{name} came first")));
+                        r.check(
+                            "Wounded: a KO'd unit rolls for a wounded man",
+                            Some(format!("{name} came first")),
+                        );
                         expect_wounded = false;
                     }
                     match name.as_str() {
                         "knock_out" if result == "destroyed" => expect_wounded = true,
-                        "close_combat" if result == "defender_killed" || result == "attacker_killed" => expect_wounded = true,
+                        "close_combat"
+                            if result == "defender_killed" || result == "attacker_killed" =>
+                        {
+                            expect_wounded = true
+                        }
                         "wounded" => {
                             expect_wounded = false;
-                            let want = if d0 >= 5 { "wounded_man_left" } else { "no_wounded" };
+                            let want = if d0 >= 5 {
+                                "wounded_man_left"
+                            } else {
+                                "no_wounded"
+                            };
                             r.check(
                                 "Wounded: a wounded man is left on 5 or 6",
                                 (result != want).then(|| format!("{dice:?} gave {result}")),
@@ -432,13 +515,16 @@ impl River {
                             let want = riverine_location(&craft, d0);
                             r.check(
                                 "Riverine Craft: hit location by d6 and craft",
-                                (want != Some(result.as_str())).then(|| format!("{craft} {dice:?} gave {result}, not {want:?}")),
+                                (want != Some(result.as_str())).then(|| {
+                                    format!("{craft} {dice:?} gave {result}, not {want:?}")
+                                }),
                             );
                             last_location = Some((craft, result.clone()));
                             penetrated = false;
                         }
                         "penetration" => {
-                            let score: i64 = args.first().and_then(|a| a.parse().ok()).unwrap_or(99);
+                            let score: i64 =
+                                args.first().and_then(|a| a.parse().ok()).unwrap_or(99);
                             let want = if d0 >= score { "1" } else { "0" };
                             r.check(
                                 "Riverine Craft: an armoured location must be penetrated (Knock out, equal or exceed)",
@@ -452,7 +538,9 @@ impl River {
                             penetrated = result == "1";
                         }
                         "hull_face" => {
-                            let ok = last_location.as_ref().is_some_and(|(c, l)| l == "hull_hit" && (!armoured(c, l) || penetrated));
+                            let ok = last_location.as_ref().is_some_and(|(c, l)| {
+                                l == "hull_hit" && (!armoured(c, l) || penetrated)
+                            });
                             r.check(
                                 "Riverine Craft: the Hull Hits roll follows a hull hit that got through",
                                 (!ok).then(|| format!("hull roll after {last_location:?}")),
@@ -477,13 +565,21 @@ impl River {
                             last_location = None;
                         }
                         "flooding_roll" => {
-                            let want = if d0 <= 3 { "lose_hull_box" } else { "flood_stopped" };
+                            let want = if d0 <= 3 {
+                                "lose_hull_box"
+                            } else {
+                                "flood_stopped"
+                            };
                             r.check(
                                 "Riverine Craft: flooding, each turn 1-3 lose a box, 4-6 stopped",
                                 (result != want).then(|| format!("{dice:?} gave {result}")),
                             );
                             // Which boat is known only when one boat of the side is flooding.
-                            let mine: Vec<String> = flooding.iter().filter(|b| side_of(b) == card_side).cloned().collect();
+                            let mine: Vec<String> = flooding
+                                .iter()
+                                .filter(|b| side_of(b) == card_side)
+                                .cloned()
+                                .collect();
                             if mine.len() == 1 && boxes_known {
                                 let b = &mine[0];
                                 if result == "lose_hull_box" {
@@ -519,24 +615,36 @@ impl River {
                             );
                         }
                         "aa_fire" => {
-                            let score: i64 = args.first().and_then(|a| a.parse().ok()).unwrap_or(99);
+                            let score: i64 =
+                                args.first().and_then(|a| a.parse().ok()).unwrap_or(99);
                             let fast = args.get(1).map(String::as_str) == Some("true");
-                            let hit = if fast { dice.len() == 2 && dice.iter().all(|&d| d >= score) } else { d0 >= score };
+                            let hit = if fast {
+                                dice.len() == 2 && dice.iter().all(|&d| d >= score)
+                            } else {
+                                d0 >= score
+                            };
                             r.check(
                                 "AA Fire: the score to hit (twice for a fast jet)",
-                                ((result == "hit") != hit).then(|| format!("{args:?} {dice:?} gave {result}")),
+                                ((result == "hit") != hit)
+                                    .then(|| format!("{args:?} {dice:?} gave {result}")),
                             );
                         }
                         "booby_trap_search" => {
-                            let want = if d0 <= 2 { "detected_in_time" } else { "goes_off" };
+                            let want = if d0 <= 2 {
+                                "detected_in_time"
+                            } else {
+                                "goes_off"
+                            };
                             r.check(
                                 "Searching: a booby trap found, 1-2 detected in time, 3-6 goes off",
                                 (result != want).then(|| format!("{dice:?} gave {result}")),
                             );
                             r.check(
                                 "Searching: the booby-trap roll only for a booby trap searched",
-                                (!last_search.as_deref().is_some_and(|m| m.starts_with("vc_booby_trap")))
-                                    .then(|| format!("after a search of {last_search:?}")),
+                                (!last_search
+                                    .as_deref()
+                                    .is_some_and(|m| m.starts_with("vc_booby_trap")))
+                                .then(|| format!("after a search of {last_search:?}")),
                             );
                         }
                         "call_for_fire" if result == "gets_through" => {
@@ -558,6 +666,10 @@ impl River {
                             expect_fall = false;
                             if v["why"] == "activation.cards.on_vietnamese" {
                                 let t = now(&turns, "vietnamese");
+                                // The side's mortar fired: seen at any range at night.
+                                for m in pos.keys().filter(|k| k.starts_with("vc_mortar")) {
+                                    fired.insert(m.clone(), t);
+                                }
                                 r.check(
                                     "Call for Fire: an on-table battery answers next turn",
                                     (!self.next_turn || pending.is_none_or(|c| t <= c))
@@ -567,13 +679,16 @@ impl River {
                             } else if v["why"] == "call_mortar" {
                                 r.check(
                                     "Call for Fire: an on-table battery answers next turn",
-                                    self.next_turn.then(|| "the mortar fired in the turn of its call".to_string()),
+                                    self.next_turn.then(|| {
+                                        "the mortar fired in the turn of its call".to_string()
+                                    }),
                                 );
                             }
                             let n = |k: usize| args.get(k).and_then(|a| a.parse::<i64>().ok());
                             let b = |k: usize| args.get(k).map(String::as_str) == Some("true");
                             let want = n(0).zip(n(1)).map(|(score, prev)| {
-                                500 * (score - prev - i64::from(b(2)) - if b(3) { self.distracted } else { 0 })
+                                500 * (score - prev - i64::from(b(2))
+                                    + if b(3) { self.distracted } else { 0 })
                             });
                             r.check(
                                 "Artillery and Air Support: fall of shot 5cm × (Deviation Die − 1 per previous turn, − 1 airstrike)",
