@@ -486,6 +486,7 @@ fn run_plays_both_scenarios_to_a_winner_and_replay_reproduces_them() {
         ("rules/platoon", "protecting-the-flank"),
         ("rules/plastic_battle", "total-destruction"),
         ("rules/police_action", "village-search"),
+        ("rules/police_action", "night-river"),
     ] {
         let log = temp(&format!("{scenario}.jsonl"));
         let log_s = log.to_str().unwrap();
@@ -1503,7 +1504,7 @@ fn police_action_without_its_assumptions_refuses_to_start_and_lists_what_it_need
     assert_eq!(code, 1, "{out}");
     assert!(out.is_empty(), "no game was played: {out}");
     assert!(
-        err.contains("needs 74 values the book leaves blank"),
+        err.contains("needs 81 values the book leaves blank"),
         "{err}"
     );
     for name in [
@@ -1516,7 +1517,7 @@ fn police_action_without_its_assumptions_refuses_to_start_and_lists_what_it_need
     assert!(err.contains("assumptions/village-search.assume"), "{err}");
     let (code, _, err) = sandtable(&["sim", d, "--scenario", "contact", "-n", "2"]);
     assert_eq!(code, 1);
-    assert!(err.contains("needs 74 values"), "{err}");
+    assert!(err.contains("needs 81 values"), "{err}");
     // With the file, the same copy plays.
     std::fs::create_dir_all(dir.join("assumptions")).unwrap();
     std::fs::copy(

@@ -11,6 +11,7 @@ mod referee {
     pub mod plastic_battle;
     pub mod platoon;
     pub mod police_action;
+    pub mod police_river;
 }
 
 use std::collections::BTreeMap;
@@ -198,10 +199,14 @@ fn police_action_contact_is_played_as_printed() {
     assert_eq!(read("contact.assume"), read("village-search.assume"));
     let mut r = Report::default();
     let mut referee = None;
+    let mut river = None;
     play("police_action", "contact", &mut |ir, text, assumed| {
         let p =
             referee.get_or_insert_with(|| referee::police_action::PoliceAction::new(ir, assumed));
         p.referee(text, &mut r);
+        let w =
+            river.get_or_insert_with(|| referee::police_river::River::new(ir, assumed, "contact"));
+        w.referee(text, &mut r);
     });
     judge("Police Action, Contact (stand-in)", &r);
     // The rules the referee exists for came up: cards were counted, and some games saw a
@@ -216,6 +221,74 @@ fn police_action_contact_is_played_as_printed() {
             "{rule}: never played"
         );
     }
+}
+
+/// The night riverine stand-in: two hundred games with the written policies of the stand-in
+/// (`river_patrol` for the US, `bank_ambush` for the VC), so that landings, searches, the
+/// mortar and the boats' damage come up; both referees read every log.
+#[test]
+fn police_action_night_river_is_played_as_printed() {
+    let mut r = Report::default();
+    let mut referee = None;
+    let mut river = None;
+    play_with(
+        "police_action",
+        "night-river",
+        GAMES,
+        &["river_patrol", "bank_ambush"],
+        &mut |ir, text, assumed| {
+            let p = referee
+                .get_or_insert_with(|| referee::police_action::PoliceAction::new(ir, assumed));
+            p.referee(text, &mut r);
+            let w = river.get_or_insert_with(|| {
+                referee::police_river::River::new(ir, assumed, "night_river")
+            });
+            w.referee(text, &mut r);
+        },
+    );
+    judge("Police Action, Night River (stand-in)", &r);
+    for rule in [
+        "Wounded: a wounded man is left on 5 or 6",
+        "Riverine Craft: hit location by d6 and craft",
+        "Riverine Craft: the Hull Hits roll follows a hull hit that got through",
+        "Spotting: at night Line of Sight ends at 50cm (25cm overcast), except to firing elements",
+        "Movement: troops land from a helicopter that landed this turn, up to its load",
+        "AA Fire: the score to hit (twice for a fast jet)",
+        "Searching: a booby trap found, 1-2 detected in time, 3-6 goes off",
+        "Movement: a mortar fires only once set up, not in the turn it sets up",
+        "Artillery and Air Support: fall of shot 5cm × (Deviation Die − 1 per previous turn, − 1 airstrike)",
+    ] {
+        assert!(
+            r.checked.get(rule).copied().unwrap_or(0) > 0,
+            "{rule}: never played"
+        );
+    }
+}
+
+/// Night River with the other reading of on-table fire: the mortar's mission is answered at
+/// the start of the VC's next turn, never in the turn of the call.
+#[test]
+fn police_action_night_river_answered_next_turn_is_played_as_printed() {
+    let mut r = Report::default();
+    let mut river = None;
+    play_with(
+        "police_action",
+        "night-river-next-turn",
+        GAMES,
+        &["river_patrol", "bank_ambush"],
+        &mut |ir, text, assumed| {
+            let w = river.get_or_insert_with(|| {
+                referee::police_river::River::new(ir, assumed, "night_river_next_turn")
+            });
+            r.games += 1;
+            w.referee(text, &mut r);
+        },
+    );
+    judge(
+        "Police Action, Night River, fire answered next turn (stand-in)",
+        &r,
+    );
+    assert!(r.checked["Call for Fire: an on-table battery answers next turn"] > 0);
 }
 
 #[test]

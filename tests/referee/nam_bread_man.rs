@@ -606,7 +606,11 @@ impl NamBreadMan {
                     traps.insert(s("piece"), xy(&v["at"]).unwrap());
                 }
                 "deployed" if s("piece").starts_with("tunnel_") => {
-                    let tunnel = s("piece").split(" #").next().unwrap_or_default().to_string();
+                    let tunnel = s("piece")
+                        .split(" #")
+                        .next()
+                        .unwrap_or_default()
+                        .to_string();
                     exits
                         .entry(tunnel)
                         .or_default()

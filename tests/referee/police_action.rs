@@ -374,6 +374,14 @@ impl PoliceAction {
                         _ => {}
                     }
                 }
+                // Wounded: a KO'd unit may stay as a wounded man instead of leaving.
+                "marked"
+                    if s(v, "marker") == "wounded_man"
+                        && expect_gone.as_deref() == Some(s(v, "piece").as_str()) =>
+                {
+                    expect_gone = None;
+                    r.check("Close Combat: the loser by 3+ is killed", None);
+                }
                 "eliminated" => {
                     if let Some(p) = expect_gone.take() {
                         let piece = s(v, "piece");

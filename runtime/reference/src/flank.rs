@@ -568,9 +568,8 @@ impl Flank {
         let mut choices: Vec<Choice> = places
             .into_iter()
             .filter(|&h| {
-                (0..self.pieces.len()).any(|i| {
-                    s.alive[i] && s.pos[i] == h && self.has_legal(s, side, i)
-                })
+                (0..self.pieces.len())
+                    .any(|i| s.alive[i] && s.pos[i] == h && self.has_legal(s, side, i))
             })
             .map(Choice::Activate)
             .collect();

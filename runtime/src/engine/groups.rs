@@ -88,11 +88,7 @@ impl State {
                 .iter()
                 .enumerate()
                 .filter(|&(j, p)| {
-                    j != i
-                        && p.on_board()
-                        && p.is_unit
-                        && p.side == Some(side)
-                        && p.pos == Some(at)
+                    j != i && p.on_board() && p.is_unit && p.side == Some(side) && p.pos == Some(at)
                 })
                 .count()
         };

@@ -60,7 +60,10 @@ impl Search {
             return Err(err("move costs are counted on hex boards"));
         };
         let Some(Pos::Hex(from)) = state.pieces[i].pos else {
-            return Err(err(format!("{} is not on the board", state.pieces[i].label)));
+            return Err(err(format!(
+                "{} is not on the board",
+                state.pieces[i].label
+            )));
         };
         let n = grid.hex_count() as usize;
         self.only = only.cloned();
@@ -463,12 +466,7 @@ impl GameHost<'_, '_> {
 
     /// Piece `i`'s search (along `only`), started afresh when the state has changed since,
     /// and settled as far as `until` asks.
-    fn settled(
-        &mut self,
-        i: usize,
-        only: Option<&Val>,
-        until: Until,
-    ) -> Result<&Search, RunError> {
+    fn settled(&mut self, i: usize, only: Option<&Val>, until: Until) -> Result<&Search, RunError> {
         let version = self.scratch.version;
         let n_pieces = self.state.pieces.len();
         let rules = self.rules;

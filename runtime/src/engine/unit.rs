@@ -61,7 +61,8 @@ impl<'r, 'p> Game<'r, 'p> {
         let (spec, actions) = self.unit_rules(&unit);
         if unit.pieces.is_none() {
             if spec.kind == UnitKind::Side {
-                let pieces = self.own_on_board(unit.side);
+                // Pieces in reserve are in it too when an action brings them on.
+                let pieces = self.phase_actors(unit.side, actions);
                 let name = format!("every piece of {}", self.side_name(unit.side));
                 self.start_unit(&mut unit, spec, pieces, name)?;
                 return Ok(Stage::Unit {
@@ -271,7 +272,8 @@ impl<'r, 'p> Game<'r, 'p> {
         let mut fresh: Vec<(usize, usize, usize)> = Vec::new();
         for (k, &i) in pieces.iter().enumerate() {
             let may = unit.used[k] < spec.actions_per_piece
-                && self.state.pieces[i].on_board()
+                && (self.state.pieces[i].on_board()
+                    || self.state.pieces[i].status == super::state::Status::Reserve)
                 && (unit.all || acted.is_empty() || acted.contains(&k));
             if !may {
                 continue;
