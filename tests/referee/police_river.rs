@@ -225,14 +225,13 @@ impl River {
             if !matches!(
                 ev.as_str(),
                 "resolved" | "marked" | "eliminated" | "counted"
-            ) {
-                if expect_wounded {
-                    r.check(
-                        "Wounded: a KO'd unit rolls for a wounded man",
-                        Some(format!("no roll before {ev}")),
-                    );
-                    expect_wounded = false;
-                }
+            ) && expect_wounded
+            {
+                r.check(
+                    "Wounded: a KO'd unit rolls for a wounded man",
+                    Some(format!("no roll before {ev}")),
+                );
+                expect_wounded = false;
             }
             if ev != "resolved" && expect_fall && !matches!(ev.as_str(), "marked" | "counted") {
                 r.check(

@@ -513,10 +513,10 @@ impl GameHost<'_, '_> {
     /// The hexes of terrain `t`, by hex index (the board's terrain never changes: kept for
     /// the last terrain asked).
     fn terrain_mask(&mut self, t: &Val) -> Result<Vec<bool>, RunError> {
-        if let Some((v, m)) = self.scratch.mask.take() {
-            if v == *t {
-                return Ok(m);
-            }
+        if let Some((v, m)) = self.scratch.mask.take()
+            && v == *t
+        {
+            return Ok(m);
         }
         let BoardSpec::Hex { grid, .. } = &self.rules.board else {
             return Err(err("move costs are counted on hex boards"));
@@ -1198,7 +1198,7 @@ impl Host for GameHost<'_, '_> {
                     let reach = match a.get(2) {
                         Some(only) => {
                             along = self.reach_along(i, only)?;
-                            &along[..]
+                            along
                         }
                         None => self.reach(i, None)?,
                     };
