@@ -250,6 +250,21 @@ impl Report {
     }
 }
 
+/// A written length (`6in`, `15cm`, `20mm`) in tenths of a millimetre, as the log counts.
+pub fn length(text: &str) -> Option<i64> {
+    let t = text.trim();
+    let (n, per) = if let Some(n) = t.strip_suffix("in") {
+        (n, 254.0)
+    } else if let Some(n) = t.strip_suffix("cm") {
+        (n, 100.0)
+    } else if let Some(n) = t.strip_suffix("mm") {
+        (n, 10.0)
+    } else {
+        return None;
+    };
+    Some((n.trim().parse::<f64>().ok()? * per).round() as i64)
+}
+
 /// A value of the compiled rules (IR JSON) read as data: an integer, a length, a boolean, a
 /// symbol; an unknown (`?`) is looked up in the assumptions text by its name.
 pub fn constant(ir: &Value, c: &Value, assumed: &BTreeMap<String, String>) -> Option<Value> {
@@ -261,13 +276,8 @@ pub fn constant(ir: &Value, c: &Value, assumed: &BTreeMap<String, String>) -> Op
             "true" => Value::Bool(true),
             "false" => Value::Bool(false),
             t => {
-                if let Some(inches) = t.strip_suffix("in") {
-                    // Tenths of a millimetre, as the log counts.
-                    Value::from((inches.trim().parse::<f64>().ok()? * 254.0).round() as i64)
-                } else if let Some(cm) = t.strip_suffix("cm")
-                    && let Ok(n) = cm.trim().parse::<f64>()
-                {
-                    Value::from((n * 100.0).round() as i64)
+                if let Some(n) = length(t) {
+                    Value::from(n)
                 } else if let Ok(n) = t.parse::<i64>() {
                     Value::from(n)
                 } else if t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::log::Report;
+use super::log::{self, Report, length};
 
 /// "Riverine Craft": the hit location by d6 and craft, as printed.
 fn riverine_location(craft: &str, face: i64) -> Option<&'static str> {
@@ -68,17 +68,6 @@ fn hull_boxes(craft: &str) -> i64 {
 const MOONLIGHT_LOS: f64 = 5000.0;
 const OVERCAST_LOS: f64 = 2500.0;
 
-fn length(text: &str) -> Option<i64> {
-    let t = text.trim();
-    if let Some(cm) = t.strip_suffix("cm") {
-        return Some((cm.trim().parse::<f64>().ok()? * 100.0).round() as i64);
-    }
-    if let Some(mm) = t.strip_suffix("mm") {
-        return Some((mm.trim().parse::<f64>().ok()? * 10.0).round() as i64);
-    }
-    None
-}
-
 /// What the referee needs of the scenario and its assumptions.
 pub struct River {
     /// The night's Line of Sight, when the scenario is played at night.
@@ -94,8 +83,9 @@ pub struct River {
     distracted: i64,
 }
 
+/// A piece's entity (`us_pbr #2` → `us_pbr`): labels here carry no side.
 fn entity_of(piece: &str) -> &str {
-    piece.split(" #").next().unwrap_or(piece)
+    log::entity_of(piece, &[])
 }
 
 impl River {
