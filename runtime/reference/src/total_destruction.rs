@@ -180,6 +180,9 @@ impl TotalDestruction {
         else {
             return Err("Total Destruction is played on an open table".into());
         };
+        if p.sides.len() != 2 || rules.forces.len() != 2 {
+            return Err("Total Destruction is played by two sides".into());
+        }
         if default.is_some() {
             return Err("the reference plays a table without default ground".into());
         }
