@@ -697,6 +697,70 @@ fn sim_prints_json_totals_that_do_not_depend_on_jobs() {
     assert!(a["playouts_per_second"].as_f64().unwrap() > 0.0);
 }
 
+/// `sim --reference`: both hand-written playouts play the engine's games (the same totals),
+/// and each refuses another scenario or another policy.
+#[test]
+fn sim_reference_plays_the_same_games_and_refuses_other_scenarios() {
+    for (rules, scenario, name) in [
+        ("rules/platoon", "protecting-the-flank", "platoon-flank"),
+        (
+            "rules/plastic_battle",
+            "total-destruction",
+            "plastic-total-destruction",
+        ),
+    ] {
+        let (code, out, err) = sandtable(&[
+            "sim",
+            rules,
+            "--scenario",
+            scenario,
+            "-n",
+            "3",
+            "--seed",
+            "7",
+            "--jobs",
+            "1",
+            "--reference",
+            name,
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["reference"]["name"], name, "{out}");
+        assert_eq!(v["reference"]["same_totals"], true, "{out}");
+        assert!(v["reference"]["ratio"].as_f64().unwrap() > 0.0, "{out}");
+    }
+    let (code, _, err) = sandtable(&[
+        "sim",
+        "rules/platoon",
+        "--scenario",
+        "protecting-the-flank",
+        "-n",
+        "1",
+        "--reference",
+        "plastic-total-destruction",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("total-destruction with random policies only"),
+        "{err}"
+    );
+    let (code, _, err) = sandtable(&[
+        "sim",
+        "rules/plastic_battle",
+        "--scenario",
+        "total-destruction",
+        "-n",
+        "1",
+        "--policy",
+        "player_1=greedy",
+        "--reference",
+        "plastic-total-destruction",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("random policies only"), "{err}");
+}
+
 #[test]
 fn game_commands_refuse_bad_input_plainly() {
     let (code, _, err) = sandtable(&["run", "rules/platoon", "--scenario", "nope"]);

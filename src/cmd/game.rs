@@ -131,7 +131,8 @@ pub struct SimArgs {
     #[arg(long)]
     pub json: bool,
     /// Also play the same games with a hand-written Rust playout and report the speed ratio
-    /// (`platoon-flank`: Platoon's Protecting the Flank, random against random)
+    /// (`platoon-flank`: Platoon's Protecting the Flank; `plastic-total-destruction`: Plastic
+    /// Battle's Total Destruction; random against random)
     #[arg(long, value_enum)]
     reference: Option<ReferenceArg>,
     /// Sensitivity to one assumption: play the same seeds once per value (NAME=V1,V2,…,
@@ -143,6 +144,7 @@ pub struct SimArgs {
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum ReferenceArg {
     PlatoonFlank,
+    PlasticTotalDestruction,
 }
 
 /// Most games one `sim` may play.
@@ -1296,16 +1298,39 @@ pub fn sim(args: SimArgs) -> u8 {
         return crate::interrupt::exit_code(signal.load(std::sync::atomic::Ordering::Relaxed))
             as u8;
     }
-    if let Some(ReferenceArg::PlatoonFlank) = args.reference {
-        if rules.scenario != "protecting_the_flank" || kinds.iter().any(|k| k != "random") {
+    if let Some(which) = args.reference {
+        // Each reference plays one scenario between random policies, and nothing else.
+        let (name, scenario, what) = match which {
+            ReferenceArg::PlatoonFlank => (
+                "platoon-flank",
+                "protecting_the_flank",
+                "Platoon's protecting-the-flank",
+            ),
+            ReferenceArg::PlasticTotalDestruction => (
+                "plastic-total-destruction",
+                "total_destruction",
+                "Plastic Battle's total-destruction",
+            ),
+        };
+        if rules.scenario != scenario || kinds.iter().any(|k| k != "random") {
             report::error(
                 Kind::Usage,
-                "--reference platoon-flank plays Platoon's protecting-the-flank with random policies only",
+                format!("--reference {name} plays {what} with random policies only"),
             );
             return EXIT_USAGE;
         }
-        let flank = match sandtable_reference::Flank::new(&rules) {
-            Ok(f) => f,
+        type Playout<'a> =
+            Box<dyn Fn(u64) -> sandtable_runtime::engine::GameResult + Sync + Send + 'a>;
+        let read: Result<Playout, String> = match which {
+            ReferenceArg::PlatoonFlank => sandtable_reference::Flank::new(&rules)
+                .map(|f| Box::new(move |seed| f.playout(seed)) as Playout),
+            ReferenceArg::PlasticTotalDestruction => {
+                sandtable_reference::TotalDestruction::new(&rules)
+                    .map(|f| Box::new(move |seed| f.playout(seed)) as Playout)
+            }
+        };
+        let playout = match read {
+            Ok(p) => p,
             Err(e) => {
                 report::error(
                     Kind::Run,
@@ -1320,7 +1345,7 @@ pub fn sim(args: SimArgs) -> u8 {
             args.n,
             args.seed,
             jobs,
-            |seed| flank.playout(seed),
+            playout,
         ) {
             Ok(t) => t,
             Err(e) => {
@@ -1331,7 +1356,7 @@ pub fn sim(args: SimArgs) -> u8 {
         let rs = t1.elapsed().as_secs_f64();
         let rps = if rs > 0.0 { args.n as f64 / rs } else { 0.0 };
         out.reference = Some(ReferenceJson {
-            name: "platoon-flank".into(),
+            name: name.into(),
             seconds: rs,
             playouts_per_second: rps,
             ratio: if rps > 0.0 {

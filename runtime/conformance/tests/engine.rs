@@ -702,6 +702,52 @@ fn the_hand_written_platoon_playout_plays_the_engines_games() {
     }
 }
 
+/// The engine's game of `seed` between random policies, logged: the result, and for each
+/// decision how many choices it offered and the one taken, in words.
+fn logged_game(
+    rules: &Rules,
+    seed: u64,
+) -> (sandtable_runtime::engine::GameResult, Vec<(usize, String)>) {
+    let mut ps: Vec<Box<dyn Policy>> = (0..2)
+        .map(|s| Box::new(Random::new(seed, s)) as _)
+        .collect();
+    let mut g = Game::new(rules, seed, None);
+    let r = g.play(&mut ps).unwrap();
+    let decisions = g
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Decision { of, label, .. } => Some((*of, label.clone())),
+            _ => None,
+        })
+        .collect();
+    (r, decisions)
+}
+
+#[test]
+fn the_hand_written_plastic_battle_playout_plays_the_engines_games() {
+    let (program, a) = load("plastic_battle", "total-destruction");
+    let rules = Rules::new(&program, &a, "total-destruction").unwrap();
+    let reference = sandtable_reference::TotalDestruction::new(&rules).unwrap();
+    for seed in 0..20 {
+        let (mine, offered) = reference.trace(seed);
+        let (engine, decided) = logged_game(&rules, seed);
+        // Where the games part: the first decision offered a different number of choices.
+        let parted = offered
+            .iter()
+            .zip(&decided)
+            .position(|(n, (of, _))| *n as usize != *of);
+        assert_eq!(
+            parted,
+            None,
+            "seed {seed}: decision {parted:?} differs; the engine's decisions before it: {:?}",
+            parted.map(|k| &decided[k.saturating_sub(3)..=k])
+        );
+        assert_eq!(mine, engine, "seed {seed}");
+        assert_eq!(reference.playout(seed), engine, "seed {seed}");
+    }
+}
+
 #[test]
 fn a_card_deck_draws_its_cards_and_fires_an_inserted_event_once() {
     let c = sandtable_compiler::compile_path(

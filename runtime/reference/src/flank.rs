@@ -728,6 +728,3 @@ impl Flank {
         }
     }
 }
-
-/// Names of the references `sim --reference` knows.
-pub const REFERENCES: &[&str] = &["platoon-flank"];
