@@ -29,6 +29,13 @@ const GRENADE_RADIUS: u32 = 1;
 const ARTILLERY_MODIFIER: i64 = 7;
 /// 7.d.4: a short strike is moved at most three hexes.
 const SHORT_RADIUS: u32 = 3;
+/// 7.e: a claymore fires at +5; 7.f: a booby trap at +8.
+const CLAYMORE_MODIFIER: i64 = 5;
+const BOOBY_TRAP_MODIFIER: i64 = 8;
+/// 7.e.3: Barnes is no longer a leader on a die of 1 to 5.
+const BARNES_DEMOTED_UP_TO: i64 = 5;
+/// 7.e.1: Down in the Valley's wire goes in columns P or Q (from 1).
+const VALLEY_WIRE_COLUMNS: (i32, i32) = (16, 17);
 
 /// A printed hex: column (A = 0) and row (1 = 0).
 type Hex = (i32, i32);
@@ -142,8 +149,16 @@ struct Piece {
     entity: String,
     side: String,
     soldier: bool,
-    /// A soldier or a decoy: what 4.b and 7.d fire at.
+    /// A soldier or a decoy: what a lettered substitute stands for (1.b.1, 7.a.3).
     unit: bool,
+}
+
+impl Piece {
+    /// A "unit" of 7.a.1 (the scenarios' 7.a.1 names soldiers, decoys, substitutes,
+    /// claymores and booby traps): it blocks a fire route and is a target of fire.
+    fn blocks_fire(&self) -> bool {
+        self.unit || is_trap(&self.entity)
+    }
 }
 
 /// 7.a.3: each side has eight lettered substitutes.
@@ -351,6 +366,10 @@ impl Platoon {
         r.games += 1;
         let mut at: HashMap<String, Hex> = HashMap::new();
         let mut pinned: HashSet<String> = HashSet::new();
+        // 7.e.3: soldiers "no longer considered a leader" (Barnes), and whether the start
+        // of the turn still owes his roll.
+        let mut demoted: HashSet<String> = HashSet::new();
+        let mut owe_barnes = false;
         let mut place_markers: HashMap<Hex, Vec<String>> = HashMap::new();
         let mut eliminated: Vec<String> = Vec::new();
         let mut exited: Vec<(String, String)> = Vec::new();
@@ -374,6 +393,8 @@ impl Platoon {
         // six directions, and the claymore rolls made so far.
         let mut blast: Option<(Vec<Vec<String>>, usize, Vec<String>)> = None;
         let mut action_now = String::new();
+        // 5.c.1: a claymore or booby trap entered by the other side, firing now.
+        let mut trap_fire: Option<TrapFire> = None;
         // 5.c.3: the moves after a failed melee are forced; the cap of 7.a.3 does not refuse
         // them (a move the player chooses must keep it).
         let mut falling_back = false;
@@ -429,6 +450,9 @@ impl Platoon {
                     chips_drawn.clear();
                     turn = *t;
                     chip = None;
+                    // 7.e.3: each turn, while Barnes is on the board, before any chip.
+                    owe_barnes = self.scenario == "down_in_the_valley"
+                        && at.keys().any(|l| self.piece(l).entity == "barnes");
                     r.check(
                         "turns (scenario)",
                         (turn > self.turns).then(|| format!("turn {turn} of {}", self.turns)),
@@ -436,6 +460,11 @@ impl Platoon {
                 }
                 Ev::Phase => chip = None,
                 Ev::Chip(side) => {
+                    r.check(
+                        "Barnes's roll at the start of each turn, before any chip (7.e.3)",
+                        std::mem::take(&mut owe_barnes)
+                            .then(|| format!("turn {turn}: a chip before the roll")),
+                    );
                     *chips_drawn.entry(side.clone()).or_default() += 1;
                     chip = Some((side.clone(), None, Vec::new(), false));
                     chip_closed = false;
@@ -458,14 +487,46 @@ impl Platoon {
                         "set-up inside the scenario's area (7.a.2)",
                         (!inside).then(|| format!("{piece} set up at {h}")),
                     );
-                    let barred = place_markers.get(&hx).is_some_and(|ms| {
-                        ms.iter()
-                            .any(|m| m == "wire" || m.contains("claymore") || m.contains("booby"))
-                    });
+                    let here: Vec<&Piece> = at
+                        .iter()
+                        .filter(|(_, x)| **x == hx)
+                        .map(|(l, _)| self.piece(l))
+                        .collect();
+                    let trap_here = here.iter().any(|q| is_trap(&q.entity));
+                    let soldier_here = here.iter().any(|q| q.soldier);
+                    let bad = if p.soldier && trap_here {
+                        Some("a soldier with a claymore or booby trap")
+                    } else if is_trap(&p.entity) && soldier_here {
+                        Some("a claymore or booby trap with a soldier")
+                    } else {
+                        None
+                    };
                     r.check(
-                        "no soldier set up with wire, claymore or booby trap (7.a.3)",
-                        barred.then(|| format!("{piece} set up at {h}")),
+                        "no soldier, of either side, set up with a claymore or booby trap (7.a.3)",
+                        bad.map(|b| format!("{piece} set up at {h}: {b}")),
                     );
+                    let fixed_here = here.iter().filter(|q| is_fixed_marker(&q.entity)).count();
+                    let wire_here = here.iter().any(|q| q.entity == "wire");
+                    let bad = if is_fixed_marker(&p.entity) && fixed_here > 0 {
+                        Some("a second bunker, trench or wire marker")
+                    } else if p.entity == "wire" && !here.is_empty() {
+                        Some("wire with other pieces")
+                    } else if wire_here {
+                        Some("a piece with wire")
+                    } else {
+                        None
+                    };
+                    r.check(
+                        "at most one bunker, trench or wire marker a hex, nothing else with wire (7.a.5)",
+                        bad.map(|b| format!("{piece} set up at {h}: {b}")),
+                    );
+                    if p.entity == "wire" && self.scenario == "down_in_the_valley" {
+                        let (a, b) = VALLEY_WIRE_COLUMNS;
+                        r.check(
+                            "wire set up in columns P or Q (7.e.1)",
+                            (!(a - 1..b).contains(&hx.0)).then(|| format!("{piece} set up at {h}")),
+                        );
+                    }
                     at.insert(piece.clone(), hx);
                     let side = &self.piece(piece).side;
                     let n = self.groups(&at, side);
@@ -509,6 +570,7 @@ impl Platoon {
                                     && self.piece(l).side == *side
                                     && self.flag(l, "leader")
                                     && !pinned.contains(l)
+                                    && !demoted.contains(l)
                             });
                         }
                         let bad = if cs != side {
@@ -554,12 +616,27 @@ impl Platoon {
                     }
                     if let Some(actor) = actor {
                         r.check(
+                            "Barnes, no longer a leader, does not fire, throw, call artillery or detonate (7.e.3)",
+                            (demoted.contains(actor)
+                                && matches!(
+                                    action.as_str(),
+                                    "fire_at" | "throw_grenade" | "call_artillery" | "detonate_claymore"
+                                ))
+                            .then(|| format!("turn {turn}: {actor} {action} {args:?}")),
+                        );
+                        r.check(
                             "a pinned-down unit does not act (4.c)",
                             pinned.contains(actor).then(|| {
                                 format!("turn {turn}: {actor} acts pinned down ({action})")
                             }),
                         );
                     }
+                    r.check(
+                        "a trap that fired on entry is removed (7.e, 7.f)",
+                        trap_fire
+                            .take()
+                            .map(|t| format!("turn {turn}: {} is still on the board", t.trap)),
+                    );
                     moving = None;
                     firing = None;
                     strike = None;
@@ -621,7 +698,9 @@ impl Platoon {
                             let radio = &args[1];
                             let caller_at = at[c];
                             let enemy_there = at.iter().any(|(l, h)| {
-                                *h == target && self.piece(l).unit && self.piece(l).side != *side
+                                *h == target
+                                    && self.piece(l).blocks_fire()
+                                    && self.piece(l).side != *side
                             });
                             let wire = place_markers
                                 .get(&target)
@@ -631,7 +710,7 @@ impl Platoon {
                                     .any(|(l, h)| *h == target && self.piece(l).entity == "wire");
                             let units: HashSet<Hex> = at
                                 .iter()
-                                .filter(|(l, _)| self.piece(l).unit)
+                                .filter(|(l, _)| self.piece(l).blocks_fire())
                                 .map(|(_, h)| *h)
                                 .collect();
                             let bad = if !self.artillery.contains(side) {
@@ -683,12 +762,12 @@ impl Platoon {
                                     )
                                 }),
                             );
-                            // Soldiers and decoys block; claymore, booby trap, bunker,
-                            // trench and wire markers do not (7.a.1, and 4.c calls the
-                            // weapon pieces markers).
+                            // Soldiers, decoys, claymores and booby traps block (the
+                            // scenarios' 7.a.1 lists them all as "units"); bunker, trench
+                            // and wire markers do not (7.a.1).
                             let occupied: HashSet<Hex> = at
                                 .iter()
-                                .filter(|(l, _)| self.piece(l).unit)
+                                .filter(|(l, _)| self.piece(l).blocks_fire())
                                 .map(|(_, h)| *h)
                                 .collect();
                             r.check(
@@ -723,7 +802,9 @@ impl Platoon {
                         }),
                     );
                     // A group falls back together (5.c.3): the mover's own move is checked.
+                    let mut fell_back = false;
                     if let Some((m, entered_from, entered)) = fall_back.take_if(|f| f.0 == *piece) {
+                        fell_back = true;
                         // 5.c.3: back into the adjacent hex it occupied before entering.
                         let ok = to_h == entered_from && distance(entered, to_h) == 1;
                         r.check(
@@ -763,6 +844,60 @@ impl Platoon {
                         );
                     }
                     let side = &self.piece(piece).side;
+                    // 5.c.1: the other side's claymore or booby trap in the hex entered fires
+                    // first: the booby trap at the soldiers that entered (7.f), the claymore
+                    // at them and at every soldier of its impact zone (7.e).
+                    let trap = at
+                        .iter()
+                        .find(|(l, h)| {
+                            **h == to_h
+                                && is_trap(&self.piece(l).entity)
+                                && self.piece(l).side != *side
+                        })
+                        .map(|(l, _)| l.clone());
+                    if let Some(trap) = trap.filter(|_| !fell_back) {
+                        let mut entrants: Vec<String> = at
+                            .iter()
+                            .filter(|(l, h)| {
+                                **h == to_h && self.piece(l).soldier && self.piece(l).side == *side
+                            })
+                            .map(|(l, _)| l.clone())
+                            .collect();
+                        if self.piece(piece).soldier {
+                            entrants.push(piece.clone());
+                        }
+                        let claymore = self.piece(&trap).entity == "claymore_piece";
+                        let zones = if claymore {
+                            (0..6)
+                                .map(|d| {
+                                    let hexes = self.zone_hexes(to_h, d);
+                                    let mut z = entrants.clone();
+                                    z.extend(
+                                        at.iter()
+                                            .filter(|(l, h)| {
+                                                hexes.contains(h) && self.piece(l).soldier
+                                            })
+                                            .map(|(l, _)| l.clone()),
+                                    );
+                                    z
+                                })
+                                .collect()
+                        } else {
+                            vec![entrants]
+                        };
+                        trap_fire = Some(TrapFire {
+                            trap,
+                            roll: if claymore { "claymore" } else { "booby_trap" },
+                            modifier: if claymore {
+                                CLAYMORE_MODIFIER
+                            } else {
+                                BOOBY_TRAP_MODIFIER
+                            },
+                            zones,
+                            rolls: 0,
+                            hit: Vec::new(),
+                        });
+                    }
                     let before = self.groups(&at, side);
                     at.insert(piece.clone(), to_h);
                     let after = self.groups(&at, side);
@@ -809,6 +944,50 @@ impl Platoon {
                             "the first American fire rolls the first-fire check (7.b.3)",
                             (name != "first_fire_check")
                                 .then(|| format!("turn {turn}: {name} first")),
+                        );
+                    }
+                    if let Some(t) = trap_fire.as_mut() {
+                        let want = if let [(_, a), (_, d)] = dice.as_slice() {
+                            let shown: Vec<i64> =
+                                args.iter().map(|x| x.parse().unwrap_or(0)).collect();
+                            let margin = (a + t.modifier) - (d + shown.iter().sum::<i64>());
+                            if margin >= ELIMINATE_FROM {
+                                "eliminated"
+                            } else if margin >= PIN_FROM {
+                                "pinned_down"
+                            } else {
+                                "miss"
+                            }
+                        } else {
+                            "two dice"
+                        };
+                        let bad = if name != t.roll {
+                            Some(format!("{name} rolled while {} fires", t.trap))
+                        } else if want != result {
+                            Some(format!(
+                                "{} at +{}: args {args:?}, dice {dice:?} give {want}, log says {result}",
+                                t.trap, t.modifier
+                            ))
+                        } else {
+                            None
+                        };
+                        r.check(
+                            "a trap entered fires first, +5 claymore, +8 booby trap, by the bands (5.c.1, 7.e, 7.f)",
+                            bad.map(|b| format!("turn {turn}: {b}")),
+                        );
+                        t.rolls += 1;
+                    }
+                    if name == "barnes_check" {
+                        let want = match dice.first() {
+                            Some((_, f)) if *f <= BARNES_DEMOTED_UP_TO => "no_longer_leader",
+                            Some(_) => "no_effect",
+                            None => "a die",
+                        };
+                        r.check(
+                            "Barnes's roll: 1-5, no longer a leader (7.e.3)",
+                            (want != result || !std::mem::take(&mut owe_barnes)).then(|| {
+                                format!("turn {turn}: dice {dice:?} give {want}, log says {result}")
+                            }),
                         );
                     }
                     if name == "first_fire_check" {
@@ -962,6 +1141,29 @@ impl Platoon {
                     }
                 }
                 Ev::Eliminated { piece, .. } => {
+                    if let Some(t) = trap_fire.as_mut()
+                        && t.trap != *piece
+                        && self.piece(piece).soldier
+                    {
+                        t.hit.push(piece.clone());
+                    }
+                    if let Some(t) = trap_fire.take_if(|t| t.trap == *piece) {
+                        // Some direction (the American player's pick, 7.e) whose targets are
+                        // as many as the rolls, every one hit among them.
+                        let ok = t.rolls > 0
+                            && t.zones
+                                .iter()
+                                .any(|z| z.len() == t.rolls && t.hit.iter().all(|h| z.contains(h)));
+                        r.check(
+                            "a trap fires once at each soldier entering and, for a claymore, of its impact zone (5.c.1, 7.e, 7.f)",
+                            (!ok).then(|| format!(
+                                "turn {turn}: {} fired {} rolls, targets by direction {:?}",
+                                t.trap,
+                                t.rolls,
+                                t.zones.iter().map(Vec::len).collect::<Vec<_>>()
+                            )),
+                        );
+                    }
                     if let Some((_, _, hit)) = blast.as_mut()
                         && self.piece(piece).soldier
                     {
@@ -1003,8 +1205,14 @@ impl Platoon {
                     piece,
                     at: place,
                 } => match (piece, place) {
+                    (Some(p), _) if marker == "no_longer_leader" => {
+                        demoted.insert(p.clone());
+                    }
                     (Some(p), _) if marker == "pinned_down" => {
                         pinned.insert(p.clone());
+                        if let Some(t) = trap_fire.as_mut() {
+                            t.hit.push(p.clone());
+                        }
                         if let Some((_, _, hit)) = blast.as_mut() {
                             hit.push(p.clone());
                         }
@@ -1031,6 +1239,12 @@ impl Platoon {
                     _ => {}
                 },
                 Ev::End { winner, .. } => {
+                    r.check(
+                        "a trap that fired on entry is removed (7.e, 7.f)",
+                        trap_fire
+                            .take()
+                            .map(|t| format!("at the end: {} is still on the board", t.trap)),
+                    );
                     if let Some((zones, rolls, hit)) = blast.take() {
                         r.check(
                             "a detonated claymore fires once at each soldier of its impact zone (7.e)",
@@ -1209,4 +1423,22 @@ impl Platoon {
 /// A claymore or booby trap piece (7.a.3, 7.e, 7.f).
 fn is_trap(entity: &str) -> bool {
     entity == "claymore_piece" || entity == "booby_trap_piece"
+}
+
+/// A claymore or booby trap firing because the other side entered its hex (5.c.1).
+struct TrapFire {
+    trap: String,
+    /// The resolution it rolls, and its fire modifier (7.e, 7.f).
+    roll: &'static str,
+    modifier: i64,
+    /// The soldiers it must roll against: one list per direction the American player may
+    /// pick for a claymore (the entrants and its impact zone), the entrants for a booby trap.
+    zones: Vec<Vec<String>>,
+    rolls: usize,
+    hit: Vec<String>,
+}
+
+/// A bunker, trench or wire marker (7.a.5: at most one of them a hex).
+fn is_fixed_marker(entity: &str) -> bool {
+    entity == "bunker" || entity == "trench" || entity == "wire"
 }
