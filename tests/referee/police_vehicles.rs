@@ -670,7 +670,7 @@ impl Vehicles {
                                 "Searching: only vehicles set off anti-vehicle mines",
                                 (!by_vehicle || !near_mine).then(|| format!("a mine went off during {last_action:?}, a mine in contact {near_mine}")),
                             );
-                            if expect_blast.take().is_some() {
+                            if expect_blast.take().is_some() || near_mine {
                                 r.check(
                                     "Searching: a vehicle that comes into contact with an anti-vehicle mine sets it off",
                                     None,
