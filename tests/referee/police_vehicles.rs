@@ -30,6 +30,17 @@ struct Vehicle {
     cover: i64,
 }
 
+/// A vehicle's move in progress: the vehicle, the action, where from, toward what point, the
+/// side turn.
+#[derive(Clone)]
+struct Move {
+    vehicle: String,
+    how: String,
+    from: (i64, i64),
+    toward: Option<(i64, i64)>,
+    turn: i64,
+}
+
 /// A firer's Knock out scores: against infantry, then Light, Medium, Heavy armour.
 #[derive(Clone, Copy)]
 struct Scores {
@@ -263,10 +274,11 @@ impl Vehicles {
         let mut wounded: BTreeSet<String> = BTreeSet::new();
         let mut acting_smu: BTreeSet<String> = BTreeSet::new();
         // The vehicle move in progress: (vehicle, kind of move, start, toward point, turn).
-        let mut moving: Option<(String, String, (i64, i64), Option<(i64, i64)>, i64)> = None;
+        let mut moving: Option<Move> = None;
         // A fire at a vehicle that hit: (firer, vehicle); the Knock out score expected next.
         let mut fire_at: Option<(String, String)> = None;
-        let mut hit_vehicle: Option<(String, String)> = None;
+        // A hit on a vehicle: (firer, vehicle, whether the firer has no score against it).
+        let mut hit_vehicle: Option<(String, String, bool)> = None;
         // A vehicle destroyed: its passengers' rolls on this score (0: the burst table).
         let mut expect_passengers: Option<(String, i64)> = None;
         let mut last_search: Option<(String, String)> = None;
@@ -281,7 +293,13 @@ impl Vehicles {
         for v in &events {
             let ev = s(v, "event");
             // A move ends at the next event that is not its own: check its length and mines.
-            if let Some((veh, how, from, toward, t)) = moving.clone()
+            if let Some(Move {
+                vehicle: veh,
+                how,
+                from,
+                toward,
+                turn: t,
+            }) = moving.clone()
                 && !(ev == "moved" && s(v, "piece") == veh)
                 && let Some(vh) = self.vehicle(&veh)
                 && let Some(to) = pos.get(&veh).copied()
@@ -441,7 +459,13 @@ impl Vehicles {
                             } else {
                                 pos.get(&a1).copied()
                             };
-                            moving = Some((a0.clone(), action.clone(), from, toward, t));
+                            moving = Some(Move {
+                                vehicle: a0.clone(),
+                                how: action.clone(),
+                                from,
+                                toward,
+                                turn: t,
+                            });
                         }
                         "mount" => {
                             let vh = self.vehicle(&a1);
@@ -549,22 +573,19 @@ impl Vehicles {
                     let b = |k: usize| args.get(k).map(String::as_str) == Some("true");
                     match name.as_str() {
                         "direct_fire" => {
-                            if let Some((f, t)) = fire_at.take() {
-                                if result == "hit" {
-                                    let vh = self.vehicle(&t).unwrap();
-                                    let sc = self.scores.get(log::entity_of(&f, &[])).copied();
-                                    let want = sc.map(|sc| match vh.armour.as_str() {
-                                        "light" => sc.light,
-                                        "medium" => sc.medium,
-                                        "heavy" => sc.heavy,
-                                        _ => sc.infantry,
-                                    });
-                                    hit_vehicle = Some((f.clone(), t.clone()));
-                                    if want == Some(0) {
-                                        // Checked at the next event: no Knock out roll.
-                                        hit_vehicle = Some((f, format!("{t}\u{0}none")));
-                                    }
-                                }
+                            if let Some((f, t)) = fire_at.take()
+                                && result == "hit"
+                            {
+                                let vh = self.vehicle(&t).unwrap();
+                                let sc = self.scores.get(log::entity_of(&f, &[])).copied();
+                                let want = sc.map(|sc| match vh.armour.as_str() {
+                                    "light" => sc.light,
+                                    "medium" => sc.medium,
+                                    "heavy" => sc.heavy,
+                                    _ => sc.infantry,
+                                });
+                                // With no score: checked at the next event, no Knock out roll.
+                                hit_vehicle = Some((f, t, want == Some(0)));
                             }
                         }
                         "knock_out" => {
@@ -588,11 +609,7 @@ impl Vehicles {
                                 "Knock out / Suppression: equal or above the score destroys, else the target is suppressed",
                                 (want != Some(result.as_str())).then(|| format!("{args:?} {dice:?} gave {result}")),
                             );
-                            if let Some((f, t)) = hit_vehicle.take() {
-                                let (t, none) = match t.split_once('\u{0}') {
-                                    Some((t, _)) => (t.to_string(), true),
-                                    None => (t, false),
-                                };
+                            if let Some((f, t, none)) = hit_vehicle.take() {
                                 let vh = self.vehicle(&t).unwrap();
                                 let sc = self.scores.get(log::entity_of(&f, &[])).copied();
                                 let want = sc.map(|sc| match vh.armour.as_str() {
@@ -725,8 +742,8 @@ impl Vehicles {
                         }
                         _ => {}
                     }
-                    if let Some((f, t)) = hit_vehicle.take() {
-                        if t.contains('\u{0}') && name != "direct_fire" {
+                    if let Some((f, t, none)) = hit_vehicle.take() {
+                        if none && name != "direct_fire" {
                             r.check(
                                 "Knock out / Suppression: a hit on a vehicle rolls the firer's score against its armour (none: no effect)",
                                 None,
@@ -737,7 +754,7 @@ impl Vehicles {
                                 Some(format!("{f} hit {t}: {name} came first")),
                             );
                         } else {
-                            hit_vehicle = Some((f, t));
+                            hit_vehicle = Some((f, t, none));
                         }
                     }
                 }
@@ -746,9 +763,8 @@ impl Vehicles {
             if !matches!(
                 ev.as_str(),
                 "resolved" | "marked" | "unmarked" | "moved" | "eliminated" | "counted" | "said"
-            ) && let Some((f, t)) = hit_vehicle.take()
+            ) && let Some((f, t, none)) = hit_vehicle.take()
             {
-                let none = t.contains('\u{0}');
                 r.check(
                     "Knock out / Suppression: a hit on a vehicle rolls the firer's score against its armour (none: no effect)",
                     (!none).then(|| format!("{f} hit {t}: no Knock out roll before {ev}")),
