@@ -12,6 +12,7 @@ mod referee {
     pub mod platoon;
     pub mod police_action;
     pub mod police_river;
+    pub mod police_vehicles;
 }
 
 use std::collections::BTreeMap;
@@ -289,6 +290,51 @@ fn police_action_night_river_answered_next_turn_is_played_as_printed() {
         &r,
     );
     assert!(r.checked["Call for Fire: an on-table battery answers next turn"] > 0);
+}
+
+/// The mechanised stand-in: two hundred games with its written policies (`mech_sweep` for
+/// the US, `village_defence` for the VC), so that dismounting, fire at armour, close assaults
+/// on the AFVs and the mines come up; the card-and-morale referee and the vehicle referee
+/// read every log.
+#[test]
+fn police_action_mech_sweep_is_played_as_printed() {
+    let mut r = Report::default();
+    let mut referee = None;
+    let mut vehicles = None;
+    play_with(
+        "police_action",
+        "mech-sweep",
+        GAMES,
+        &["mech_sweep", "village_defence"],
+        &mut |ir, text, assumed| {
+            let p = referee
+                .get_or_insert_with(|| referee::police_action::PoliceAction::new(ir, assumed));
+            p.referee(text, &mut r);
+            let v = vehicles.get_or_insert_with(|| {
+                referee::police_vehicles::Vehicles::new(ir, assumed, "mech_sweep")
+            });
+            v.referee(text, &mut r);
+        },
+    );
+    judge("Police Action, Mechanised Sweep (stand-in)", &r);
+    for rule in [
+        "Movement: a vehicle moves at most its rate (cover rate through jungle, scrub or the village; half in a turn it mounts or dismounts troops; double on a March Move)",
+        "Movement: troops dismount only from the vehicle they ride in",
+        "Movement: mounted troops ride with their vehicle",
+        "Single Man Units: soft transport moves only with an SMU within 15cm (10cm in jungle); AFVs command themselves",
+        "Knock out / Suppression: a hit on a vehicle rolls the firer's score against its armour (none: no effect)",
+        "Knock out / Suppression: the passengers of a destroyed vehicle roll as infantry in the open",
+        "Close Combat: infantry attacking a suppressed AFV need a differential of +5 to knock it out",
+        "Motivation and Morale: the AFV support modifier when an AFV is within 20cm",
+        "Searching: a vehicle that comes into contact with an anti-vehicle mine sets it off",
+        "Searching: only vehicles set off anti-vehicle mines",
+        "Suppression: a suppressed vehicle does not move",
+    ] {
+        assert!(
+            r.checked.get(rule).copied().unwrap_or(0) > 0,
+            "{rule}: never played"
+        );
+    }
 }
 
 #[test]
