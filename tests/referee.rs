@@ -417,8 +417,14 @@ fn dinky_dau_jungle_patrol_against_the_jungle_ghost_is_played_as_printed() {
 #[test]
 fn dinky_dau_village_sweep_is_played_as_printed() {
     for (kinds, title) in [
-        (["village_sweeper", "random"], "Dinky Dau, village sweep (sweeper against random)"),
-        (["random", "random"], "Dinky Dau, village sweep (random against random)"),
+        (
+            ["village_sweeper", "random"],
+            "Dinky Dau, village sweep (sweeper against random)",
+        ),
+        (
+            ["random", "random"],
+            "Dinky Dau, village sweep (random against random)",
+        ),
     ] {
         let mut r = Report::default();
         let mut referee = None;

@@ -149,9 +149,9 @@ const SITES: [&str; 3] = ["tunnel_entrance", "rice_cache", "spider_hole"];
 /// Whether `hootch_site #(k + 1)` was burned in the lines so far.
 fn burned_label(lines: &[Line], k: usize) -> bool {
     let name = format!("hootch_site #{}", k + 1);
-    lines.iter().any(|x| {
-        x.kind() == "marked" && x.s("marker") == "burned_marker" && x.s("piece") == name
-    })
+    lines
+        .iter()
+        .any(|x| x.kind() == "marked" && x.s("marker") == "burned_marker" && x.s("piece") == name)
 }
 
 fn inside(r: &Rect, p: (i64, i64)) -> bool {
@@ -161,10 +161,7 @@ fn inside(r: &Rect, p: (i64, i64)) -> bool {
 /// Whether the straight line from `a` to `b` touches the rectangle (sampled every 1/256).
 fn touches(r: &Rect, a: (i64, i64), b: (i64, i64)) -> bool {
     (0..=256).any(|k| {
-        let p = (
-            a.0 + (b.0 - a.0) * k / 256,
-            a.1 + (b.1 - a.1) * k / 256,
-        );
+        let p = (a.0 + (b.0 - a.0) * k / 256, a.1 + (b.1 - a.1) * k / 256);
         inside(r, p)
     })
 }
@@ -521,9 +518,10 @@ impl DinkyDau {
                             .values()
                             .filter(|p| {
                                 !p.gone
-                                    && self.stats.get(&p.entity).is_some_and(|s| {
-                                        s.medic && p.c("smalls_lost") < s.smalls
-                                    })
+                                    && self
+                                        .stats
+                                        .get(&p.entity)
+                                        .is_some_and(|s| s.medic && p.c("smalls_lost") < s.smalls)
                             })
                             .map(|p| p.at)
                             .collect();
@@ -534,13 +532,11 @@ impl DinkyDau {
                                 continue;
                             }
                             let tended = medics.iter().any(|&m| dist(m, p.at) <= ALONGSIDE);
-                            for _ in 0..p.c("lying") {
-                                bleed_flags.push(tended);
-                            }
+                            let lying = usize::try_from(p.c("lying")).unwrap_or(0);
+                            bleed_flags.extend(std::iter::repeat_n(tended, lying));
                         }
-                        for _ in 0..abandoned {
-                            bleed_flags.push(false);
-                        }
+                        let left = usize::try_from(abandoned).unwrap_or(0);
+                        bleed_flags.extend(std::iter::repeat_n(false, left));
                         bleed_flags.reverse();
                     }
                 }
@@ -1096,8 +1092,7 @@ impl DinkyDau {
                             let want = first >= target;
                             r.check(
                                 "2.3: a cache or spider hole is found on its score",
-                                (target != self.site_target
-                                    || (result == "true") != want)
+                                (target != self.site_target || (result == "true") != want)
                                     .then(|| format!("{args:?} {dice:?} = {result} (line {n})")),
                             );
                             r.check(
@@ -1195,17 +1190,28 @@ impl DinkyDau {
                         .values()
                         .filter(|p| p.entity == "rice_cache" && p.markers.contains("found_marker"))
                         .count() as i64;
-                    let recon = if self.recon_4_3 { 0 } else { DRIFT_RECON_9B * recon_civilians };
+                    let recon = if self.recon_4_3 {
+                        0
+                    } else {
+                        DRIFT_RECON_9B * recon_civilians
+                    };
                     let drift = ((DRIFT_CACHE * caches
                         + DRIFT_BURNED * burned_bare
                         + DRIFT_MEDCAP * medcaps
                         + recon)
                         .clamp(-5, 5)
-                        + if self.recon_4_3 { DRIFT_RECON_4_3 * recon_civilians } else { 0 })
+                        + if self.recon_4_3 {
+                            DRIFT_RECON_4_3 * recon_civilians
+                        } else {
+                            0
+                        })
                     .clamp(-5, 5);
                     let want_allied =
                         lost(&insurgent) + comm_left + 2 * extracted + drift.max(0) * self.drift_vp;
-                    let want_insurgent = lost(&allied) + 3 * kia + 2 * left2 + 3 * left3
+                    let want_insurgent = lost(&allied)
+                        + 3 * kia
+                        + 2 * left2
+                        + 3 * left3
                         + (-drift).max(0) * self.drift_vp;
                     let got = (
                         scores.get(&allied).copied(),
@@ -1423,7 +1429,9 @@ impl DinkyDau {
                         .get(1)
                         .and_then(|a| pieces.get(a))
                         .is_some_and(|p| p.c("front_ring") == 1)
-                    && at(0).zip(at(1)).is_some_and(|(a, b)| dist(a, b) <= ALONGSIDE);
+                    && at(0)
+                        .zip(at(1))
+                        .is_some_and(|(a, b)| dist(a, b) <= ALONGSIDE);
                 r.check(
                     "3.4 item 5: first aid by a medic alongside a ringed element",
                     (!ok).then(|| format!("{label} (line {n})")),
@@ -1455,9 +1463,8 @@ impl DinkyDau {
             if self.crosses_inside("stream", e.at, dest) {
                 r.check(
                     "3.4 (second) A: a ford at half speed",
-                    (dist(e.at, dest) > allow / 2 + 6).then(|| {
-                        format!("{label} from {:?}, allowance {allow} (line {n})", e.at)
-                    }),
+                    (dist(e.at, dest) > allow / 2 + 6)
+                        .then(|| format!("{label} from {:?}, allowance {allow} (line {n})", e.at)),
                 );
             }
             if action == "sprint" && !winded && self.crosses_inside("flooded_paddy_mud", e.at, dest)
@@ -1478,7 +1485,10 @@ impl DinkyDau {
         if !search_expect.is_empty() {
             r.check(
                 "2.3 / 9b.2 item 3: a search tests each site within 2in once",
-                Some(format!("{} site(s) within reach not searched", search_expect.len())),
+                Some(format!(
+                    "{} site(s) within reach not searched",
+                    search_expect.len()
+                )),
             );
             search_expect.clear();
         }
@@ -1496,9 +1506,9 @@ impl DinkyDau {
     /// The line runs well inside the terrain (a unit clear of its edges), so that a line
     /// grazing an edge is not judged either way.
     fn crosses_inside(&self, terrain: &str, a: (i64, i64), b: (i64, i64)) -> bool {
-        self.rects(terrain).iter().any(|&(x0, y0, x1, y1)| {
-            touches(&(x0 + 3, y0 + 3, x1 - 3, y1 - 3), a, b)
-        })
+        self.rects(terrain)
+            .iter()
+            .any(|&(x0, y0, x1, y1)| touches(&(x0 + 3, y0 + 3, x1 - 3, y1 - 3), a, b))
     }
 
     fn close_order(&self, expected: &mut bool, seen: &mut bool, r: &mut Report) {
