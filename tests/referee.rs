@@ -456,6 +456,66 @@ fn dinky_dau_jungle_patrol_against_the_jungle_ghost_is_played_as_printed() {
     }
 }
 
+/// The village sweep: the same referee with the village rules (2.3 Search / Pacify, 9b.2
+/// tunnels, 9b.3 civic drift, 3.4 medic, fording and mud, 5.7.A grenades), over 200 seeded
+/// games with the stand-in sweeping player (`village_sweeper`, ours) against a random VC,
+/// and 200 with random players on both sides.
+#[test]
+fn dinky_dau_village_sweep_is_played_as_printed() {
+    for (kinds, title) in [
+        (
+            ["village_sweeper", "random"],
+            "Dinky Dau, village sweep (sweeper against random)",
+        ),
+        (
+            ["random", "random"],
+            "Dinky Dau, village sweep (random against random)",
+        ),
+    ] {
+        let mut r = Report::default();
+        let mut referee = None;
+        play_with(
+            "dinky_dau",
+            "village-sweep",
+            GAMES,
+            &kinds,
+            &mut |ir, text, assumed| {
+                let p = referee.get_or_insert_with(|| {
+                    referee::dinky_dau::DinkyDau::new(ir, "village_sweep", assumed)
+                });
+                p.referee(text, &mut r);
+            },
+        );
+        judge(title, &r);
+        if kinds[0] != "village_sweeper" {
+            continue;
+        }
+        for rule in [
+            "2.3: CP spent never exceeds CP available",
+            "4.2: a side is never shown an unconfirmed enemy element",
+            "5.1 steps 1-2: the pool is rolled and hits on its target",
+            "3.3 / 3.4: VP recount",
+            "2.3 / 9b.2 item 3: a search tests each site within 2in once",
+            "2.3: a cache or spider hole is found on its score",
+            "9b.2 item 3: an entrance is found on a 4+",
+            "2.3 / 9b.2 item 3: a site is found only on a successful search",
+            "3.4 item 3: the medic's roll exactly when a medic is with the casualty",
+            "3.4 item 3: a tended casualty that lives is stabilised",
+            "3.4 item 5: first aid by a medic alongside a ringed element",
+            "3.4 item 6: first aid takes the ring off on 5+",
+            "9b.3: a Medcap is the medic's, by a hootch",
+            "3.4 (second) A: a ford at half speed",
+            "3.2 item 2: a sprint through flooded paddies or mud winds the squad",
+            "9b.2 items 5-6: down by an intact entrance, up at another on a later turn",
+        ] {
+            assert!(
+                r.checked.get(rule).copied().unwrap_or(0) > 0,
+                "{rule}: never played"
+            );
+        }
+    }
+}
+
 /// What the U.S. player is shown (the engine's screen for a human player, the only place a
 /// side is told anything during play): never a Vietnamese figure's scores, never a booby trap
 /// or tunnel exit that has not been sprung or used, never a figure while it is down a tunnel

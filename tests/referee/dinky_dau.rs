@@ -23,6 +23,26 @@
 //!   Hot LZ (1 / 2-4 / 5 / 6).
 //! - VP recount (3.3, 3.4): the final scores from the stands lost, KIA, extractions and the
 //!   casualty tokens left, with the scenario's reading of the -3 / -2.
+//!
+//! The village sweep adds (its hidden sites are read from the log's set-up, its hootches from
+//! the scenario's neutral pieces, its terrain from the table):
+//! - Search / Pacify (2.3, 9b.2 item 3): a search tests each hidden site within 2in of the
+//!   element's base (3in from its centre) not yet found, once: an entrance on the 4+ Search
+//!   Test, a cache or spider hole on its assumed score; a site is found only on a success, and
+//!   an allied choice never names a site that is not found.
+//! - Tunnels (2.2 item 5, 9b.2 items 5-9): the turn's tokens include the complex's while an
+//!   entrance is intact; an element goes down only within reach of an intact entrance and
+//!   comes up at another one on a later turn; demolition collapses an entrance on 3+ only.
+//! - The medic (3.4 items 3-6): each bleed roll has the medic's +2 exactly when a medic is
+//!   with the casualty's element (within its 2in coherency), a tended survivor is stabilised;
+//!   first aid by a medic alongside a ringed element, 5+ takes the ring off.
+//! - Frag grenades (5.7.A): thrown from within 2in at an element in a hootch or a spider
+//!   hole; 4+ lands, then 2 dice at 4+ with no save.
+//! - Fording (3.4 (second) A) and mud (3.2 item 2): a move into, across or out of the creek
+//!   goes at most half its allowance; a sprint through flooded paddies winds the squad.
+//! - Civic Drift (9b.3) in the VP recount: +2 per cache found, -1 per hootch burned with no
+//!   cache found by it, +1 per Medcap, -3 (or 4.3's -1) per Recon by Fire "1" with an
+//!   unburned hootch within 4in of its target; the track clamped to -5..+5 and scored.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -41,6 +61,7 @@ struct Stat {
     officer: bool,
     squad_leader: bool,
     dummy: bool,
+    medic: bool,
 }
 
 #[derive(Default, Clone, Debug)]
@@ -59,10 +80,24 @@ impl Piece {
     }
 }
 
+type Rect = (i64, i64, i64, i64);
+
 pub struct DinkyDau {
     stats: BTreeMap<String, Stat>,
     /// Dense terrain rectangles of the table (1.5: 4in command radius inside).
-    dense: Vec<(i64, i64, i64, i64)>,
+    dense: Vec<Rect>,
+    /// Every feature of the table by its terrain's name.
+    terrain: BTreeMap<String, Vec<Rect>>,
+    /// The village's hootches (neutral pieces), `hootch_site #1` first.
+    hootches: Vec<(i64, i64)>,
+    /// The assumed score of a search for a cache or a spider hole (2.3 prints none).
+    site_target: i64,
+    /// Ambush tokens the intact tunnel complex adds each turn (2.2 item 5, assumed).
+    tunnel_tokens: i64,
+    /// VP per step of the Civic Drift track at the end (ours); 0 when not scored.
+    drift_vp: i64,
+    medic_tabulated: bool,
+    recon_4_3: bool,
     sides: Vec<String>,
     turns: i64,
     tokens_per_turn: i64,
@@ -79,6 +114,82 @@ const COST_IN: i64 = 1;
 const COST_OUT: i64 = 2;
 /// 4.2 Coordinated Platoon Sweep: 2 CP.
 const COST_SWEEP: i64 = 2;
+/// 2.3 / 9b.2: "within 2in" of a site, from the edge of a 2in base.
+const REACH_SITE: i64 = 3 * INCH;
+/// 5.7.A "within 2in" and a medic with a squad: 2in coherency between 2in bases.
+const ALONGSIDE: i64 = 4 * INCH;
+/// 9b.2 item 3: the Search Test for an entrance; item 9: demolition.
+const TUNNEL_SEARCH: i64 = 4;
+const DEMOLITION: i64 = 3;
+/// 3.4 item 6: first aid.
+const FIRST_AID: i64 = 5;
+/// 5.7.A: the grenade lands on 4+, then 2 dice hit on 4+.
+const FRAG_LANDS: i64 = 4;
+const FRAG_DICE: usize = 2;
+/// 9b.3 triggers.
+const DRIFT_CACHE: i64 = 2;
+const DRIFT_BURNED: i64 = -1;
+const DRIFT_MEDCAP: i64 = 1;
+const DRIFT_RECON_9B: i64 = -3;
+const DRIFT_RECON_4_3: i64 = -1;
+/// 2.3 move allowances, inches.
+fn allowance(action: &str) -> Option<i64> {
+    match action {
+        "patrol_move" => Some(6),
+        "trail_rush" => Some(8),
+        "sprint" => Some(9),
+        "fire_and_maneuver" => Some(4),
+        _ => None,
+    }
+}
+
+/// The hidden sites the insurgent notes before play (2.3, 9b.2).
+const SITES: [&str; 3] = ["tunnel_entrance", "rice_cache", "spider_hole"];
+
+/// Whether `hootch_site #(k + 1)` was burned in the lines so far.
+fn burned_label(lines: &[Line], k: usize) -> bool {
+    let name = format!("hootch_site #{}", k + 1);
+    lines
+        .iter()
+        .any(|x| x.kind() == "marked" && x.s("marker") == "burned_marker" && x.s("piece") == name)
+}
+
+fn inside(r: &Rect, p: (i64, i64)) -> bool {
+    p.0 >= r.0 && p.0 <= r.2 && p.1 >= r.1 && p.1 <= r.3
+}
+
+/// Whether the straight line from `a` to `b` touches the rectangle (sampled every 1/256).
+fn touches(r: &Rect, a: (i64, i64), b: (i64, i64)) -> bool {
+    (0..=256).any(|k| {
+        let p = (a.0 + (b.0 - a.0) * k / 256, a.1 + (b.1 - a.1) * k / 256);
+        inside(r, p)
+    })
+}
+
+/// The last point `(x in, y in)` written in a choice's label, in tenths of a millimetre.
+fn label_point(label: &str) -> Option<(i64, i64)> {
+    let open = label.rfind('(')?;
+    let inner = label[open + 1..].split(')').next()?;
+    let (x, y) = inner.split_once(',')?;
+    let num = |t: &str| -> Option<i64> {
+        let v: f64 = t.trim().strip_suffix("in")?.parse().ok()?;
+        Some((v * INCH as f64).round() as i64)
+    };
+    Some((num(x)?, num(y)?))
+}
+
+/// The names between a choice's first parentheses.
+fn label_args(label: &str) -> Vec<String> {
+    label
+        .split_once('(')
+        .map(|(_, rest)| {
+            rest.trim_end_matches(')')
+                .split(", ")
+                .map(|a| a.trim().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
 
 /// 5.1 step 4: morale targets.
 fn morale_target(quality: &str) -> i64 {
@@ -138,6 +249,16 @@ fn arg_bool(args: &[String], i: usize) -> bool {
 fn dist(a: (i64, i64), b: (i64, i64)) -> i64 {
     let (dx, dy) = ((a.0 - b.0) as f64, (a.1 - b.1) as f64);
     (dx * dx + dy * dy).sqrt().round() as i64
+}
+
+/// The name of a table feature's terrain.
+fn terrain_name(ir: &Value, f: &Value) -> String {
+    prop(f, "terrain")
+        .first()
+        .and_then(|(_, v)| v["Const"]["Entity"].as_u64())
+        .and_then(|i| ir["entities"][i as usize]["name"].as_str())
+        .unwrap_or_default()
+        .to_string()
 }
 
 fn point(v: &Value) -> Option<(i64, i64)> {
@@ -212,22 +333,14 @@ impl DinkyDau {
                     officer: boolean("officer"),
                     squad_leader: boolean("squad_leader"),
                     dummy: role.as_str() == Some("dummy_blind"),
+                    medic: role.as_str() == Some("medic_team"),
                 },
             );
         }
-        // The dense features of the table: its terrain named dense_jungle.
-        let mut dense = Vec::new();
+        // The features of the table by terrain; the dense ones are those named dense_jungle.
+        let mut terrain: BTreeMap<String, Vec<Rect>> = BTreeMap::new();
         for f in board["blocks"].as_array().into_iter().flatten() {
             if f["keyword"] != "feature" {
-                continue;
-            }
-            let terrain = prop(f, "terrain")
-                .first()
-                .and_then(|(_, v)| v["Const"]["Entity"].as_u64())
-                .and_then(|i| ir["entities"][i as usize]["name"].as_str())
-                .unwrap_or_default()
-                .to_string();
-            if terrain != "dense_jungle" {
                 continue;
             }
             let r: Vec<i64> = prop(f, "rect")
@@ -235,9 +348,44 @@ impl DinkyDau {
                 .filter_map(|(_, v)| constant(ir, v, assumed).and_then(|c| c.as_i64()))
                 .collect();
             if r.len() == 4 {
-                dense.push((r[0], r[1], r[2], r[3]));
+                terrain
+                    .entry(terrain_name(ir, f))
+                    .or_default()
+                    .push((r[0], r[1], r[2], r[3]));
             }
         }
+        let dense = terrain.get("dense_jungle").cloned().unwrap_or_default();
+        // The hootches: the scenario's neutral pieces, at their `at:` points.
+        let mut hootches = Vec::new();
+        for b in sc["blocks"].as_array().into_iter().flatten() {
+            if b["keyword"] != "neutral" {
+                continue;
+            }
+            for (_, v) in prop(b, "at") {
+                let xy: Vec<i64> = v["List"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|c| constant(ir, c, assumed).and_then(|c| c.as_i64()))
+                    .collect();
+                if xy.len() == 2 {
+                    hootches.push((xy[0], xy[1]));
+                }
+            }
+        }
+        let int_field = |entity: &str, name: &str| {
+            super::log::field(ir, entity, name, assumed)
+                .and_then(|v| v.as_i64())
+                .unwrap_or(0)
+        };
+        let site_target = int_field("rice_cache", "search_target");
+        let tunnel_tokens = int_field("tunnel_network", "tokens");
+        // The drift track is scored by the village sweep only.
+        let drift_vp = if scenario == "village_sweep" {
+            int_field("civic_track", "vp_per_step")
+        } else {
+            0
+        };
         let num = |k: &str| -> i64 {
             assumed
                 .get(&format!("scenario.{scenario}.{k}"))
@@ -245,20 +393,38 @@ impl DinkyDau {
                 .unwrap_or(0)
         };
         // The reading of the -3 / -2: written in the scenario, or (`options: ?`) assumed.
-        let flat_three = prop(sc, "options")
-            .iter()
-            .any(|(_, v)| v["Const"]["Symbol"] == "flat_three")
-            || assumed
-                .get(&format!("scenario.{scenario}.options"))
-                .is_some_and(|v| v.contains("flat_three"));
+        let option = |name: &str| {
+            prop(sc, "options")
+                .iter()
+                .any(|(_, v)| v["Const"]["Symbol"] == name)
+                || assumed
+                    .get(&format!("scenario.{scenario}.options"))
+                    .is_some_and(|v| v.contains(name))
+        };
+        let flat_three = option("flat_three");
         DinkyDau {
             stats,
             dense,
+            terrain,
+            hootches,
+            site_target,
+            tunnel_tokens,
+            drift_vp,
+            medic_tabulated: option("medic_as_tabulated"),
+            recon_4_3: option("recon_incident_4_3"),
             sides,
             turns: num("turns"),
             tokens_per_turn: num("ambush_tokens"),
             flat_three,
         }
+    }
+
+    fn rects(&self, terrain: &str) -> &[Rect] {
+        self.terrain.get(terrain).map_or(&[], Vec::as_slice)
+    }
+
+    fn in_terrain(&self, terrain: &str, p: (i64, i64)) -> bool {
+        self.rects(terrain).iter().any(|r| inside(r, p))
     }
 
     fn in_dense(&self, p: (i64, i64)) -> bool {
@@ -297,15 +463,30 @@ impl DinkyDau {
         let mut last_hits: Option<i64> = None;
         let mut unsaved_left = 0i64;
         let mut unsaved_target: Option<String> = None;
-        let mut bleed_pending: Vec<bool> = Vec::new();
+        // Why a casualty token leaves `lying` in Phase 3: "kia" or "stabilised" (3.4 item 3).
+        let mut bleed_pending: Vec<&'static str> = Vec::new();
         let mut touchdown: Option<String> = None;
+        let mut turn = 0i64;
+        // Allied elements in the order they were set up (the order the bleed rolls follow).
+        let mut deploy_order: Vec<String> = Vec::new();
+        // The village sweep: what the drift recount needs, and the order in progress.
+        let mut medcaps = 0i64;
+        let mut recon_civilians = 0i64;
+        let mut burned_bare = 0i64;
+        let mut search_expect: Vec<&'static str> = Vec::new();
+        let mut search_success = false;
+        let mut demolished = false;
+        let mut bleed_flags: Vec<bool> = Vec::new();
+        let mut first_aid_heal = false;
+        let mut entered: BTreeMap<String, i64> = BTreeMap::new();
+        let mut mud_sprint: Option<String> = None;
         let allied = self.sides.first().cloned().unwrap_or_default();
         let insurgent = self.sides.get(1).cloned().unwrap_or_default();
 
         for (n, l) in lines.iter().enumerate() {
             match l.kind() {
                 "turn" => {
-                    let turn = l.v["turn"].as_i64().unwrap_or(0);
+                    turn = l.v["turn"].as_i64().unwrap_or(0);
                     r.check(
                         "2.4 item 8: turn limit",
                         (turn > self.turns)
@@ -316,6 +497,12 @@ impl DinkyDau {
                     phase = l.s("phase");
                     if phase.contains("Tension") {
                         tokens += self.tokens_per_turn;
+                        // 2.2 item 5: the tunnel complex's tokens while an entrance is intact.
+                        if pieces.values().any(|p| {
+                            p.entity == "tunnel_entrance" && !p.markers.contains("collapsed_marker")
+                        }) {
+                            tokens += self.tunnel_tokens;
+                        }
                         // With no officer left the CP are the Squad Leaders alone (2.2 item 4).
                         let hq_alive = pieces.values().any(|p| {
                             !p.gone && self.stats.get(&p.entity).is_some_and(|s| s.officer)
@@ -324,11 +511,42 @@ impl DinkyDau {
                             cp = self.leaders(&pieces);
                         }
                     }
+                    if phase.contains("Consolidation") {
+                        // 3.4 item 3 / 6.2: the bleed rolls owed, element by element in set-up
+                        // order, each with or without a medic alongside, then the abandoned.
+                        let medics: Vec<(i64, i64)> = pieces
+                            .values()
+                            .filter(|p| {
+                                !p.gone
+                                    && self
+                                        .stats
+                                        .get(&p.entity)
+                                        .is_some_and(|s| s.medic && p.c("smalls_lost") < s.smalls)
+                            })
+                            .map(|p| p.at)
+                            .collect();
+                        bleed_flags.clear();
+                        for label in &deploy_order {
+                            let Some(p) = pieces.get(label) else { continue };
+                            if p.gone {
+                                continue;
+                            }
+                            let tended = medics.iter().any(|&m| dist(m, p.at) <= ALONGSIDE);
+                            let lying = usize::try_from(p.c("lying")).unwrap_or(0);
+                            bleed_flags.extend(std::iter::repeat_n(tended, lying));
+                        }
+                        let left = usize::try_from(abandoned).unwrap_or(0);
+                        bleed_flags.extend(std::iter::repeat_n(false, left));
+                        bleed_flags.reverse();
+                    }
                 }
                 "deployed" => {
                     let label = l.s("piece");
                     let entity = entity_of(&label, &self.sides).to_string();
                     let side = l.s("side");
+                    if side == allied && self.stats.contains_key(&entity) {
+                        deploy_order.push(label.clone());
+                    }
                     pieces.insert(
                         label,
                         Piece {
@@ -366,8 +584,11 @@ impl DinkyDau {
                         unsaved_left -= 1;
                     }
                     if counter == "front_ring" && value == 0 && before == 1 {
-                        // The ring comes off as its stand collapses (the next event).
-                        if let Some(q) = pieces.get_mut(&label) {
+                        if first_aid_heal {
+                            // 3.4 item 6: a flesh wound, the ring is taken off.
+                            first_aid_heal = false;
+                        } else if let Some(q) = pieces.get_mut(&label) {
+                            // The ring comes off as its stand collapses (the next event).
                             q.counters.insert("_ring_cleared".into(), 1);
                         }
                     }
@@ -396,13 +617,28 @@ impl DinkyDau {
                         );
                     }
                     if phase.contains("Consolidation") && counter == "lying" && value < before {
-                        // A bleed roll of this element's token came up KIA.
+                        // A bleed roll of this element's token came up KIA, or a medic's roll
+                        // stabilised it (the token moves to `stable` next).
+                        let why = bleed_pending.pop();
                         r.check(
                             "2.4 / 6.2: a casualty token dies only on a KIA bleed roll",
-                            (bleed_pending.pop() != Some(true)).then(|| {
+                            why.is_none().then(|| {
                                 format!("{label} lost a token without a KIA roll (line {n})")
                             }),
                         );
+                        if why == Some("stabilised") {
+                            let next = lines.get(n + 1);
+                            r.check(
+                                "3.4 item 3: a tended casualty that lives is stabilised",
+                                (!next.is_some_and(|x| {
+                                    x.kind() == "counted"
+                                        && x.s("piece") == label
+                                        && x.s("counter") == "stable"
+                                        && x.v["value"].as_i64() == Some(p.c("stable") + 1)
+                                }))
+                                .then(|| format!("{label} not stabilised (line {n})")),
+                            );
+                        }
                     }
                     if let Some(p) = pieces.get_mut(&label) {
                         p.counters.insert(counter, value);
@@ -432,9 +668,10 @@ impl DinkyDau {
                                 && x.s("name") == "spotting"
                                 && x.s("result") != "not_spotted"
                         });
-                        let fired = seg
-                            .iter()
-                            .any(|x| x.kind() == "resolved" && x.s("name") == "hit_roll");
+                        let fired = seg.iter().any(|x| {
+                            x.kind() == "resolved"
+                                && (x.s("name") == "hit_roll" || x.s("name") == "frag_grenade")
+                        });
                         let recon = seg.iter().any(|x| {
                             x.kind() == "resolved" && x.s("result") == "direct_hit_revealed"
                         });
@@ -480,6 +717,37 @@ impl DinkyDau {
                             touchdown = None;
                         }
                     }
+                    if marked && marker == "found_marker" {
+                        r.check(
+                            "2.3 / 9b.2 item 3: a site is found only on a successful search",
+                            (!search_success).then(|| format!("{label} found (line {n})")),
+                        );
+                        search_success = false;
+                    }
+                    if marked && marker == "collapsed_marker" {
+                        r.check(
+                            "9b.2 item 9: an entrance collapses only on a 3+",
+                            (!demolished).then(|| format!("{label} collapsed (line {n})")),
+                        );
+                        demolished = false;
+                    }
+                    if marked
+                        && marker == "burned_marker"
+                        && let Some(h) = label
+                            .strip_prefix("hootch_site #")
+                            .and_then(|k| k.parse::<usize>().ok())
+                            .and_then(|k| self.hootches.get(k - 1))
+                    {
+                        // 9b.3: -1 when no contraband was found in it (no cache found by it).
+                        let cache = pieces.values().any(|p| {
+                            p.entity == "rice_cache"
+                                && p.markers.contains("found_marker")
+                                && dist(p.at, *h) <= REACH_SITE
+                        });
+                        if !cache {
+                            burned_bare += 1;
+                        }
+                    }
                     if let Some(p) = pieces.get_mut(&label) {
                         if marked {
                             p.markers.insert(marker);
@@ -518,6 +786,20 @@ impl DinkyDau {
                     let label = l.s("label");
                     // Fog: a choice never names an enemy element not confirmed.
                     for (name, p) in &pieces {
+                        if SITES.contains(&p.entity.as_str())
+                            && side == allied
+                            && label.contains(name.as_str())
+                        {
+                            r.check(
+                                "2.3: an allied choice never names a hidden site not found",
+                                (!p.markers.contains("found_marker")).then(|| {
+                                    format!("{side} was shown {name} (line {n}: {label})")
+                                }),
+                            );
+                        }
+                        if !self.stats.contains_key(&p.entity) {
+                            continue;
+                        }
                         if p.side != side && !p.gone && label.contains(name.as_str()) {
                             r.check(
                                 "4.2: a side is never shown an unconfirmed enemy element",
@@ -559,6 +841,19 @@ impl DinkyDau {
                         continue;
                     }
                     self.close_order(&mut emergency_expected, &mut emergency_seen, r);
+                    self.close_village_order(&mut search_expect, &mut mud_sprint, &pieces, r);
+                    self.village_order(
+                        &side,
+                        &label,
+                        turn,
+                        &pieces,
+                        &mut search_expect,
+                        &mut mud_sprint,
+                        &mut entered,
+                        &mut medcaps,
+                        r,
+                        n,
+                    );
                     recon_six = false;
                     spots_in_order = 0;
                     unsaved_left = 0;
@@ -686,24 +981,46 @@ impl DinkyDau {
                                     .then(|| format!("{args:?} {dice:?} = {result} (line {n})")),
                             );
                         }
-                        "bleed_survival" => {
-                            let medic = arg_bool(&args, 0);
-                            let kia_now = first + if medic { 2 } else { 0 } <= 2;
+                        "bleed_survival" | "bleed_survival_as_tabulated" => {
+                            let tabulated = name == "bleed_survival_as_tabulated";
+                            let medic = tabulated || arg_bool(&args, 0);
+                            let kia_now = if tabulated {
+                                first == 1
+                            } else {
+                                first + if medic { 2 } else { 0 } <= 2
+                            };
                             r.check(
                                 "6.2: bleed 1-2 KIA, +2 with a medic",
                                 ((result == "kia") != kia_now)
                                     .then(|| format!("{dice:?} = {result} (line {n})")),
                             );
+                            let owed = bleed_flags.pop();
+                            r.check(
+                                "3.4 item 3: the medic's roll exactly when a medic is with the casualty",
+                                (owed != Some(medic)
+                                    || (medic && tabulated != self.medic_tabulated))
+                                    .then(|| {
+                                        format!("{name}{args:?} owed {owed:?} (line {n})")
+                                    }),
+                            );
+                            if medic && result != "kia" {
+                                bleed_pending.push("stabilised");
+                            }
                             if result == "kia" {
                                 kia += 1;
                                 // Is it one of an element's tokens (a `lying` change follows) or
                                 // an abandoned one?
                                 let own = lines[n + 1..]
                                     .iter()
-                                    .take_while(|x| x.kind() != "resolved")
+                                    .take_while(|x| {
+                                        !matches!(
+                                            x.kind(),
+                                            "resolved" | "decision" | "phase" | "turn" | "end"
+                                        )
+                                    })
                                     .any(|x| x.kind() == "counted" && x.s("counter") == "lying");
                                 if own {
-                                    bleed_pending.push(true);
+                                    bleed_pending.push("kia");
                                 } else {
                                     abandoned -= 1;
                                 }
@@ -742,6 +1059,82 @@ impl DinkyDau {
                                 (result != want).then(|| format!("{dice:?} = {result} (line {n})")),
                             );
                             recon_six = result == "direct_hit_revealed";
+                            // 4.3 item 4 / 9b.3: villagers within 4in of the target marker.
+                            let target = order
+                                .as_ref()
+                                .and_then(|(_, lab)| label_args(lab).get(1).cloned())
+                                .and_then(|t| pieces.get(&t).map(|p| p.at));
+                            if result == "friendly_fire_incident"
+                                && let Some(t) = target
+                                && self.hootches.iter().enumerate().any(|(k, &h)| {
+                                    dist(h, t) <= 4 * INCH && !burned_label(&lines[..n], k)
+                                })
+                            {
+                                recon_civilians += 1;
+                            }
+                        }
+                        "tunnel_search" => {
+                            let want = first >= TUNNEL_SEARCH;
+                            r.check(
+                                "9b.2 item 3: an entrance is found on a 4+",
+                                ((result == "entrance_found") != want)
+                                    .then(|| format!("{dice:?} = {result} (line {n})")),
+                            );
+                            r.check(
+                                "2.3 / 9b.2 item 3: a search tests each site within 2in once",
+                                (search_expect.pop() != Some("tunnel_search"))
+                                    .then(|| format!("an entrance search not owed (line {n})")),
+                            );
+                            search_success = want;
+                        }
+                        "site_search" => {
+                            let target = arg_int(&args, 0);
+                            let want = first >= target;
+                            r.check(
+                                "2.3: a cache or spider hole is found on its score",
+                                (target != self.site_target || (result == "true") != want)
+                                    .then(|| format!("{args:?} {dice:?} = {result} (line {n})")),
+                            );
+                            r.check(
+                                "2.3 / 9b.2 item 3: a search tests each site within 2in once",
+                                (search_expect.pop() != Some("site_search"))
+                                    .then(|| format!("a site search not owed (line {n})")),
+                            );
+                            search_success = want;
+                        }
+                        "tunnel_demolition" => {
+                            let want = first >= DEMOLITION;
+                            r.check(
+                                "9b.2 item 9: an entrance collapses only on a 3+",
+                                ((result == "entrance_collapsed") != want)
+                                    .then(|| format!("{dice:?} = {result} (line {n})")),
+                            );
+                            demolished = want;
+                        }
+                        "first_aid" => {
+                            let want = first >= FIRST_AID;
+                            r.check(
+                                "3.4 item 6: first aid takes the ring off on 5+",
+                                ((result == "flesh_wound") != want)
+                                    .then(|| format!("{dice:?} = {result} (line {n})")),
+                            );
+                            first_aid_heal = want;
+                        }
+                        "frag_grenade" => {
+                            let lands = first >= FRAG_LANDS;
+                            let hits = if lands {
+                                dice[1..].iter().filter(|&&f| f >= 4).count()
+                            } else {
+                                0
+                            };
+                            r.check(
+                                "5.7.A: a grenade lands on 4+, then 2 dice hit on 4+, no save",
+                                (dice.len() != if lands { 1 + FRAG_DICE } else { 1 }
+                                    || result.parse::<usize>().ok() != Some(hits))
+                                .then(|| format!("{dice:?} = {result} (line {n})")),
+                            );
+                            unsaved_left += hits as i64;
+                            unsaved_target = None;
                         }
                         "hot_lz_ground_fire" => {
                             let want = match first {
@@ -766,6 +1159,7 @@ impl DinkyDau {
                 }
                 "end" => {
                     self.close_order(&mut emergency_expected, &mut emergency_seen, r);
+                    self.close_village_order(&mut search_expect, &mut mud_sprint, &pieces, r);
                     let scores: BTreeMap<String, i64> = l.v["scores"]
                         .as_array()
                         .into_iter()
@@ -791,16 +1185,43 @@ impl DinkyDau {
                     } else {
                         (abandoned, with_squads)
                     };
-                    let want_allied = lost(&insurgent) + comm_left + 2 * extracted;
-                    let want_insurgent = lost(&allied) + 3 * kia + 2 * left2 + 3 * left3;
+                    // 9b.3: the drift track, from Neutral 0, clamped to -5..+5.
+                    let caches = pieces
+                        .values()
+                        .filter(|p| p.entity == "rice_cache" && p.markers.contains("found_marker"))
+                        .count() as i64;
+                    let recon = if self.recon_4_3 {
+                        0
+                    } else {
+                        DRIFT_RECON_9B * recon_civilians
+                    };
+                    let drift = ((DRIFT_CACHE * caches
+                        + DRIFT_BURNED * burned_bare
+                        + DRIFT_MEDCAP * medcaps
+                        + recon)
+                        .clamp(-5, 5)
+                        + if self.recon_4_3 {
+                            DRIFT_RECON_4_3 * recon_civilians
+                        } else {
+                            0
+                        })
+                    .clamp(-5, 5);
+                    let want_allied =
+                        lost(&insurgent) + comm_left + 2 * extracted + drift.max(0) * self.drift_vp;
+                    let want_insurgent = lost(&allied)
+                        + 3 * kia
+                        + 2 * left2
+                        + 3 * left3
+                        + (-drift).max(0) * self.drift_vp;
                     let got = (
                         scores.get(&allied).copied(),
                         scores.get(&insurgent).copied(),
                     );
+                    let game_no = r.games;
                     r.check(
                         "3.3 / 3.4: VP recount",
                         (got != (Some(want_allied), Some(want_insurgent))).then(|| {
-                            format!("scores {got:?}, recounted ({want_allied}, {want_insurgent}): kia {kia}, extracted {extracted}, abandoned {abandoned}, with squads {with_squads}, comm {comm_left}")
+                            format!("game {}: scores {got:?}, recounted ({want_allied}, {want_insurgent}): kia {kia}, extracted {extracted}, abandoned {abandoned}, with squads {with_squads}, comm {comm_left}, drift {drift}", game_no)
                         }),
                     );
                 }
@@ -912,6 +1333,182 @@ impl DinkyDau {
                 )
             }),
         );
+    }
+
+    /// The village rules an order must keep to, checked as it is given.
+    #[allow(clippy::too_many_arguments)]
+    fn village_order(
+        &self,
+        side: &str,
+        label: &str,
+        turn: i64,
+        pieces: &BTreeMap<String, Piece>,
+        search_expect: &mut Vec<&'static str>,
+        mud_sprint: &mut Option<String>,
+        entered: &mut BTreeMap<String, i64>,
+        medcaps: &mut i64,
+        r: &mut Report,
+        n: usize,
+    ) {
+        let Some((action, _)) = label.split_once('(') else {
+            return;
+        };
+        let args = label_args(label);
+        let at = |i: usize| args.get(i).and_then(|a| pieces.get(a)).map(|p| p.at);
+        let actor = args.first().and_then(|a| pieces.get(a));
+        let sites = |entity: &str| -> Vec<&Piece> {
+            pieces.values().filter(|p| p.entity == entity).collect()
+        };
+        let intact = |p: &Piece| !p.markers.contains("collapsed_marker");
+        match action {
+            "search_pacify" => {
+                // 2.3: every site within reach not yet found, entrances first, then caches,
+                // then spider holes (each list in the order they were noted); popped from the back.
+                let Some(e) = actor else { return };
+                search_expect.clear();
+                for (entity, roll) in [
+                    ("tunnel_entrance", "tunnel_search"),
+                    ("rice_cache", "site_search"),
+                    ("spider_hole", "site_search"),
+                ] {
+                    for x in sites(entity) {
+                        if dist(x.at, e.at) <= REACH_SITE && !x.markers.contains("found_marker") {
+                            search_expect.push(roll);
+                        }
+                    }
+                }
+                search_expect.reverse();
+            }
+            "destroy_tunnel" => {
+                let ok = actor.is_some_and(|e| {
+                    sites("tunnel_entrance").iter().any(|x| {
+                        x.markers.contains("found_marker")
+                            && intact(x)
+                            && dist(x.at, e.at) <= REACH_SITE
+                    })
+                });
+                r.check(
+                    "9b.2 item 9: a charge is set on a found, intact entrance within 2in",
+                    (!ok).then(|| format!("{label} (line {n})")),
+                );
+            }
+            "enter_tunnel" | "emerge_from_tunnel" => {
+                let e = args.first().cloned().unwrap_or_default();
+                let x = args.get(1).and_then(|a| pieces.get(a));
+                let ok = if action == "enter_tunnel" {
+                    x.is_some_and(|x| {
+                        intact(x) && at(0).is_some_and(|p| dist(p, x.at) <= REACH_SITE)
+                    })
+                } else {
+                    x.is_some_and(intact) && entered.get(&e).is_some_and(|&t| t < turn)
+                };
+                r.check(
+                    "9b.2 items 5-6: down by an intact entrance, up at another on a later turn",
+                    (!ok || side != self.sides[1]).then(|| format!("{label} (line {n})")),
+                );
+                if action == "enter_tunnel" {
+                    entered.insert(e, turn);
+                } else {
+                    entered.remove(&e);
+                }
+            }
+            "medcap" => {
+                *medcaps += 1;
+                let ok = actor.is_some_and(|m| {
+                    self.stats.get(&m.entity).is_some_and(|s| s.medic)
+                        && self.hootches.iter().any(|&h| dist(h, m.at) <= REACH_SITE)
+                });
+                r.check(
+                    "9b.3: a Medcap is the medic's, by a hootch",
+                    (!ok).then(|| format!("{label} (line {n})")),
+                );
+            }
+            "medic_first_aid" => {
+                let ok = actor.is_some_and(|m| self.stats.get(&m.entity).is_some_and(|s| s.medic))
+                    && args
+                        .get(1)
+                        .and_then(|a| pieces.get(a))
+                        .is_some_and(|p| p.c("front_ring") == 1)
+                    && at(0)
+                        .zip(at(1))
+                        .is_some_and(|(a, b)| dist(a, b) <= ALONGSIDE);
+                r.check(
+                    "3.4 item 5: first aid by a medic alongside a ringed element",
+                    (!ok).then(|| format!("{label} (line {n})")),
+                );
+            }
+            "throw_frag_grenade" => {
+                let ok = at(0).zip(at(1)).is_some_and(|(a, b)| {
+                    dist(a, b) <= ALONGSIDE
+                        && (self.in_terrain("hootch", b)
+                            || sites("spider_hole").iter().any(|h| dist(h.at, b) <= INCH))
+                });
+                r.check(
+                    "5.7.A: a grenade from within 2in at a hootch or spider hole",
+                    (!ok).then(|| format!("{label} (line {n})")),
+                );
+            }
+            _ => {}
+        }
+        // 3.4 (second) A and 3.2 item 2: the moves.
+        if let (Some(full), Some(e), Some(dest)) = (allowance(action), actor, label_point(label)) {
+            let winded = e.markers.contains("winded_marker");
+            let mut allow = full * INCH;
+            if winded {
+                allow /= 2;
+            }
+            if e.c("carried") > 0 {
+                allow = allow.min(3 * INCH);
+            }
+            if self.crosses_inside("stream", e.at, dest) {
+                r.check(
+                    "3.4 (second) A: a ford at half speed",
+                    (dist(e.at, dest) > allow / 2 + 6)
+                        .then(|| format!("{label} from {:?}, allowance {allow} (line {n})", e.at)),
+                );
+            }
+            if action == "sprint" && !winded && self.crosses_inside("flooded_paddy_mud", e.at, dest)
+            {
+                *mud_sprint = args.first().cloned();
+            }
+        }
+    }
+
+    /// What the order just ended owed: the searches it rolled, the winded sprinter.
+    fn close_village_order(
+        &self,
+        search_expect: &mut Vec<&'static str>,
+        mud_sprint: &mut Option<String>,
+        pieces: &BTreeMap<String, Piece>,
+        r: &mut Report,
+    ) {
+        if !search_expect.is_empty() {
+            r.check(
+                "2.3 / 9b.2 item 3: a search tests each site within 2in once",
+                Some(format!(
+                    "{} site(s) within reach not searched",
+                    search_expect.len()
+                )),
+            );
+            search_expect.clear();
+        }
+        if let Some(e) = mud_sprint.take() {
+            let winded = pieces
+                .get(&e)
+                .is_none_or(|p| p.gone || p.markers.contains("winded_marker"));
+            r.check(
+                "3.2 item 2: a sprint through flooded paddies or mud winds the squad",
+                (!winded).then(|| format!("{e} not winded")),
+            );
+        }
+    }
+
+    /// The line runs well inside the terrain (a unit clear of its edges), so that a line
+    /// grazing an edge is not judged either way.
+    fn crosses_inside(&self, terrain: &str, a: (i64, i64), b: (i64, i64)) -> bool {
+        self.rects(terrain)
+            .iter()
+            .any(|&(x0, y0, x1, y1)| touches(&(x0 + 3, y0 + 3, x1 - 3, y1 - 3), a, b))
     }
 
     fn close_order(&self, expected: &mut bool, seen: &mut bool, r: &mut Report) {
