@@ -274,6 +274,17 @@ impl Lowerer<'_> {
                                         count = c;
                                     }
                                 }
+                                // The deck is dealt as lowered: no assumption reaches it.
+                                _ if matches!(v.value.kind, ExprKind::Unknown(_)) => self.bad_value(
+                                    file,
+                                    v.value.span,
+                                    format!(
+                                        "a deck's `{}` cannot be left `?`: the engine deals the deck as written, before any assumption is read",
+                                        n.name
+                                    ),
+                                    "unknown card count",
+                                    "write the number the book prints; where it prints none, write your reading and record it among the system's labelled assumptions",
+                                ),
                                 _ => self.bad_value(
                                     file,
                                     v.value.span,
