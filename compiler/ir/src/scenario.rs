@@ -17,6 +17,8 @@ pub const MAX_CHIPS: u32 = 1_000;
 pub const MAX_COPIES: u32 = 1_000;
 /// Most width or depth of a table, tenths of a millimetre (100 m).
 pub const MAX_TABLE: i64 = 1_000_000;
+/// Largest coordinate (either sign) of a point on a table, tenths of a millimetre (1 km).
+pub const MAX_COORD: i64 = 10_000_000;
 /// Last hex column: `ZZZ`, three letters (bijective base 26).
 pub const MAX_HEX_COLUMN: u32 = 26 + 26 * 26 + 26 * 26 * 26;
 /// Last hex row: five digits.

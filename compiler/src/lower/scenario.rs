@@ -902,6 +902,18 @@ impl Lowerer<'_> {
         if prop(f, "units").is_none() {
             self.missing(file, f, "units", "a force", "`units: 2 * rifle_team`");
         }
+        if let (Some((key, _)), Some(0)) = (prop(f, "units"), units) {
+            self.diags.push(
+                Diagnostic::new(
+                    Code::ScenarioBadValue,
+                    file,
+                    key.span,
+                    format!("force `{side}` sets up no units"),
+                )
+                .label("no units")
+                .help("list at least one piece: `units: 2 * rifle_team`"),
+            );
+        }
         for (key, values) in properties(f) {
             if key.name != "units" && key.name != "reserve" {
                 continue;
@@ -1033,7 +1045,7 @@ impl Lowerer<'_> {
                         _ => continue,
                     };
                     let (lo, hi) = (lo.unwrap_or(1), hi.unwrap_or(max));
-                    if lo > max || hi > max || lo > hi {
+                    if lo == 0 || lo > max || hi > max || lo > hi {
                         self.off_board(
                             file,
                             b,

@@ -13,9 +13,9 @@
 //! assumption; (2) as printed: a scenario the book names without printing its forces, a
 //! board whose size the book leaves `?` with no stand-in, a deploy described only in the
 //! book's words; (3) internal guards of what `check` already refused (an off-board hex, a
-//! missing deploy), kept so a program built without the compiler fails cleanly. The grid's
-//! and sector layout's own size limits (`HexGrid::MAX_HEXES`, `SectorGrid`) are still
-//! enforced only here.
+//! missing deploy, a board beyond the grid's or the sector layout's limits, whose bounds the
+//! compiler reads from `ir::scenario`), kept so a program built without the compiler fails
+//! cleanly.
 
 use sandtable_ir::{
     self as ir, BinOp, BoardDef, BoardPlay, BoardShape, Category, ChipsDef, Count, DeckDef, Deploy,
