@@ -169,6 +169,8 @@ codes! {
     ScenarioWrongScheme = "sand::scenario::wrong-scheme", Error;
     /// A scenario played on a board of a scheme the engine does not play (`square`).
     ScenarioUnplayableBoard = "sand::scenario::unplayable-board", Error;
+    /// A board the engine cannot build: a hex grid or a table beyond its limits, or sectors and zones that do not tile the table.
+    ScenarioBoardSize = "sand::scenario::board-size", Error;
     /// A hex label or deployment rows or columns outside the board played.
     ScenarioOffBoard = "sand::scenario::off-board", Error;
     /// A force whose units do not fit in its deployment area at `max_per_hex`.

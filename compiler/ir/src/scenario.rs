@@ -17,6 +17,31 @@ pub const MAX_CHIPS: u32 = 1_000;
 pub const MAX_COPIES: u32 = 1_000;
 /// Most width or depth of a table, tenths of a millimetre (100 m).
 pub const MAX_TABLE: i64 = 1_000_000;
+/// Largest coordinate (either sign) of a point on a table, tenths of a millimetre (1 km).
+pub const MAX_COORD: i64 = 10_000_000;
+/// Last hex column: `ZZZ`, three letters (bijective base 26).
+pub const MAX_HEX_COLUMN: u32 = 26 + 26 * 26 + 26 * 26 * 26;
+/// Last hex row: five digits.
+pub const MAX_HEX_ROW: u32 = 99_999;
+/// Most hexes of a board: far beyond any printed map, small enough that a full path search
+/// stays quick.
+pub const MAX_HEXES: u32 = 1_000_000;
+/// Most sectors of a `sectors` board, so sector numbers and neighbour lists stay small.
+pub const MAX_SECTORS: u32 = 1_000_000;
+/// Most zones along one side of a sector.
+pub const MAX_ZONES_PER_SIDE: u32 = 1_000;
+/// Spacing of the set-up points the engine offers on a table: 2 inches, in tenths of a
+/// millimetre. The first point of each row and column is half a spacing in from the edge.
+pub const DEPLOY_GRID: i64 = 2 * 254;
+/// Diameter of a figure's base on a table whose board gives no `base:`: one inch.
+pub const DEFAULT_BASE: i64 = 254;
+/// Most set-up points a table may offer (a 20 m square table at 2 inches).
+pub const MAX_DEPLOY_POINTS: i64 = 1_000_000;
+
+/// How many set-up points the engine offers on a `width` by `depth` table.
+pub fn deploy_points(width: i64, depth: i64) -> i64 {
+    (width / DEPLOY_GRID + 1).saturating_mul(depth / DEPLOY_GRID + 1)
+}
 
 /// A whole number the book may leave unknown (`turns: ?`).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
@@ -194,6 +219,10 @@ pub enum Ground {
 pub struct HexTerrain {
     pub ground: Ground,
     pub hexes: Vec<HexLabel>,
+    /// Entries the book leaves `?` (`terrain: dyke = [B3, ?]`): the assumption gives a hex
+    /// label or a list of them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unknown: Vec<UnknownId>,
 }
 
 /// Which columns of a hex board are drawn half a hex down (`orientation:`).

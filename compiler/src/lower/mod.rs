@@ -13,6 +13,7 @@ pub(crate) mod expr;
 mod items;
 mod playable;
 mod policy;
+mod room;
 mod scenario;
 mod stmt;
 mod turn;

@@ -9,7 +9,7 @@ use sandtable_grammar::ast::{self, ExprKind, Span};
 use super::scenario::{Board, Shape, children, flat, hex_label, name_of, prop, properties};
 use super::{Lowerer, Sym};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::ir::scenario::{MAX_CHIPS, MAX_COPIES, MAX_TABLE};
+use crate::ir::scenario::{MAX_CHIPS, MAX_COORD, MAX_COPIES, MAX_TABLE};
 use crate::ir::turn::{MAX_CARDS, MAX_DIRECTIONS, MAX_STEPS};
 use crate::ir::{Category, ProcKind};
 use crate::source::FileId;
@@ -30,6 +30,10 @@ fn signed(e: &ast::Expr) -> Option<i64> {
 fn length(e: &ast::Expr) -> Option<i64> {
     match &e.kind {
         ExprKind::Length(n) => Some(*n),
+        ExprKind::Unary {
+            op: ast::UnOp::Neg,
+            operand,
+        } => length(operand).and_then(i64::checked_neg),
         _ => signed(e),
     }
 }
@@ -274,6 +278,17 @@ impl Lowerer<'_> {
                                         count = c;
                                     }
                                 }
+                                // The deck is dealt as lowered: no assumption reaches it.
+                                _ if matches!(v.value.kind, ExprKind::Unknown(_)) => self.bad_value(
+                                    file,
+                                    v.value.span,
+                                    format!(
+                                        "a deck's `{}` cannot be left `?`: the engine deals the deck as written, before any assumption is read",
+                                        n.name
+                                    ),
+                                    "unknown card count",
+                                    "write the number the book prints; where it prints none, write your reading and record it among the system's labelled assumptions",
+                                ),
                                 _ => self.bad_value(
                                     file,
                                     v.value.span,
@@ -545,10 +560,47 @@ impl Lowerer<'_> {
         );
     }
 
+    /// `entry_cost: FIELD` adds a terrain's FIELD to the cost of entering its hexes: every
+    /// terrain that has the field gives a whole number (or `?`).
+    fn check_entry_cost(&mut self, file: FileId, c: &ast::Config) {
+        let Some(v) = prop(c, "entry_cost").and_then(|(_, v)| v.first()) else {
+            return;
+        };
+        let Some(field) = name_of(&v.value) else {
+            return;
+        };
+        let wrong: Vec<&str> = self
+            .program
+            .entities
+            .iter()
+            .filter(|e| e.category == Category::Terrain)
+            .filter(|e| {
+                e.field(field).is_some_and(|x| {
+                    !matches!(x, crate::ir::Value::Int(_) | crate::ir::Value::Unknown(_))
+                })
+            })
+            .map(|e| e.name.as_str())
+            .collect();
+        if !wrong.is_empty() {
+            let message = format!(
+                "`entry_cost:` adds the terrain field `{field}` to a move's cost, and it is not a number in {}",
+                wrong.join(", ")
+            );
+            self.bad_value(
+                file,
+                v.value.span,
+                message,
+                "not a number field",
+                "name a whole-number field of the terrains (`slog: 2`)",
+            );
+        }
+    }
+
     fn check_board_values(&mut self, b: &Board) {
         let (file, c) = (b.file, b.config);
         let scheme = c.scheme.as_ref().map(|s| s.name.as_str());
         if scheme == Some("hex") {
+            self.check_entry_cost(file, c);
             // Every entry of `terrain: NAME = [B2, …]`, a region's `hexes:` and `exits:`
             // is a hex label.
             let mut lists: Vec<&ast::Expr> = Vec::new();
@@ -645,6 +697,19 @@ impl Lowerer<'_> {
                         format!("`{key}:` takes {n} lengths: {shape}"),
                         "not a shape",
                         &format!("write `{key}: {shape}` with lengths, e.g. `6in`"),
+                    );
+                } else if let Some(e) = items.iter().find(|e| {
+                    length(e).is_some_and(|v| {
+                        !(-MAX_COORD..=MAX_COORD).contains(&v) || (key == "circle" && v < 0)
+                    })
+                }) {
+                    // The engine's geometry holds points within a kilometre of the corner.
+                    self.bad_value(
+                        file,
+                        e.span,
+                        format!("`{key}:` takes lengths within 1 km, and a radius of 0 or more"),
+                        "out of range",
+                        "give the shape as the book draws it",
                     );
                 }
             }

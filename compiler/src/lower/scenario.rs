@@ -215,6 +215,7 @@ impl Lowerer<'_> {
             .collect();
         for b in &boards {
             self.check_board(b);
+            self.check_board_size(b);
         }
         for &(file, t) in &turns {
             self.check_turn(file, t, &activations);
@@ -607,7 +608,7 @@ impl Lowerer<'_> {
         }
     }
 
-    fn off_board(&mut self, file: FileId, b: &Board, span: Span, message: String) {
+    pub(super) fn off_board(&mut self, file: FileId, b: &Board, span: Span, message: String) {
         let size = match b.shape {
             Shape::Hex { columns, rows } => format!(
                 "{} columns (A to {}) and {rows} rows",
@@ -784,6 +785,9 @@ impl Lowerer<'_> {
             }
             self.check_force(file, f, board);
         }
+        if let Some(b) = board {
+            self.check_table_room(file, s, b);
+        }
         for n in children(s).filter(|n| n.keyword.name == "neutral") {
             let pieces = prop(n, "pieces").map_or(Some(0), |(_, v)| self.count_pieces(v));
             if let Some((_, values)) = prop(n, "pieces") {
@@ -827,6 +831,7 @@ impl Lowerer<'_> {
             if let Some(b) = board {
                 for e in &at {
                     self.check_label(file, b, e);
+                    self.check_neutral_place(file, b, e);
                 }
             }
             if let Some(pieces) = pieces
@@ -896,6 +901,18 @@ impl Lowerer<'_> {
         let units = prop(f, "units").map_or(Some(0), |(_, v)| self.count_pieces(v));
         if prop(f, "units").is_none() {
             self.missing(file, f, "units", "a force", "`units: 2 * rifle_team`");
+        }
+        if let (Some((key, _)), Some(0)) = (prop(f, "units"), units) {
+            self.diags.push(
+                Diagnostic::new(
+                    Code::ScenarioBadValue,
+                    file,
+                    key.span,
+                    format!("force `{side}` sets up no units"),
+                )
+                .label("no units")
+                .help("list at least one piece: `units: 2 * rifle_team`"),
+            );
         }
         for (key, values) in properties(f) {
             if key.name != "units" && key.name != "reserve" {
@@ -1028,7 +1045,7 @@ impl Lowerer<'_> {
                         _ => continue,
                     };
                     let (lo, hi) = (lo.unwrap_or(1), hi.unwrap_or(max));
-                    if lo > max || hi > max || lo > hi {
+                    if lo == 0 || lo > max || hi > max || lo > hi {
                         self.off_board(
                             file,
                             b,

@@ -344,11 +344,11 @@ fn board(program: &Program, b: &ConfigBlock, config: u32) -> BoardDef {
                         Some(i) => Ground::Entity(i as u32),
                         None => Ground::Member(n.clone()),
                     };
-                    let hexes = match e {
-                        Expr::List(items) => items.iter().filter_map(hex_label).collect(),
-                        e => hex_label(e).into_iter().collect(),
+                    let items = match e {
+                        Expr::List(items) => items.iter().collect(),
+                        e => vec![e],
                     };
-                    terrain.push(HexTerrain { ground, hexes });
+                    terrain.push(hex_terrain(ground, &items));
                 }
             }
             for region in b.blocks.iter().filter(|x| x.keyword == "region") {
@@ -358,10 +358,7 @@ fn board(program: &Program, b: &ConfigBlock, config: u32) -> BoardDef {
                 ) else {
                     continue;
                 };
-                terrain.push(HexTerrain {
-                    ground,
-                    hexes: flat(hexes).into_iter().filter_map(hex_label).collect(),
-                });
+                terrain.push(hex_terrain(ground, &flat(hexes)));
             }
             BoardPlay::Hex(HexBoardDef {
                 orientation: match first(b, "orientation").and_then(name) {
@@ -438,6 +435,21 @@ pub(super) fn ground(program: &Program, e: &Expr) -> Option<Ground> {
         }
         Value::Unknown(u) => Some(Ground::Unknown(*u)),
         _ => None,
+    }
+}
+
+/// The hexes a ground is painted on: labels, and `?`s an assumption fills in.
+fn hex_terrain(ground: Ground, items: &[&Expr]) -> HexTerrain {
+    HexTerrain {
+        ground,
+        hexes: items.iter().filter_map(|e| hex_label(e)).collect(),
+        unknown: items
+            .iter()
+            .filter_map(|e| match konst(e) {
+                Some(Value::Unknown(u)) => Some(*u),
+                _ => None,
+            })
+            .collect(),
     }
 }
 

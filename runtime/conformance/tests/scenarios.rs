@@ -405,6 +405,68 @@ scenario crossing "Crossing" {
     assert_eq!(r.scores[side(&program, "reds") as usize], 1);
 }
 
+/// A `?` in a board's hex list is filled in by the assumption, which paints its hexes.
+#[test]
+fn an_unknown_hex_in_a_terrain_list_takes_the_assumptions_label() {
+    let src = r#"side reds "Reds"
+side blacks "Blacks"
+enum ground { paddy, dyke }
+kind soldier { fire_modifier: int }
+unit red_soldier: soldier of reds "Red soldier" { fire_modifier: 1 }
+unit black_soldier: soldier of blacks "Black soldier" { fire_modifier: 1 }
+board paddies: hex {
+  columns: A..=D
+  rows: 1..=4
+  default: paddy
+  terrain: dyke = [B2, ?]
+}
+activation each: alternating {
+  sides: reds, blacks
+}
+turn {
+  phase play "Play" {
+    activation: each
+    actions: dig_in
+  }
+}
+action dig_in(s: soldier) {
+  require in_terrain(position(s), dyke)
+  score reds += 1
+}
+scenario crossing "Crossing" {
+  board: paddies
+  turns: 1
+  force reds { units: red_soldier, deploy: rows = 2..=2, columns = C..=C }
+  force blacks { units: black_soldier, deploy: rows = 4..=4 }
+  victory { if score_of(reds) > 0 { win reds } else { win blacks } }
+}
+"#;
+    let program = compile(src);
+    let winner = |label: &str| {
+        let pairs = [(
+            "board.paddies.terrain.dyke[1]".to_string(),
+            label.to_string(),
+        )];
+        let a = sandtable_conformance::assumptions(&program, &pairs, &[]).unwrap();
+        let rules = Rules::new(&program, &a, "crossing").unwrap();
+        play(&rules, 1).1.winner
+    };
+    // The red soldier stands on C2: a dyke only when the assumption says so.
+    assert_eq!(winner("C2"), Winner::Side(side(&program, "reds")));
+    assert_eq!(winner("D3"), Winner::Side(side(&program, "blacks")));
+    // A label off the board is the assumption's mistake, refused at set-up.
+    let pairs = [(
+        "board.paddies.terrain.dyke[1]".to_string(),
+        "Z9".to_string(),
+    )];
+    let a = sandtable_conformance::assumptions(&program, &pairs, &[]).unwrap();
+    let err = Rules::new(&program, &a, "crossing")
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("Z9 is off the board"), "{err}");
+}
+
 /// A walk across a hex board whose bog costs its `slog` field more to enter, with the turn's
 /// distance counter named by `COUNTER` (empty: none).
 fn walk(counter: &str, entry_cost: &str) -> String {

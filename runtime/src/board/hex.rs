@@ -71,8 +71,8 @@ pub struct HexCoord {
 
 impl HexCoord {
     /// `ZZZ`: the last three-letter column.
-    pub const MAX_COLUMN: u32 = 26 + 26 * 26 + 26 * 26 * 26;
-    pub const MAX_ROW: u32 = 99_999;
+    pub const MAX_COLUMN: u32 = sandtable_ir::scenario::MAX_HEX_COLUMN;
+    pub const MAX_ROW: u32 = sandtable_ir::scenario::MAX_HEX_ROW;
 
     /// The hex in 1-based `column` (1 = A) and `row`.
     pub fn new(column: u32, row: u32) -> Result<Self, HexError> {
@@ -306,7 +306,7 @@ pub struct HexGrid {
 impl HexGrid {
     /// Largest board accepted: a million hexes, far beyond any printed map, small enough that a
     /// full path search stays quick.
-    pub const MAX_HEXES: u32 = 1_000_000;
+    pub const MAX_HEXES: u32 = sandtable_ir::scenario::MAX_HEXES;
 
     /// A board of `columns` (A..) by `rows` (1..) hexes.
     pub fn new(columns: u32, rows: u32, layout: HexLayout) -> Result<Self, HexError> {

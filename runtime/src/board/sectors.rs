@@ -53,9 +53,9 @@ pub struct SectorGrid {
 
 impl SectorGrid {
     /// Bound on the number of sectors, so sector numbers and neighbour lists stay small.
-    pub const MAX_SECTORS: u32 = 1_000_000;
+    pub const MAX_SECTORS: u32 = sandtable_ir::scenario::MAX_SECTORS;
     /// Bound on zones per side of a sector.
-    pub const MAX_ZONES_PER_SIDE: u32 = 1_000;
+    pub const MAX_ZONES_PER_SIDE: u32 = sandtable_ir::scenario::MAX_ZONES_PER_SIDE;
 
     /// The battlefield; refused unless the sectors and zones tile it exactly (a rule that
     /// numbers sectors has whole sectors).

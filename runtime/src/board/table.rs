@@ -20,7 +20,7 @@ pub const CM: Length = 100;
 /// One inch is exactly 25.4 mm.
 pub const INCH: Length = 254;
 /// Largest coordinate (either sign) of a point: 1 km, far beyond any table.
-pub const MAX_COORD: Length = 10_000_000;
+pub const MAX_COORD: Length = sandtable_ir::scenario::MAX_COORD;
 
 /// Fixed-point factor of [`length_in_terrain`]'s internal positions (1/1024 of a unit).
 const SUB: u128 = 1024;

@@ -9,6 +9,7 @@
 use std::collections::BTreeSet;
 
 use sandtable_ir::functions::{By, EngineFn, Narrowing};
+use sandtable_ir::scenario::{DEPLOY_GRID, MAX_DEPLOY_POINTS};
 use sandtable_ir::{BinOp, Expr, ProcId, SideId, Stmt, Type};
 
 use super::host::GameHost;
@@ -22,10 +23,10 @@ use crate::value::Val;
 
 /// Most values listed for one ranged int parameter.
 const MAX_RANGE_CANDIDATES: i64 = 64;
-/// Spacing of the deployment points offered on an open table.
-const DEPLOY_GRID: i64 = 2 * INCH;
-/// Most grid points a table may offer for set-up (a 20 m square table at 2 inches).
-const MAX_DEPLOY_POINTS: i64 = 1_000_000;
+
+// The compiler counts set-up points on the IR's grid: it must be the runtime's 2 inches.
+const _: () = assert!(DEPLOY_GRID == 2 * INCH);
+
 /// Most legal choices one decision may offer: the largest hex board's hexes, so one place
 /// parameter is always listable. Every choice is held in memory until the policy picks one
 /// (about 150 MB at the limit), and an action binding several pieces grows as their product
@@ -1174,7 +1175,7 @@ impl Game<'_, '_> {
                     base, width, depth, ..
                 },
             ) => {
-                let points = (width / DEPLOY_GRID + 1) * (depth / DEPLOY_GRID + 1);
+                let points = sandtable_ir::scenario::deploy_points(*width, *depth);
                 if points > MAX_DEPLOY_POINTS {
                     return Err(EngineError::Setup(format!(
                         "the table offers {points} set-up points on a 2-inch grid; the limit is {MAX_DEPLOY_POINTS}"

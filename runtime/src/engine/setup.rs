@@ -13,9 +13,9 @@
 //! assumption; (2) as printed: a scenario the book names without printing its forces, a
 //! board whose size the book leaves `?` with no stand-in, a deploy described only in the
 //! book's words; (3) internal guards of what `check` already refused (an off-board hex, a
-//! missing deploy), kept so a program built without the compiler fails cleanly. The grid's
-//! and sector layout's own size limits (`HexGrid::MAX_HEXES`, `SectorGrid`) are still
-//! enforced only here.
+//! missing deploy, a board beyond the grid's or the sector layout's limits, whose bounds the
+//! compiler reads from `ir::scenario`), kept so a program built without the compiler fails
+//! cleanly.
 
 use sandtable_ir::{
     self as ir, BinOp, BoardDef, BoardPlay, BoardShape, Category, ChipsDef, Count, DeckDef, Deploy,
@@ -29,6 +29,9 @@ use crate::board::{Geometry, HexCoord, HexGrid, HexLayout, Point, SectorGrid, Sh
 use crate::engine::state::Pos;
 use crate::interp::{Assumptions, Interp};
 use crate::value::Val;
+
+// The compiler counts set-up room with the IR's default base: it must be the runtime's inch.
+const _: () = assert!(ir::scenario::DEFAULT_BASE == INCH);
 
 /// Most turns a game may last when its scenario sets no limit.
 pub const MAX_TURNS: u32 = ir::scenario::MAX_TURNS;
@@ -897,9 +900,34 @@ fn read_board(program: &Program, interp: &Interp, b: &BoardDef) -> Result<BoardS
             let mut terrain = vec![default; grid.hex_count() as usize];
             for t in &hex.terrain {
                 let g = ground(&t.ground)?;
-                for h in &t.hexes {
-                    let h = HexCoord::new(h.column, h.row).map_err(setup_err)?;
-                    // The compiler reports labels off the board played; this guards the index.
+                let mut hexes = t
+                    .hexes
+                    .iter()
+                    .map(|h| HexCoord::new(h.column, h.row).map_err(setup_err))
+                    .collect::<Result<Vec<_>, _>>()?;
+                // A `?` in the list: the assumption gives a label or a list of them.
+                for u in &t.unknown {
+                    let v = interp.constant(&Value::Unknown(*u)).map_err(setup_err)?;
+                    let vs = match v {
+                        Val::List(items) => items,
+                        v => vec![v],
+                    };
+                    for v in vs {
+                        hexes.push(match v {
+                            Val::Hex(h) => h,
+                            Val::Sym(s) | Val::Text(s) => HexCoord::parse(&s).map_err(setup_err)?,
+                            other => {
+                                return Err(EngineError::Setup(format!(
+                                    "expected a hex label, found {}",
+                                    other.show(program)
+                                )));
+                            }
+                        });
+                    }
+                }
+                for h in hexes {
+                    // The compiler reports labels off the board played, and an assumption's
+                    // label is checked here.
                     if !grid.contains(h) {
                         return Err(EngineError::Setup(format!("hex {h} is off the board")));
                     }
@@ -1002,7 +1030,7 @@ fn read_board(program: &Program, interp: &Interp, b: &BoardDef) -> Result<BoardS
                 members,
                 default,
                 areas,
-                base: t.base.unwrap_or(INCH),
+                base: t.base.unwrap_or(ir::scenario::DEFAULT_BASE),
                 sectors,
                 moves,
             })
