@@ -1572,7 +1572,7 @@ fn police_action_without_its_assumptions_refuses_to_start_and_lists_what_it_need
     assert_eq!(code, 1, "{out}");
     assert!(out.is_empty(), "no game was played: {out}");
     assert!(
-        err.contains("needs 81 values the book leaves blank"),
+        err.contains("needs 83 values the book leaves blank"),
         "{err}"
     );
     for name in [
@@ -1585,7 +1585,7 @@ fn police_action_without_its_assumptions_refuses_to_start_and_lists_what_it_need
     assert!(err.contains("assumptions/village-search.assume"), "{err}");
     let (code, _, err) = sandtable(&["sim", d, "--scenario", "contact", "-n", "2"]);
     assert_eq!(code, 1);
-    assert!(err.contains("needs 81 values"), "{err}");
+    assert!(err.contains("needs 83 values"), "{err}");
     // With the file, the same copy plays.
     std::fs::create_dir_all(dir.join("assumptions")).unwrap();
     std::fs::copy(
