@@ -78,6 +78,16 @@ pub enum Ev {
     End {
         winner: Option<String>,
     },
+    /// An eliminated piece picked up by a piece on the board.
+    Carried {
+        piece: String,
+        by: String,
+    },
+    /// A carried piece taken off the board with its carrier.
+    CarriedOff {
+        piece: String,
+        at: Option<At>,
+    },
     /// A face-down piece turned face up for one action.
     Shown {
         piece: String,
@@ -160,6 +170,14 @@ pub fn read(text: &str) -> Vec<Ev> {
             },
             "eliminated" => Ev::Eliminated { piece: piece() },
             "shown" => Ev::Shown { piece: piece() },
+            "carried" => Ev::Carried {
+                piece: piece(),
+                by: s(&v, "by"),
+            },
+            "carried_off" => Ev::CarriedOff {
+                piece: piece(),
+                at: at(&v["at"]),
+            },
             "entered" => Ev::Entered {
                 piece: piece(),
                 at: at(&v["at"]).expect("a place to come in at"),

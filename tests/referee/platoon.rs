@@ -34,6 +34,10 @@ const CLAYMORE_MODIFIER: i64 = 5;
 const BOOBY_TRAP_MODIFIER: i64 = 8;
 /// 7.e.3: Barnes is no longer a leader on a die of 1 to 5.
 const BARNES_DEMOTED_UP_TO: i64 = 5;
+/// 7.c.3: Return to the Black Virgin keeps American bodies on the board, evacuated through
+/// column U (from 1).
+const BODIES_SCENARIO: &str = "return_to_the_black_virgin";
+const EVACUATION_COLUMN: i32 = 21;
 /// 7.e.1: Down in the Valley's wire goes in columns P or Q (from 1).
 const VALLEY_WIRE_COLUMNS: (i32, i32) = (16, 17);
 
@@ -179,6 +183,8 @@ pub struct Platoon {
     /// 7.e: the claymore's impact zone, (ahead, aside) per zone hex, from the assumptions
     /// file (the book's diagram is not reproduced); empty when not assumed.
     zone: Vec<(i32, i32)>,
+    /// 7.c.3: how many bodies one soldier carries (the book is silent: the assumptions file).
+    bodies_per_soldier: usize,
 }
 
 impl Platoon {
@@ -319,6 +325,10 @@ impl Platoon {
                     Some((n("claymore_zone_ahead")?, n("claymore_zone_aside")?))
                 })
                 .collect(),
+            bodies_per_soldier: assumed
+                .get("bodies_per_soldier")
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(0),
         }
     }
 
@@ -402,6 +412,12 @@ impl Platoon {
         let mut us_fire_attempts = 0usize;
         let mut owe_first_check = false;
         let mut chip_closed = false;
+        // 7.c.3: American bodies lying in a hex, the carrier of each carried body, and each
+        // piece's last move (the hexes it entered, its destination last).
+        let bodies_kept = self.scenario == BODIES_SCENARIO;
+        let mut lying: HashMap<String, Hex> = HashMap::new();
+        let mut carried: HashMap<String, String> = HashMap::new();
+        let mut last_path: HashMap<String, Vec<Hex>> = HashMap::new();
 
         let count_chips = |turn: u32, drawn: &BTreeMap<String, usize>, r: &mut Report| {
             if turn == 0 {
@@ -792,6 +808,9 @@ impl Platoon {
                         Some(At::Hex(f)) => Some(hex(f)),
                         _ => None,
                     };
+                    let mut crossed: Vec<Hex> = path.iter().map(|h| hex(h)).collect();
+                    crossed.push(to_h);
+                    last_path.insert(piece.clone(), crossed);
                     r.check(
                         "a move starts where the piece is",
                         (from_h != at.get(piece).copied()).then(|| {
@@ -1180,9 +1199,64 @@ impl Platoon {
                                 .then(|| format!("turn {turn}: {piece} {d} hexes away")),
                         );
                     }
+                    // 7.c.3: an American soldier's body stays face up in his hex, and what he
+                    // carried stays there with him.
+                    if let Some(h) = at.get(piece).copied() {
+                        for (body, _) in carried.extract_if(|_, c| c == piece) {
+                            lying.insert(body, h);
+                        }
+                        let p = self.piece(piece);
+                        if bodies_kept && p.soldier && p.side == "us" {
+                            lying.insert(piece.clone(), h);
+                        }
+                    }
                     at.remove(piece);
                     pinned.remove(piece);
                     eliminated.push(piece.clone());
+                }
+                Ev::Carried { piece: body, by } => {
+                    let lies = lying.get(body).copied();
+                    let carrier = self.piece(by);
+                    let load = carried.values().filter(|c| *c == by).count();
+                    let ok = bodies_kept
+                        && carrier.soldier
+                        && carrier.side == "us"
+                        && at.contains_key(by)
+                        && lies.is_some_and(|h| last_path.get(by).is_some_and(|p| p.contains(&h)))
+                        && load < self.bodies_per_soldier;
+                    r.check(
+                        "a body is picked up only by an American soldier entering or crossing its hex, within his load (7.c.3)",
+                        (!ok).then(|| {
+                            format!(
+                                "turn {turn}: {by} picks up {body} lying at {:?}, last move {:?}, carrying {load}",
+                                lies.map(label),
+                                last_path.get(by).map(|p| p.iter().map(|h| label(*h)).collect::<Vec<_>>())
+                            )
+                        }),
+                    );
+                    lying.remove(body);
+                    carried.insert(body.clone(), by.clone());
+                }
+                Ev::CarriedOff {
+                    piece: body,
+                    at: where_,
+                } => {
+                    let h = match where_ {
+                        Some(At::Hex(h)) => Some(hex(h)),
+                        _ => None,
+                    };
+                    let carrier = carried.remove(body);
+                    let ok = carrier.as_ref().is_some_and(|c| {
+                        at.get(c).copied() == h
+                            && h.is_some_and(|h| h.0 + 1 == EVACUATION_COLUMN)
+                            && matches!(events.get(k + 1..).and_then(|rest| rest.iter().find(|e| !matches!(e, Ev::CarriedOff { .. }))), Some(Ev::Exited { piece, .. }) if piece == c)
+                    });
+                    r.check(
+                        "a carried body leaves with its carrier, through column U (7.c.3)",
+                        (!ok).then(|| {
+                            format!("turn {turn}: {body} carried off at {where_:?} by {carrier:?}")
+                        }),
+                    );
                 }
                 Ev::Exited { piece, at: where_ } => {
                     let side = self.piece(piece).side.clone();
@@ -1195,6 +1269,17 @@ impl Platoon {
                     r.check(
                         "exits only at the scenario's exit hexes (5.e)",
                         (!ok).then(|| format!("turn {turn}: {piece} ({side}) leaves at {h}")),
+                    );
+                    let left_behind: Vec<&String> = carried
+                        .iter()
+                        .filter(|(_, c)| *c == piece)
+                        .map(|(b, _)| b)
+                        .collect();
+                    r.check(
+                        "a carried body leaves with its carrier, through column U (7.c.3)",
+                        (!left_behind.is_empty()).then(|| {
+                            format!("turn {turn}: {piece} leaves without {left_behind:?}")
+                        }),
                     );
                     at.remove(piece);
                     pinned.remove(piece);

@@ -245,6 +245,8 @@ const NO: Option<Narrowing> = None;
 engine_functions! {
     /// Pieces eliminated so far that match the filters.
     Eliminated = "eliminated"(opt("F", Filter), opt("F", Filter), opt("F", Filter)) -> Int, NonNegative, NO;
+    /// Pieces eliminated so far that lie at the place (where each fell, or where its carrier dropped it; not those being carried) and match the filters; never units on the board.
+    EliminatedIn = "eliminated_in"(req("P", Place), opt("F", Filter), opt("F", Filter)) -> Pieces, Any, NO;
     /// Pieces gone off the board that match the filters; a hex, a hex list `[S11, T10]` or a column range `U..=U` counts only pieces that left from a matching hex.
     Exited = "exited"(opt("F", Filter), opt("F", Filter), opt("F", Filter)) -> Int, NonNegative, NO;
     /// Pieces on the board that match the filters.
@@ -305,6 +307,10 @@ engine_functions! {
     CanExit = "can_exit"(req("piece", Piece), opt("hex", Hex)) -> Bool, Any, NO;
     /// Effect: the piece leaves the board (counted by `exited`, from its hex).
     ExitBoard = "exit_board"(req("piece", Piece)) -> Effect, Any, NO;
+    /// Hex boards: the hexes the piece's cheapest move to `hex` enters, in order, `hex` last (the route the log shows for a move); empty when it cannot reach it; call it before the move.
+    Route = "route"(req("piece", Piece), req("hex", Hex)) -> Hexes, Any, NO;
+    /// Effect: an eliminated piece goes along with a piece on the board: it moves with it and leaves the board with it (still counted by `eliminated`; not listed by `eliminated_in` while carried), and stays where it is when the carrier is eliminated.
+    Carry = "carry"(req("carrier", Piece), req("piece", Piece)) -> Effect, Any, NO;
     /// Effect, open tables: a straight move of at most `len` toward the place, stopping before it would come within one base of any other piece on the way (moves under 1 mm are not made).
     MoveToward = "move_toward"(req("piece", Piece), req("P", Place), req("len", Distance)) -> Effect, Any, NO;
     /// Effect, open tables: as `move_toward`, directly away from the place.

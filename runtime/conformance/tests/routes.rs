@@ -399,3 +399,50 @@ action charge(s: soldier, t: hex) {
         "{offered:?}"
     );
 }
+
+#[test]
+fn a_carried_body_follows_its_carrier_off_the_board() {
+    // Platoon 7.c.3: an eliminated piece stays where it fell, is picked up by a piece that
+    // crosses its hex and leaves the board with it.
+    let actions = r#"
+action fetch(s: soldier, x: hex) {
+  require distance(s, x) <= 2
+  require can_exit(s, x)
+  for b in units(blacks) { eliminate b }
+  let crossed = route(s, x)
+  move s to x
+  for h in crossed { for b in eliminated_in(h) { carry(s, b) } }
+  exit_board(s)
+}"#;
+    let src = source(&Case {
+        red: "B2",
+        black: "B3",
+        rock: "H8",
+        jungle: "H7",
+        exit: "B4",
+        actions,
+        names: "fetch",
+    });
+    let c = sandtable_conformance::compile_clean(&src);
+    let a = Assumptions::default();
+    let rules = Rules::new(&c.program, &a, "probe").unwrap();
+    let (mut g, offered) = reds_game(&rules);
+    assert_eq!(offered, vec!["fetch B4".to_string()], "{offered:?}");
+    g.apply(0).unwrap();
+    let find = |name: &str| {
+        g.state
+            .pieces
+            .iter()
+            .find(|p| p.label.starts_with(name))
+            .unwrap()
+    };
+    let (red, black) = (find("red"), find("black"));
+    assert_eq!(red.status, Status::Exited);
+    assert_eq!(
+        black.status,
+        Status::Eliminated,
+        "still counted as eliminated"
+    );
+    assert_eq!(black.pos, None, "carried off, no longer lying at B3");
+    assert_eq!(black.exited_at, Some(Pos::Hex(h("B4"))));
+}

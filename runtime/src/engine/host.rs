@@ -667,8 +667,13 @@ impl GameHost<'_, '_> {
             (true, Some(Pos::Hex(_)), Pos::Hex(t)) => self.cheapest_route(i, t)?,
             _ => Vec::new(),
         };
-        let p = &mut self.state.pieces[i];
-        p.pos = Some(to);
+        self.state.pieces[i].pos = Some(to);
+        for q in &mut self.state.pieces {
+            if q.carried_by == Some(i as u32) {
+                q.pos = Some(to);
+            }
+        }
+        let p = &self.state.pieces[i];
         if self.tell {
             let e = Event::Moved {
                 piece: p.label.to_string(),
@@ -737,6 +742,12 @@ impl GameHost<'_, '_> {
     }
 
     fn eliminate(&mut self, i: usize) {
+        // What a fallen carrier was carrying stays where it fell.
+        for q in &mut self.state.pieces {
+            if q.carried_by == Some(i as u32) {
+                q.carried_by = None;
+            }
+        }
         let p = &mut self.state.pieces[i];
         if p.status == Status::OnBoard {
             p.status = Status::Eliminated;
@@ -845,6 +856,64 @@ impl Host for GameHost<'_, '_> {
                 } else {
                     Val::Int((0..self.state.pieces.len()).filter(|&i| here(i)).count() as i64)
                 }
+            }
+            EngineFn::EliminatedIn => {
+                let at = self.place(arg(0)?)?;
+                let f = self.filter(&a[1..])?;
+                Self::pieces_list(
+                    (0..self.state.pieces.len())
+                        .filter(|&i| {
+                            let p = &self.state.pieces[i];
+                            p.status == Status::Eliminated
+                                && p.carried_by.is_none()
+                                && p.pos == Some(at)
+                                && self.matches(i, &f)
+                        })
+                        .collect(),
+                )
+            }
+            EngineFn::Route => {
+                let i = self.piece(arg(0)?)?;
+                let Pos::Hex(to) = self.place(arg(1)?)? else {
+                    return Err(err("`route` follows hexes"));
+                };
+                Val::List(
+                    self.cheapest_route(i, to)?
+                        .into_iter()
+                        .map(Val::Hex)
+                        .collect(),
+                )
+            }
+            EngineFn::Carry => {
+                let carrier = self.piece(arg(0)?)?;
+                let body = self.piece(arg(1)?)?;
+                if !self.state.pieces[carrier].on_board() {
+                    return Err(err(format!(
+                        "{} is not on the board to carry anything",
+                        self.state.pieces[carrier].label
+                    )));
+                }
+                if self.state.pieces[body].status != Status::Eliminated {
+                    return Err(err(format!(
+                        "only an eliminated piece is carried, not {}",
+                        self.state.pieces[body].label
+                    )));
+                }
+                let at = self.state.pieces[carrier].pos;
+                let q = &mut self.state.pieces[body];
+                q.carried_by = Some(carrier as u32);
+                q.pos = at;
+                if self.tell {
+                    let e = Event::Carried {
+                        piece: q.label.to_string(),
+                        side: side_label(self.rules, q.side),
+                        by: self.state.pieces[carrier].label.to_string(),
+                        at: at.map(Place::from),
+                    };
+                    self.said.push(e);
+                }
+                self.scratch.version += 1;
+                Val::Unit
             }
             EngineFn::CountWithout => {
                 let at = self.place(arg(0)?)?;
@@ -1231,6 +1300,23 @@ impl Host for GameHost<'_, '_> {
             }
             EngineFn::ExitBoard => {
                 let i = self.piece(arg(0)?)?;
+                if self.state.pieces[i].on_board() {
+                    let at = self.state.pieces[i].pos;
+                    for q in &mut self.state.pieces {
+                        if q.carried_by == Some(i as u32) {
+                            q.carried_by = None;
+                            q.pos = None;
+                            q.exited_at = at;
+                            if self.tell {
+                                self.said.push(Event::CarriedOff {
+                                    piece: q.label.to_string(),
+                                    side: side_label(self.rules, q.side),
+                                    at: at.map(Place::from),
+                                });
+                            }
+                        }
+                    }
+                }
                 let p = &mut self.state.pieces[i];
                 if p.on_board() {
                     p.status = Status::Exited;

@@ -190,6 +190,19 @@ pub enum Event {
         side: Option<String>,
         at: Option<Place>,
     },
+    /// An eliminated piece picked up by a piece on the board (`carry`), at the carrier's place.
+    Carried {
+        piece: String,
+        side: Option<String>,
+        by: String,
+        at: Option<Place>,
+    },
+    /// A carried piece taken off the board with its carrier, from `at`.
+    CarriedOff {
+        piece: String,
+        side: Option<String>,
+        at: Option<Place>,
+    },
     /// A face-down piece turned face up for one action (`show`), face down again after it.
     Shown {
         piece: String,
@@ -306,6 +319,15 @@ pub fn narrate(e: &Event) -> Option<String> {
         Event::Eliminated { piece, .. } => format!("      {piece} eliminated"),
         Event::Exited { piece, at, .. } => {
             format!("      {piece} leaves the board at {}", label_or_unknown(at))
+        }
+        Event::Carried { piece, by, at, .. } => {
+            format!("      {by} picks up {piece} at {}", label_or_unknown(at))
+        }
+        Event::CarriedOff { piece, at, .. } => {
+            format!(
+                "      {piece} is carried off the board at {}",
+                label_or_unknown(at)
+            )
         }
         Event::Shown { piece, at, .. } => {
             format!(

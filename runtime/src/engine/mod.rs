@@ -186,6 +186,7 @@ impl<'r, 'p> Game<'r, 'p> {
                     secret: false,
                     concealed: false,
                     exited_at: None,
+                    carried_by: None,
                     is_unit: ent.category == Category::Unit,
                     placed_by: Some(f.side),
                 });
@@ -225,6 +226,7 @@ impl<'r, 'p> Game<'r, 'p> {
                 secret,
                 concealed: false,
                 exited_at: None,
+                carried_by: None,
                 is_unit: false,
                 placed_by,
             });

@@ -67,6 +67,10 @@ pub struct Piece {
     pub concealed: bool,
     /// The hex or point it left the board from.
     pub exited_at: Option<Pos>,
+    /// An eliminated piece being carried (`carry`): the index of the piece carrying it, whose
+    /// moves and exit it follows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carried_by: Option<u32>,
     /// A unit (counted in losses) rather than a weapon piece or marker.
     pub is_unit: bool,
     /// The side that sets the piece up: its own, or for a force's `markers:` (which belong to
