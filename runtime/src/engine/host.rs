@@ -39,7 +39,7 @@ struct Search {
     only: Option<Val>,
     start: usize,
     dist: Vec<u32>,
-    heap: std::collections::BinaryHeap<std::cmp::Reverse<(u32, usize)>>,
+    open: super::cost_queue::CostQueue,
     /// Hexes no route enters: blocking pieces and markers, and hexes off `only`.
     blocked: Vec<bool>,
     /// Hexes holding enemy units: entered, not left.
@@ -67,7 +67,8 @@ impl Search {
         };
         let n = grid.hex_count() as usize;
         self.only = only.cloned();
-        self.heap.clear();
+        self.open
+            .reset(rules.hex_cost.iter().flatten().copied().max().unwrap_or(1));
         self.dist.clear();
         self.dist.resize(n, u32::MAX);
         self.blocked.clear();
@@ -110,7 +111,7 @@ impl Search {
             }
         }
         self.dist[start] = 0;
-        self.heap.push(std::cmp::Reverse((0u32, start)));
+        self.open.push(0, start);
         Ok(())
     }
 
@@ -118,7 +119,7 @@ impl Search {
     /// once the cheapest open entry costs more than a bound (or as much as a hex's best
     /// cost so far), nothing cheaper can be found.
     fn settle(&mut self, rules: &Rules, until: Until) {
-        while let Some(&std::cmp::Reverse((d, at))) = self.heap.peek() {
+        while let Some((d, at)) = self.open.peek() {
             let done = match until {
                 Until::Bound(b) => d > b,
                 Until::Hex(k) => self.dist.get(k).is_none_or(|&best| d >= best),
@@ -127,7 +128,7 @@ impl Search {
             if done {
                 break;
             }
-            self.heap.pop();
+            self.open.pop();
             if d > self.dist[at] || (self.enemy[at] && at != self.start) {
                 continue;
             }
@@ -142,7 +143,7 @@ impl Search {
                 let nd = d.saturating_add(c);
                 if nd < self.dist[nb] {
                     self.dist[nb] = nd;
-                    self.heap.push(std::cmp::Reverse((nd, nb)));
+                    self.open.push(nd, nb);
                 }
             }
         }
