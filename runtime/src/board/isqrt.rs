@@ -49,18 +49,25 @@ mod tests {
 
     #[test]
     fn agrees_with_the_standard_library_at_the_edges() {
-        for r in (0..70u64).chain([1 << 20, (1 << 26) + 3, 94_906_265, u32::MAX as u64]) {
+        for r in (0..70u128).chain([1 << 20, (1 << 26) + 3, 94_906_265, u128::from(u32::MAX)]) {
             let s = r * r;
+            // Just below, at and just past a square, and the last before the next one.
             for n in [s.saturating_sub(1), s, s + 1, s + 2 * r, s + 2 * r + 1] {
-                check64(n);
-                check128(u128::from(n));
+                check128(n);
+                if let Ok(n) = u64::try_from(n) {
+                    check64(n);
+                }
             }
         }
         check64(u64::MAX);
         check64(u64::MAX - 1);
         for r in [1u128 << 32, (1 << 52) + 1, (1 << 60) - 7, u64::MAX as u128] {
             let s = r * r;
-            for n in [s - 1, s, s + 1, s + 2 * r, s + 2 * r + 1] {
+            // The next square past the largest root is past u128::MAX.
+            for n in [s - 1, s, s + 1, s + 2 * r] {
+                check128(n);
+            }
+            if let Some(n) = (s + 2 * r).checked_add(1) {
                 check128(n);
             }
         }
