@@ -39,7 +39,7 @@ struct Search {
     only: Option<Val>,
     start: usize,
     dist: Vec<u32>,
-    open: super::cost_queue::CostQueue,
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<(u32, usize)>>,
     /// Hexes no route enters: blocking pieces and markers, and hexes off `only`.
     blocked: Vec<bool>,
     /// Hexes holding enemy units: entered, not left.
@@ -67,8 +67,7 @@ impl Search {
         };
         let n = grid.hex_count() as usize;
         self.only = only.cloned();
-        self.open
-            .reset(rules.hex_cost.iter().flatten().copied().max().unwrap_or(1));
+        self.heap.clear();
         self.dist.clear();
         self.dist.resize(n, u32::MAX);
         self.blocked.clear();
@@ -111,7 +110,7 @@ impl Search {
             }
         }
         self.dist[start] = 0;
-        self.open.push(0, start);
+        self.heap.push(std::cmp::Reverse((0u32, start)));
         Ok(())
     }
 
@@ -119,7 +118,7 @@ impl Search {
     /// once the cheapest open entry costs more than a bound (or as much as a hex's best
     /// cost so far), nothing cheaper can be found.
     fn settle(&mut self, rules: &Rules, until: Until) {
-        while let Some((d, at)) = self.open.peek() {
+        while let Some(&std::cmp::Reverse((d, at))) = self.heap.peek() {
             let done = match until {
                 Until::Bound(b) => d > b,
                 Until::Hex(k) => self.dist.get(k).is_none_or(|&best| d >= best),
@@ -128,7 +127,7 @@ impl Search {
             if done {
                 break;
             }
-            self.open.pop();
+            self.heap.pop();
             if d > self.dist[at] || (self.enemy[at] && at != self.start) {
                 continue;
             }
@@ -143,7 +142,7 @@ impl Search {
                 let nd = d.saturating_add(c);
                 if nd < self.dist[nb] {
                     self.dist[nb] = nd;
-                    self.open.push(nd, nb);
+                    self.heap.push(std::cmp::Reverse((nd, nb)));
                 }
             }
         }

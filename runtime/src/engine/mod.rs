@@ -16,7 +16,6 @@
 //! policy draws from its own stream, derived from the same seed and its side, so a policy that
 //! thinks (rolls dice in look-ahead) never shifts the game's dice.
 
-mod cost_queue;
 pub mod flow;
 pub mod groups;
 pub mod host;
