@@ -16,6 +16,7 @@
 //! the arithmetic afterwards cannot overflow.
 
 pub mod hex;
+pub(crate) mod isqrt;
 pub mod sectors;
 pub mod table;
 

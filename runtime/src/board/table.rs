@@ -88,7 +88,7 @@ pub fn distance_squared(a: Point, b: Point) -> i64 {
 pub fn distance(a: Point, b: Point) -> Length {
     // `distance_squared` is non-negative and below 10¹⁵.
     let d2 = distance_squared(a, b) as u64;
-    let n = d2.isqrt();
+    let n = super::isqrt::u64(d2);
     // sqrt(d2) > n + 1/2  <=>  d2 > n² + n + 1/4  <=>  d2 - n² > n (integers).
     let rounded = if d2 - n * n > n { n + 1 } else { n };
     rounded as Length
@@ -118,7 +118,7 @@ pub fn move_toward(from: Point, to: Point, max_len: Length) -> Point {
     // floor(|dx| * L / sqrt(d2)) = floor(sqrt(dx² L² / d2)) = isqrt(floor(dx² L² / d2)).
     let step = |delta: Length| -> Length {
         let mag = delta.unsigned_abs() as u128;
-        let scaled = ((mag * mag * len2) / d2).isqrt() as Length;
+        let scaled = super::isqrt::u128((mag * mag * len2) / d2) as Length;
         if delta < 0 { -scaled } else { scaled }
     };
     Point {
@@ -274,7 +274,7 @@ impl Geometry {
         }
         let along = along as u128;
         // along / |d| in SUB units: sqrt(SUB² along² / len2).
-        (SUB * SUB * along * along / len2).isqrt().min(seg_len)
+        super::isqrt::u128(SUB * SUB * along * along / len2).min(seg_len)
     }
 
     /// The part of segment `a`→`b` inside the shape, as positions along the segment in
@@ -319,7 +319,7 @@ impl Geometry {
                 // t in [0, 1] scaled to SUB units of length: floor(SUB t sqrt(len2)).
                 let at = |(num, den): (i128, i128)| -> u128 {
                     let (num, den) = (num as u128, den as u128);
-                    (SUB * SUB * num * num * len2 / (den * den)).isqrt()
+                    super::isqrt::u128(SUB * SUB * num * num * len2 / (den * den))
                 };
                 (at(enter), at(leave))
             }
@@ -334,9 +334,10 @@ impl Geometry {
                 }
                 // Foot of the perpendicular from the centre, along/|d|, and the half chord
                 // sqrt(disc)/|d|, each truncated in SUB units.
-                let foot_mag =
-                    (SUB * SUB * along.unsigned_abs() * along.unsigned_abs() / len2).isqrt();
-                let half = (SUB * SUB * disc as u128 / len2).isqrt();
+                let foot_mag = super::isqrt::u128(
+                    SUB * SUB * along.unsigned_abs() * along.unsigned_abs() / len2,
+                );
+                let half = super::isqrt::u128(SUB * SUB * disc as u128 / len2);
                 let foot = if along < 0 {
                     -(foot_mag as i128)
                 } else {
@@ -448,7 +449,7 @@ fn merged_length<'g>(
     approaching: bool,
 ) -> Length {
     let len2 = distance_squared(a, b) as u128;
-    let seg_len = (SUB * SUB * len2).isqrt();
+    let seg_len = super::isqrt::u128(SUB * SUB * len2);
     let mut pieces: Vec<(u128, u128)> = outlines
         .into_iter()
         .filter_map(|g| {

@@ -7,7 +7,7 @@ use super::log::{Event, Place, Rolled};
 use super::setup::{BoardSpec, Ground, Rules};
 use super::state::{Pos, State, Status};
 use crate::board::table::{self, Length};
-use crate::board::{HexCoord, Point};
+use crate::board::{HexCoord, Point, isqrt};
 use crate::error::RunError;
 use crate::interp::{Host, Interp};
 use crate::jit::JitProgram;
@@ -592,9 +592,10 @@ impl GameHost<'_, '_> {
                 }
                 let along = d.0 * i128::from(c.x() - from.x()) + d.1 * i128::from(c.y() - from.y());
                 let cross = d.0 * i128::from(c.y() - from.y()) - d.1 * i128::from(c.x() - from.x());
-                let foot = ((along * along / len2) as u128).isqrt() as i128 * along.signum();
-                let half = ((i128::from(base).pow(2) - cross * cross / len2).max(0) as u128).isqrt()
-                    as i128;
+                let foot = isqrt::u128((along * along / len2) as u128) as i128 * along.signum();
+                let half =
+                    isqrt::u128((i128::from(base).pow(2) - cross * cross / len2).max(0) as u128)
+                        as i128;
                 (foot - half, *j)
             })
             .map(|(j, _)| j)
