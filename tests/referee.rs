@@ -750,7 +750,8 @@ fn platoon_search_worlds_do_not_know_stack_sizes() {
                 && p.side != Some(us)
                 && let Some(at) = p.pos
             {
-                *per.entry(at.label()).or_default() += 1;
+                *per.entry(at.label(c.program.length_unit.as_deref()))
+                    .or_default() += 1;
             }
         }
         per
