@@ -560,7 +560,9 @@ fn nam_bread_man_shows_the_us_player_nothing_hidden() {
             if v["event"] == "unmarked" && v["marker"] == "in_tunnel" {
                 below.retain(|f| *f != piece);
             }
-            if let Some(line) = sandtable_runtime::engine::log::narrate(e) {
+            if let Some(line) =
+                sandtable_runtime::engine::log::narrate(e, c.program.length_unit.as_deref())
+            {
                 let line = line.trim().to_string();
                 for f in below.iter() {
                     if referee::nam_bread_man::names(&line, f) {
@@ -748,7 +750,8 @@ fn platoon_search_worlds_do_not_know_stack_sizes() {
                 && p.side != Some(us)
                 && let Some(at) = p.pos
             {
-                *per.entry(at.label()).or_default() += 1;
+                *per.entry(at.label(c.program.length_unit.as_deref()))
+                    .or_default() += 1;
             }
         }
         per

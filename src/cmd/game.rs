@@ -398,7 +398,12 @@ fn preamble(h: &Header, r: &Rules) -> Vec<String> {
 }
 
 /// Print the narrative; once `stop` is set (a signal), stop after the current line.
-fn print_story(pre: &[String], events: &[Event], stop: Option<&std::sync::atomic::AtomicBool>) {
+fn print_story(
+    pre: &[String],
+    events: &[Event],
+    unit: Option<&str>,
+    stop: Option<&std::sync::atomic::AtomicBool>,
+) {
     let stopped = || stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed));
     let mut out = std::io::stdout().lock();
     for l in pre {
@@ -408,7 +413,7 @@ fn print_story(pre: &[String], events: &[Event], stop: Option<&std::sync::atomic
         if stopped() {
             break;
         }
-        if let Some(line) = log::narrate(e) {
+        if let Some(line) = log::narrate(e, unit) {
             let _ = writeln!(out, "{line}");
         }
     }
@@ -804,7 +809,7 @@ fn drive(d: &Drive, mut game: Game, policies: Vec<Box<dyn policy::Policy>>) -> u
         }
         let mut out = std::io::stdout().lock();
         for e in &game.events[*told..] {
-            if let Some(line) = log::narrate(e) {
+            if let Some(line) = log::narrate(e, game.rules.program.length_unit.as_deref()) {
                 let _ = writeln!(out, "{line}");
             }
         }
@@ -872,7 +877,12 @@ fn drive(d: &Drive, mut game: Game, policies: Vec<Box<dyn policy::Policy>>) -> u
         Err(_) if played.stopped() => {
             let events = interrupted(std::mem::take(&mut game.events));
             if !d.json {
-                print_story(&[], &events[told.min(events.len())..], None);
+                print_story(
+                    &[],
+                    &events[told.min(events.len())..],
+                    game.rules.program.length_unit.as_deref(),
+                    None,
+                );
             }
             report_interrupt(d.header, &events, d.log);
             return played.exit_code();
@@ -906,7 +916,12 @@ fn drive(d: &Drive, mut game: Game, policies: Vec<Box<dyn policy::Policy>>) -> u
     if d.json {
         report::print_json(&result_json(d.header, d.rules, &result));
     } else if !live {
-        print_story(&[], &game.events[told..], Some(&played.stop));
+        print_story(
+            &[],
+            &game.events[told..],
+            game.rules.program.length_unit.as_deref(),
+            Some(&played.stop),
+        );
     }
     if played.stopped() {
         report::error(
@@ -1169,7 +1184,8 @@ pub fn replay(args: ReplayArgs) -> u8 {
         // A silent event is shown as its log line.
         let show = |e: Option<&Event>| {
             e.map_or("nothing".into(), |e| {
-                log::narrate(e).unwrap_or_else(|| serde_json::to_string(e).unwrap_or_default())
+                log::narrate(e, loaded.program.length_unit.as_deref())
+                    .unwrap_or_else(|| serde_json::to_string(e).unwrap_or_default())
             })
         };
         report::error(
@@ -1187,7 +1203,12 @@ pub fn replay(args: ReplayArgs) -> u8 {
     if args.json {
         report::print_json(&result_json(&header, &rules, &result));
     } else {
-        print_story(&preamble(&header, &rules), &game.events, None);
+        print_story(
+            &preamble(&header, &rules),
+            &game.events,
+            loaded.program.length_unit.as_deref(),
+            None,
+        );
     }
     EXIT_OK
 }

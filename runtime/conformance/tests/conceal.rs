@@ -85,11 +85,11 @@ fn labels_seen_by_blue(rules: &Rules, seed: u64) -> Vec<(u32, String)> {
         "revealed on turn 1, never concealed"
     );
     assert_eq!(
-        g.state.piece_label(red, 1),
+        g.piece_label(red, 1),
         "red_trooper",
         "its own side knows it"
     );
-    assert!(g.state.piece_label(red, 0).starts_with("hidden piece at "));
+    assert!(g.piece_label(red, 0).starts_with("hidden piece at "));
     assert!(!g.view(0).contains("red_trooper"), "{}", g.view(0));
     seen
 }

@@ -106,7 +106,7 @@ fn recount(game: &Game) -> Recount {
             // A piece brought on from its force's reserve was never deployed.
             Event::Entered { piece, at: to, .. } => {
                 assert!(
-                    at.insert(piece.clone(), Some(to.label())).is_none(),
+                    at.insert(piece.clone(), Some(to.label(None))).is_none(),
                     "{piece} entered while on the board"
                 );
             }
@@ -116,24 +116,24 @@ fn recount(game: &Game) -> Recount {
                 let now = at.get(piece).cloned().flatten();
                 assert_eq!(
                     now,
-                    from.as_ref().map(|f| f.label()),
+                    from.as_ref().map(|f| f.label(None)),
                     "{piece} moved from where it was not"
                 );
-                at.insert(piece.clone(), Some(to.label()));
+                at.insert(piece.clone(), Some(to.label(None)));
             }
             Event::Eliminated {
                 piece, at: where_, ..
             } => {
                 let now = at.get(piece).cloned().flatten();
                 assert!(now.is_some(), "{piece} eliminated twice");
-                assert_eq!(now, where_.as_ref().map(|w| w.label()), "{piece}");
+                assert_eq!(now, where_.as_ref().map(|w| w.label(None)), "{piece}");
                 eliminated.push(piece.clone());
                 at.insert(piece.clone(), None);
             }
             Event::Exited {
                 piece, at: where_, ..
             } => {
-                let hex = where_.as_ref().map(|w| w.label()).unwrap_or_default();
+                let hex = where_.as_ref().map(|w| w.label(None)).unwrap_or_default();
                 exited.push((piece.clone(), hex));
                 at.insert(piece.clone(), None);
             }
@@ -193,7 +193,7 @@ fn check_invariants(game: &Game, checks: &[Checking]) {
             Status::OnBoard => {
                 assert_eq!(
                     logged,
-                    p.pos.map(Pos::label),
+                    p.pos.map(|at| at.label(None)),
                     "{} is not where the log says",
                     p.label
                 )

@@ -180,7 +180,7 @@ fn neutral_pieces_and_force_markers_are_placed_on_hex_boards_and_tables_and_belo
             .collect();
         assert_eq!(objectives.len(), 2);
         assert_eq!(
-            objectives[0].label(),
+            objectives[0].label(None),
             if board == "field" {
                 "D3"
             } else {

@@ -83,7 +83,7 @@ fn secret_counters_are_logged_silently_and_shown_to_their_own_side_only() {
         };
         assert_eq!(counter, "nerve");
         assert!((1..=6).contains(value));
-        assert_eq!(narrate(e), None);
+        assert_eq!(narrate(e, None), None);
     }
     let blue = g.view(0);
     let lines = |v: &str, who: &str| -> Vec<String> {

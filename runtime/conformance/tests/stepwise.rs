@@ -411,7 +411,9 @@ fn a_human_player_sees_everything_visible_that_happened_since_the_last_decision(
             .rposition(|e| matches!(e, Event::Decision { side, .. } if side == "us"))
             .unwrap();
         for e in &g.events[..upto] {
-            let Some(line) = narrate(e) else { continue };
+            let Some(line) = narrate(e, None) else {
+                continue;
+            };
             let line = line.trim_start_matches('\n');
             if line.contains("nva_") || line.trim().is_empty() {
                 continue;

@@ -75,7 +75,7 @@ fn an_entered_claymore_fires_at_the_entrant_and_its_zone_in_the_americans_direct
         .events
         .iter()
         .filter_map(|e| match e {
-            Event::Deployed { piece, at, .. } if at.label() == "P5" => Some(piece.as_str()),
+            Event::Deployed { piece, at, .. } if at.label(None) == "P5" => Some(piece.as_str()),
             _ => None,
         })
         .filter(|p| !p.starts_with("bunker") && !p.starts_with("trench"))

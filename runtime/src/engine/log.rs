@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::state::{Pos, inches};
+use super::state::{Pos, length};
 
 /// The first line of every log.
 pub const LOG_FORMAT: &str = "sandtable-game-log";
@@ -47,7 +47,7 @@ pub struct Header {
 }
 
 /// Where something is, as data: a hex by its label, or a point on an open table in tenths of
-/// a millimetre from the table's corner (exact: the narrative rounds to hundredths of an inch).
+/// a millimetre from the table's corner (exact: the narrative rounds to hundredths of the ruleset's unit).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Place {
@@ -56,11 +56,11 @@ pub enum Place {
 }
 
 impl Place {
-    /// As the narrative prints it (the same words as [`Pos::label`]).
-    pub fn label(&self) -> String {
+    /// As the narrative prints it (the same words as [`Pos::label`]), in the ruleset's `unit`.
+    pub fn label(&self, unit: Option<&str>) -> String {
         match self {
             Place::Hex { hex } => hex.clone(),
-            Place::Point { x, y } => format!("({}, {})", inches(*x), inches(*y)),
+            Place::Point { x, y } => format!("({}, {})", length(*x, unit), length(*y, unit)),
         }
     }
 }
@@ -91,8 +91,8 @@ pub struct Rolled {
     pub face: i64,
 }
 
-fn label_or_unknown(p: &Option<Place>) -> String {
-    p.as_ref().map_or("?".into(), Place::label)
+fn label_or_unknown(p: &Option<Place>, unit: Option<&str>) -> String {
+    p.as_ref().map_or("?".into(), |p| p.label(unit))
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -252,8 +252,9 @@ pub(crate) fn mentions(line: &str, name: &str) -> bool {
     })
 }
 
-/// The narrative line(s) of one event; `None` for an event the story does not tell.
-pub fn narrate(e: &Event) -> Option<String> {
+/// The narrative line(s) of one event, points in the ruleset's length `unit`
+/// (`Program::length_unit`); `None` for an event the story does not tell.
+pub fn narrate(e: &Event, unit: Option<&str>) -> Option<String> {
     Some(match e {
         Event::Turn { turn } => format!("\n== Turn {turn} =="),
         Event::Phase { phase } => format!("-- {phase}"),
@@ -291,11 +292,11 @@ pub fn narrate(e: &Event) -> Option<String> {
             piece, from, to, ..
         } => format!(
             "      {piece} moves {} -> {}",
-            label_or_unknown(from),
-            to.label()
+            label_or_unknown(from, unit),
+            to.label(unit)
         ),
         Event::Entered { piece, at, .. } => {
-            format!("      {piece} comes onto the board at {}", at.label())
+            format!("      {piece} comes onto the board at {}", at.label(unit))
         }
         Event::Resolved {
             name,
@@ -318,7 +319,10 @@ pub fn narrate(e: &Event) -> Option<String> {
         }
         Event::Eliminated { piece, .. } => format!("      {piece} eliminated"),
         Event::Exited { piece, at, .. } => {
-            format!("      {piece} leaves the board at {}", label_or_unknown(at))
+            format!(
+                "      {piece} leaves the board at {}",
+                label_or_unknown(at, unit)
+            )
         }
         Event::Carried { piece, by, at, .. } => {
             format!("      {by} picks up {piece} at {}", label_or_unknown(at))
@@ -332,12 +336,12 @@ pub fn narrate(e: &Event) -> Option<String> {
         Event::Shown { piece, at, .. } => {
             format!(
                 "      {piece} at {} is turned face up for this action",
-                label_or_unknown(at)
+                label_or_unknown(at, unit)
             )
         }
         Event::Marked { marker, piece, at } => match piece {
             Some(p) => format!("      {marker} on {p}"),
-            None => format!("      {marker} placed at {}", label_or_unknown(at)),
+            None => format!("      {marker} placed at {}", label_or_unknown(at, unit)),
         },
         Event::Interrupted { decisions } => {
             format!("\nInterrupted after {decisions} decision(s): the game is not finished.")
@@ -614,7 +618,7 @@ mod tests {
             ),
         ];
         for (e, line) in told {
-            assert_eq!(narrate(&e).as_deref(), line, "{e:?}");
+            assert_eq!(narrate(&e, Some("in")).as_deref(), line, "{e:?}");
             let text = serde_json::to_string(&e).unwrap();
             assert_eq!(serde_json::from_str::<Event>(&text).unwrap(), e, "{text}");
         }

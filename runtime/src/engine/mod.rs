@@ -310,7 +310,7 @@ impl<'r, 'p> Game<'r, 'p> {
         for e in new {
             let mut mask = 0u64;
             if !unseen.is_empty()
-                && let Some(line) = log::narrate(e)
+                && let Some(line) = log::narrate(e, self.rules.program.length_unit.as_deref())
             {
                 for side in self.rules.sides() {
                     let blind = unseen.iter().any(|&i| {
@@ -763,12 +763,21 @@ impl<'r, 'p> Game<'r, 'p> {
             };
             lines.push((
                 key(at),
-                format!("  {:>12}  {who}{marks}{scores}\n", at.label()),
+                format!(
+                    "  {:>12}  {who}{marks}{scores}\n",
+                    at.label(self.rules.program.length_unit.as_deref())
+                ),
             ));
         }
         for (at, m) in &self.state.place_markers {
             let name = &self.rules.program.entities[*m as usize].name;
-            lines.push((key(*at), format!("  {:>12}  marker {name}\n", at.label())));
+            lines.push((
+                key(*at),
+                format!(
+                    "  {:>12}  marker {name}\n",
+                    at.label(self.rules.program.length_unit.as_deref())
+                ),
+            ));
         }
         lines.sort_by_key(|(k, _)| *k);
         for (_, l) in lines {
@@ -779,6 +788,7 @@ impl<'r, 'p> Game<'r, 'p> {
 
     /// A piece's name as `side` sees it.
     pub fn piece_label(&self, i: usize, side: SideId) -> String {
-        self.state.piece_label(i, side)
+        self.state
+            .piece_label(i, side, self.rules.program.length_unit.as_deref())
     }
 }

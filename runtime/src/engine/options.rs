@@ -1016,7 +1016,7 @@ impl Game<'_, '_> {
                 "deploy {} at {}",
                 c.args.first().map_or(String::new(), show),
                 match c.args.get(1).map(|v| decode_place(self.rules, v)) {
-                    Some(Ok(p)) => p.label(),
+                    Some(Ok(p)) => p.label(self.rules.program.length_unit.as_deref()),
                     _ => "?".into(),
                 }
             ),
@@ -1042,7 +1042,10 @@ impl Game<'_, '_> {
                             .count();
                         let what = match at {
                             Pos::Hex(h) => format!("hex {h}"),
-                            Pos::Point(_) => format!("the pieces at {}", at.label()),
+                            Pos::Point(_) => format!(
+                                "the pieces at {}",
+                                at.label(self.rules.program.length_unit.as_deref())
+                            ),
                         };
                         format!(
                             "activate {what} ({n} unit{})",
@@ -1085,9 +1088,11 @@ impl Game<'_, '_> {
                         // a millimetre.
                         (Val::Int(n), Type::Length) => self.rules.program.show_length(*n),
                         // A point of an open-table move, in inches as the narrative shows it.
-                        (Val::List(_), Type::Entity(None)) => {
-                            decode_place(self.rules, v).map_or_else(|_| show(v), |p| p.label())
-                        }
+                        (Val::List(_), Type::Entity(None)) => decode_place(self.rules, v)
+                            .map_or_else(
+                                |_| show(v),
+                                |p| p.label(self.rules.program.length_unit.as_deref()),
+                            ),
                         _ => show(v),
                     })
                     .collect();

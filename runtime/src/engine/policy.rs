@@ -228,7 +228,7 @@ fn as_seen_by(
     e: &super::Event,
     told_apart: Option<bool>,
 ) -> Option<String> {
-    let mut line = super::log::narrate(e)?;
+    let mut line = super::log::narrate(e, game.rules.program.length_unit.as_deref())?;
     let face_down_side = |name: &str| {
         game.state.pieces.iter().any(|p| {
             p.hidden

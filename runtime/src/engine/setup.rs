@@ -617,7 +617,7 @@ impl<'p> Rules<'p> {
             if !self.on_board(at) {
                 return Err(EngineError::Setup(format!(
                     "neutral `{name}` at {} is off the board",
-                    at.label()
+                    at.label(program.length_unit.as_deref())
                 )));
             }
             self.neutral.push((e, at));

@@ -14,21 +14,29 @@ pub enum Pos {
 }
 
 impl Pos {
-    /// As printed: a hex label, or a point in inches with two decimals.
-    pub fn label(self) -> String {
+    /// As printed: a hex label, or a point with two decimals in `unit`, the ruleset's
+    /// (`Program::length_unit`), so a table measured in centimetres reads in centimetres.
+    pub fn label(self, unit: Option<&str>) -> String {
         match self {
             Pos::Hex(h) => h.to_string(),
-            Pos::Point(p) => format!("({}, {})", inches(p.x()), inches(p.y())),
+            Pos::Point(p) => format!("({}, {})", length(p.x(), unit), length(p.y(), unit)),
         }
     }
 }
 
-/// A length in tenths of a millimetre shown in inches, e.g. `12.5in`.
-pub fn inches(len: i64) -> String {
-    let hundredths = (len * 100 + len.signum() * 127) / 254;
+/// A length in tenths of a millimetre shown in `unit` to two decimals, e.g. `12.5in`,
+/// `27.94cm`; inches when the ruleset writes no length.
+pub fn length(len: i64, unit: Option<&str>) -> String {
+    let (name, per) = sandtable_ir::LENGTH_UNITS
+        .iter()
+        .find(|(u, _)| Some(*u) == unit)
+        .copied()
+        .unwrap_or(("in", 254));
+    // Hundredths of the unit, rounded half away from zero.
+    let hundredths = (len * 100 + len.signum() * (per / 2)) / per;
     let s = format!("{}.{:02}", hundredths / 100, (hundredths % 100).abs());
     let s = s.trim_end_matches('0').trim_end_matches('.');
-    format!("{s}in")
+    format!("{s}{name}")
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -156,10 +164,13 @@ impl State {
             .filter(move |(_, p)| p.on_board() && p.pos == Some(pos))
     }
     /// A piece's name as `side` sees it: a face-down enemy piece is only "hidden piece at …".
-    pub fn piece_label(&self, i: usize, side: SideId) -> String {
+    pub fn piece_label(&self, i: usize, side: SideId, unit: Option<&str>) -> String {
         let p = &self.pieces[i];
         if p.hidden && p.side != Some(side) {
-            format!("hidden piece at {}", p.pos.map_or("?".into(), Pos::label))
+            format!(
+                "hidden piece at {}",
+                p.pos.map_or("?".into(), |at| at.label(unit))
+            )
         } else {
             p.label.to_string()
         }

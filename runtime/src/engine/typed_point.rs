@@ -80,7 +80,7 @@ impl Game<'_, '_> {
         };
         let mut c = like.clone();
         c.args[slot] = Val::List(vec![Val::Int(at.x()), Val::Int(at.y())]);
-        let shown = Pos::Point(at).label();
+        let shown = Pos::Point(at).label(self.rules.program.length_unit.as_deref());
         let actor = c.args.first().cloned();
         if let Some(Val::Piece(i)) = &actor
             && self.state.pieces.get(*i as usize).and_then(|p| p.pos) == Some(Pos::Point(at))

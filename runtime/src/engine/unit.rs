@@ -351,7 +351,10 @@ impl<'r, 'p> Game<'r, 'p> {
                             .unwrap_or_default();
                         let name = match at {
                             Pos::Hex(h) => format!("hex {h}"),
-                            Pos::Point(_) => format!("the pieces at {}", at.label()),
+                            Pos::Point(_) => format!(
+                                "the pieces at {}",
+                                at.label(self.rules.program.length_unit.as_deref())
+                            ),
                         };
                         (pieces, name)
                     }
