@@ -325,12 +325,15 @@ pub fn narrate(e: &Event, unit: Option<&str>) -> Option<String> {
             )
         }
         Event::Carried { piece, by, at, .. } => {
-            format!("      {by} picks up {piece} at {}", label_or_unknown(at))
+            format!(
+                "      {by} picks up {piece} at {}",
+                label_or_unknown(at, unit)
+            )
         }
         Event::CarriedOff { piece, at, .. } => {
             format!(
                 "      {piece} is carried off the board at {}",
-                label_or_unknown(at)
+                label_or_unknown(at, unit)
             )
         }
         Event::Shown { piece, at, .. } => {
