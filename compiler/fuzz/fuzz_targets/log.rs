@@ -31,7 +31,8 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     for e in &events {
-        let _ = log::narrate(e);
+        let _ = log::narrate(e, None);
+        let _ = log::narrate(e, Some("cm"));
     }
     let program = program();
     let assumptions = Assumptions::default();
