@@ -1637,6 +1637,16 @@ fn summary(
     }
 }
 
+/// A rate for the summary line: whole numbers from 10 up, else two decimals, so that a slow
+/// search-driven run (well under one game a second) does not print as "0 playouts/s".
+fn per_second(rate: f64) -> String {
+    if rate >= 10.0 {
+        format!("{rate:.0}")
+    } else {
+        format!("{rate:.2}")
+    }
+}
+
 fn print_summary(s: &SimJson) {
     if s.partial {
         println!(
@@ -1687,17 +1697,33 @@ fn print_summary(s: &SimJson) {
         );
     }
     println!(
-        "mean turns {:.2}, mean decisions {:.1}; {:.2} s, {:.0} playouts/s",
-        s.mean_turns, s.mean_decisions, s.seconds, s.playouts_per_second
+        "mean turns {:.2}, mean decisions {:.1}; {:.2} s, {} playouts/s",
+        s.mean_turns,
+        s.mean_decisions,
+        s.seconds,
+        per_second(s.playouts_per_second)
     );
     if let Some(r) = &s.reference {
         println!(
-            "reference {}: {:.2} s, {:.0} playouts/s; engine/reference = {:.3}x; same totals: {}",
+            "reference {}: {:.2} s, {} playouts/s; engine/reference = {:.3}x; same totals: {}",
             r.name,
             r.seconds,
-            r.playouts_per_second,
+            per_second(r.playouts_per_second),
             r.ratio,
             if r.same_totals { "yes" } else { "NO" }
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::per_second;
+
+    #[test]
+    fn slow_rates_keep_their_decimals_and_fast_ones_are_whole() {
+        assert_eq!(per_second(0.0912), "0.09");
+        assert_eq!(per_second(5.0), "5.00");
+        assert_eq!(per_second(18.4), "18");
+        assert_eq!(per_second(3235.6), "3236");
     }
 }
