@@ -526,7 +526,7 @@ impl<'p, W: Weight> Exact<'p, W> {
                     }
                     if let Some(e) = &arm.value {
                         let d = self.eval(e, &env)?;
-                        return self.outcomes(&d);
+                        return self.outcomes(d);
                     }
                     continue;
                 }
@@ -601,7 +601,7 @@ impl<'p, W: Weight> Exact<'p, W> {
                 }
                 Stmt::Result(e) => {
                     let d = self.eval(e, &env)?;
-                    return self.outcomes(&d);
+                    return self.outcomes(d);
                 }
                 Stmt::Outcome(o) => return Ok(Dist::point(OutcomeKey::Named(o.clone()))),
                 Stmt::Effect(e) => {
@@ -1053,13 +1053,30 @@ impl<'p, W: Weight> Exact<'p, W> {
     }
 
     /// The outcomes a final value gives (a symbol is a named outcome).
-    fn outcomes(&self, d: &ValDist<W>) -> Result<Dist<OutcomeKey, W>, RunError> {
-        if let ValDist::Vals(m) = d {
-            for v in m.weights.keys() {
-                crate::interp::applies(v.clone())?;
+    fn outcomes(&self, d: ValDist<W>) -> Result<Dist<OutcomeKey, W>, RunError> {
+        match d {
+            // Integers are outcomes as they are, in ascending order: the weights move into the
+            // map (a hundred d6 has 501 big weights; copying them cost as much as the sum).
+            ValDist::Ints(a) => {
+                let lo = a.lo;
+                let weights: BTreeMap<OutcomeKey, W> =
+                    a.w.into_iter()
+                        .enumerate()
+                        .filter(|(_, w)| !w.is_zero())
+                        .map(|(i, w)| (OutcomeKey::Value(Val::Int(lo + i as i64)), w))
+                        .collect();
+                Ok(Dist {
+                    weights,
+                    total: a.total,
+                })
+            }
+            ValDist::Vals(m) => {
+                for v in m.weights.keys() {
+                    crate::interp::applies(v.clone())?;
+                }
+                Ok(ValDist::Vals(m).map_to(|v| OutcomeKey::of_value(normalize(v.clone()))))
             }
         }
-        Ok(d.map_to(|v| OutcomeKey::of_value(normalize(v.clone()))))
     }
 
     fn eval(&self, e: &Expr, env: &Env<W>) -> Result<ValDist<W>, RunError> {
