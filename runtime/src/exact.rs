@@ -836,21 +836,30 @@ impl<'p, W: Weight> Exact<'p, W> {
         Ok(Dense::new(lo, w, W::from_u64(faces.len() as u64)))
     }
 
-    /// A roll of one die.
+    /// A roll of one die: an array counted straight from the faces when they lie close
+    /// together (no ordered map on the way; and a die whose repeated faces lie close enough
+    /// for an array though its distinct faces alone would not be, `[1 × 10, 30]`, is that
+    /// array, where the map's own test once found it not worth one and read it as certain).
     fn roll_dist(&self, die: u32) -> Result<ValDist<W>, RunError> {
         let faces = self.faces(die)?;
-        let d = self.die_dist(die)?;
-        let (lo, hi) = (
-            *d.weights.keys().next().unwrap_or(&0),
-            *d.weights.keys().next_back().unwrap_or(&0),
-        );
+        let (lo, hi) = faces
+            .iter()
+            .fold((i64::MAX, i64::MIN), |(l, h), f| (l.min(*f), h.max(*f)));
         let width = hi.checked_sub(lo).and_then(|x| u64::try_from(x).ok());
-        if width.is_some_and(|w| dense::worth_dense(faces.len(), w.saturating_add(1))) {
-            return Ok(ValDist::Ints(
-                Dense::from_dist(&d).unwrap_or_else(|| Dense::point(lo)),
-            ));
+        if let Some(width) = width.filter(|w| dense::worth_dense(faces.len(), w.saturating_add(1)))
+        {
+            let mut counts = vec![0u64; width as usize + 1];
+            for f in faces {
+                counts[(f - lo) as usize] += 1;
+            }
+            let w = counts.into_iter().map(W::from_u64).collect();
+            return Ok(ValDist::Ints(Dense::new(
+                lo,
+                w,
+                W::from_u64(faces.len() as u64),
+            )));
         }
-        Ok(ValDist::Vals(d.map(|x| Val::Int(*x))))
+        Ok(ValDist::Vals(self.die_dist(die)?.map(|x| Val::Int(*x))))
     }
 
     /// Sum of `n` dice. A die whose faces run consecutively with one weight each (every
