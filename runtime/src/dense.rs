@@ -572,23 +572,38 @@ pub fn keep<W: Weight>(
     let base = fmin.checked_mul(kk).ok_or(Fail::Value)?.min(0);
     let top = fmax.checked_mul(kk).ok_or(Fail::Value)?.max(0);
     let width = usize::try_from(top - base + 1).map_err(|_| Fail::Value)?;
-    // Binomials C(r, c) for r up to n, built by additions.
-    let mut pascal: Vec<Vec<W>> = Vec::with_capacity(n as usize + 1);
-    for i in 0..=n as usize {
-        let mut row = vec![W::one(); i + 1];
-        for j in 1..i {
-            row[j] = pascal[i - 1][j - 1].add(&pascal[i - 1][j])?;
+    // Binomials C(r, c) for r up to n, built by additions, row r at r(r + 1) / 2.
+    let nu = n as usize;
+    let row = |r: usize| r * (r + 1) / 2;
+    let mut pascal: Vec<W> = Vec::with_capacity(row(nu + 1));
+    for i in 0..=nu {
+        for j in 0..=i {
+            let c = if j == 0 || j == i {
+                W::one()
+            } else {
+                pascal[row(i - 1) + j - 1].add(&pascal[row(i - 1) + j])?
+            };
+            pascal.push(c);
         }
-        pascal.push(row);
     }
-    // states[p][s]: ways to have placed p < k dice on the faces walked so far with kept sum
-    // base + s.
-    let mut states: Vec<Vec<W>> = vec![vec![W::zero(); width]; k as usize];
-    states[0][(-base) as usize] = W::one();
+    let ku = k as usize;
+    // states[p · width + s]: ways to have placed p < k dice on the faces walked so far with
+    // kept sum base + s; each row's non-zero entries lie in [from[p], to[p]) (empty when equal),
+    // so the walk skips the sums no state reaches yet. One buffer for all rows, and one for
+    // the next face's, swapped.
+    let mut states: Vec<W> = vec![W::zero(); ku * width];
+    let mut next: Vec<W> = vec![W::zero(); ku * width];
+    let (mut from, mut to) = (vec![0usize; ku], vec![0usize; ku]);
+    let (mut nfrom, mut nto) = (vec![0usize; ku], vec![0usize; ku]);
+    let start = (-base) as usize;
+    states[start] = W::one();
+    (from[0], to[0]) = (start, start + 1);
     let mut done = vec![W::zero(); width];
     // Dice not yet placed can show any face not yet walked: `beyond` of them.
     let mut beyond = f;
     let faces_walked = order.len();
+    let mut mpow: Vec<W> = Vec::with_capacity(nu + 1);
+    let mut rpow: Vec<W> = Vec::with_capacity(nu + 1);
     for (walked, (value, mult)) in order.into_iter().enumerate() {
         beyond -= mult;
         // After the last face every die must be placed: only the transitions that decide the
@@ -597,9 +612,11 @@ pub fn keep<W: Weight>(
         let m = W::from_u64(mult);
         let rest = W::from_u64(beyond);
         // m^c and rest^r for every count that can occur.
-        let mut mpow = vec![W::one()];
-        let mut rpow = vec![W::one()];
-        for c in 1..=n as usize {
+        mpow.clear();
+        rpow.clear();
+        mpow.push(W::one());
+        rpow.push(W::one());
+        for c in 1..=nu {
             let p = mpow[c - 1].mul(&m)?;
             mpow.push(p);
             // `rest` may be 0, and its powers are then 0 past the first: ways that need the
@@ -607,57 +624,70 @@ pub fn keep<W: Weight>(
             let r = rpow[c - 1].mul(&rest)?;
             rpow.push(r);
         }
-        let mut next: Vec<Vec<W>> = vec![vec![W::zero(); width]; k as usize];
-        for p in 0..k {
-            if states[p as usize].iter().all(W::is_zero) {
+        for x in &mut next {
+            x.assign(&W::zero());
+        }
+        nfrom.fill(0);
+        nto.fill(0);
+        for p in 0..ku {
+            if from[p] == to[p] {
                 continue;
             }
-            let left = n - p;
-            let from = &states[p as usize];
+            let left = nu - p;
+            let (lo_s, hi_s) = (from[p], to[p]);
+            let src = &states[p * width + lo_s..p * width + hi_s];
             // Fewer than `k` dice placed with this face: the sum is not decided yet (after
             // the last face, every die must be placed, so there is no such state).
             if !last {
-                for c in 0..(k - p) {
-                    let ways = pascal[left as usize][c as usize].mul(&mpow[c as usize])?;
+                for c in 0..(ku - p) {
+                    let ways = pascal[row(left) + c].mul(&mpow[c])?;
                     if ways.is_zero() {
                         continue;
                     }
                     let add = value
                         .checked_mul(i64::try_from(c).map_err(|_| Fail::Value)?)
                         .ok_or(Fail::Value)?;
-                    add_shifted(&mut next[(p + c) as usize], from, add, &ways);
+                    let q = p + c;
+                    let at = (lo_s as i64 + add) as usize;
+                    let dst = &mut next[q * width + at..q * width + at + src.len()];
+                    mul_add_rows(dst, src, &ways);
+                    if nfrom[q] == nto[q] {
+                        (nfrom[q], nto[q]) = (at, at + src.len());
+                    } else {
+                        nfrom[q] = nfrom[q].min(at);
+                        nto[q] = nto[q].max(at + src.len());
+                    }
                 }
             }
             // `k` or more placed: the kept sum gains `value · (k − p)` whatever their number,
             // and the other dice show faces beyond this one; the ways of every such number
             // are added up first, so the states are walked once.
             let mut ways = W::zero();
-            for c in (k - p)..=left {
-                let w = pascal[left as usize][c as usize]
-                    .mul(&mpow[c as usize])?
-                    .mul(&rpow[(left - c) as usize])?;
+            for c in (ku - p)..=left {
+                let w = pascal[row(left) + c].mul(&mpow[c])?.mul(&rpow[left - c])?;
                 ways.add_assign(&w)?;
             }
             if !ways.is_zero() {
                 let add = value
-                    .checked_mul(i64::try_from(k - p).map_err(|_| Fail::Value)?)
+                    .checked_mul(i64::try_from(ku - p).map_err(|_| Fail::Value)?)
                     .ok_or(Fail::Value)?;
-                add_shifted(&mut done, from, add, &ways);
+                let at = (lo_s as i64 + add) as usize;
+                mul_add_rows(&mut done[at..at + src.len()], src, &ways);
             }
         }
-        states = next;
+        std::mem::swap(&mut states, &mut next);
+        std::mem::swap(&mut from, &mut nfrom);
+        std::mem::swap(&mut to, &mut nto);
     }
     Ok(Dense::new(base, done, total))
 }
 
-/// `to[s + shift] += ways · from[s]`; every weight involved is bounded by the total.
-fn add_shifted<W: Weight>(to: &mut [W], from: &[W], shift: i64, ways: &W) {
-    for (s, x) in from.iter().enumerate() {
-        if x.is_zero() {
-            continue;
+/// `to[i] += ways · from[i]`; every weight involved is bounded by the total.
+fn mul_add_rows<W: Weight>(to: &mut [W], from: &[W], ways: &W) {
+    for (t, x) in to.iter_mut().zip(from) {
+        if !x.is_zero() {
+            t.mul_add_fit(x, ways);
         }
-        let t = (s as i64 + shift) as usize;
-        to[t].mul_add_fit(x, ways);
     }
 }
 
@@ -805,6 +835,28 @@ mod tests {
                 "{k} of {n}"
             );
         }
+    }
+
+    #[test]
+    fn a_keep_past_64_bits_is_refused_in_u64_and_agrees_across_widths() {
+        // 6^25 is past 2^64: u64 weights refuse, u128 and big integers agree.
+        let faces: Vec<(i64, u64)> = (1..=6).map(|f| (f, 1)).collect();
+        assert_eq!(keep::<u64>(4, 25, &faces, true), Err(Fail::Weight));
+        let mid: Dense<u128> = keep(4, 25, &faces, true).unwrap();
+        let big: Dense<BigUint> = keep(4, 25, &faces, true).unwrap();
+        assert_eq!(mid.total, 6u128.pow(25));
+        assert_eq!(mid.w.iter().sum::<u128>(), mid.total);
+        assert_eq!(
+            mid.w.iter().map(|x| x.to_string()).collect::<Vec<_>>(),
+            big.w.iter().map(|x| x.to_string()).collect::<Vec<_>>()
+        );
+        // 6^24 < 2^64 still fits.
+        let small: Dense<u64> = keep(2, 24, &faces, false).unwrap();
+        assert_eq!(small.total, 6u64.pow(24));
+        assert_eq!(
+            small.w.iter().map(|x| u128::from(*x)).sum::<u128>(),
+            u128::from(small.total)
+        );
     }
 
     proptest! {

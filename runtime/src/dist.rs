@@ -196,6 +196,17 @@ impl Weight for BigUint {
         *self += a;
     }
     fn from_limbs(words: &[u64]) -> Result<Self, Overflow> {
+        // Halves on the stack for the common widths: one allocation per number (the
+        // big integer's own), not two (big sums make hundreds of them).
+        const ON_STACK: usize = 16;
+        if words.len() <= ON_STACK {
+            let mut digits = [0u32; 2 * ON_STACK];
+            for (i, w) in words.iter().enumerate() {
+                digits[2 * i] = *w as u32;
+                digits[2 * i + 1] = (*w >> 32) as u32;
+            }
+            return Ok(BigUint::from_slice(&digits[..2 * words.len()]));
+        }
         let digits: Vec<u32> = words
             .iter()
             .flat_map(|w| [*w as u32, (*w >> 32) as u32])

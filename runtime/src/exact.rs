@@ -526,7 +526,7 @@ impl<'p, W: Weight> Exact<'p, W> {
                     }
                     if let Some(e) = &arm.value {
                         let d = self.eval(e, &env)?;
-                        return self.outcomes(&d);
+                        return self.outcomes(d);
                     }
                     continue;
                 }
@@ -601,7 +601,7 @@ impl<'p, W: Weight> Exact<'p, W> {
                 }
                 Stmt::Result(e) => {
                     let d = self.eval(e, &env)?;
-                    return self.outcomes(&d);
+                    return self.outcomes(d);
                 }
                 Stmt::Outcome(o) => return Ok(Dist::point(OutcomeKey::Named(o.clone()))),
                 Stmt::Effect(e) => {
@@ -836,21 +836,30 @@ impl<'p, W: Weight> Exact<'p, W> {
         Ok(Dense::new(lo, w, W::from_u64(faces.len() as u64)))
     }
 
-    /// A roll of one die.
+    /// A roll of one die: an array counted straight from the faces when they lie close
+    /// together (no ordered map on the way; and a die whose repeated faces lie close enough
+    /// for an array though its distinct faces alone would not be, `[1 × 10, 30]`, is that
+    /// array, where the map's own test once found it not worth one and read it as certain).
     fn roll_dist(&self, die: u32) -> Result<ValDist<W>, RunError> {
         let faces = self.faces(die)?;
-        let d = self.die_dist(die)?;
-        let (lo, hi) = (
-            *d.weights.keys().next().unwrap_or(&0),
-            *d.weights.keys().next_back().unwrap_or(&0),
-        );
+        let (lo, hi) = faces
+            .iter()
+            .fold((i64::MAX, i64::MIN), |(l, h), f| (l.min(*f), h.max(*f)));
         let width = hi.checked_sub(lo).and_then(|x| u64::try_from(x).ok());
-        if width.is_some_and(|w| dense::worth_dense(faces.len(), w.saturating_add(1))) {
-            return Ok(ValDist::Ints(
-                Dense::from_dist(&d).unwrap_or_else(|| Dense::point(lo)),
-            ));
+        if let Some(width) = width.filter(|w| dense::worth_dense(faces.len(), w.saturating_add(1)))
+        {
+            let mut counts = vec![0u64; width as usize + 1];
+            for f in faces {
+                counts[(f - lo) as usize] += 1;
+            }
+            let w = counts.into_iter().map(W::from_u64).collect();
+            return Ok(ValDist::Ints(Dense::new(
+                lo,
+                w,
+                W::from_u64(faces.len() as u64),
+            )));
         }
-        Ok(ValDist::Vals(d.map(|x| Val::Int(*x))))
+        Ok(ValDist::Vals(self.die_dist(die)?.map(|x| Val::Int(*x))))
     }
 
     /// Sum of `n` dice. A die whose faces run consecutively with one weight each (every
@@ -1053,13 +1062,30 @@ impl<'p, W: Weight> Exact<'p, W> {
     }
 
     /// The outcomes a final value gives (a symbol is a named outcome).
-    fn outcomes(&self, d: &ValDist<W>) -> Result<Dist<OutcomeKey, W>, RunError> {
-        if let ValDist::Vals(m) = d {
-            for v in m.weights.keys() {
-                crate::interp::applies(v.clone())?;
+    fn outcomes(&self, d: ValDist<W>) -> Result<Dist<OutcomeKey, W>, RunError> {
+        match d {
+            // Integers are outcomes as they are, in ascending order: the weights move into the
+            // map (a hundred d6 has 501 big weights; copying them cost as much as the sum).
+            ValDist::Ints(a) => {
+                let lo = a.lo;
+                let weights: BTreeMap<OutcomeKey, W> =
+                    a.w.into_iter()
+                        .enumerate()
+                        .filter(|(_, w)| !w.is_zero())
+                        .map(|(i, w)| (OutcomeKey::Value(Val::Int(lo + i as i64)), w))
+                        .collect();
+                Ok(Dist {
+                    weights,
+                    total: a.total,
+                })
+            }
+            ValDist::Vals(m) => {
+                for v in m.weights.keys() {
+                    crate::interp::applies(v.clone())?;
+                }
+                Ok(ValDist::Vals(m).map_to(|v| OutcomeKey::of_value(normalize(v.clone()))))
             }
         }
-        Ok(d.map_to(|v| OutcomeKey::of_value(normalize(v.clone()))))
     }
 
     fn eval(&self, e: &Expr, env: &Env<W>) -> Result<ValDist<W>, RunError> {

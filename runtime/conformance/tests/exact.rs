@@ -250,6 +250,34 @@ fn benchmark_queries_dense_sparse_and_remembered_agree() {
     }
 }
 
+/// A die whose repeated faces lie close enough for an array though its distinct faces alone
+/// are not worth one: once read as certain (every roll a 1); its rolls, sums and keeps agree
+/// with the sparse evaluator.
+#[test]
+fn a_die_of_repeated_faces_far_apart_is_not_certain() {
+    let c = compile(
+        "die lumpy = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 30]\n\
+         resolve one() {\n  result lumpy\n}\n\
+         resolve two() {\n  result lumpy + lumpy\n}\n\
+         resolve keep() {\n  result highest(1, 3d4) + lumpy\n}\n",
+    );
+    let none = Assumptions::default();
+    for q in ["one", "two", "keep"] {
+        let (proc, _) = c.program.proc_by_name(q).unwrap();
+        let dense = distribution(&c.program, &none, DEFAULT_LIMIT, proc, Vec::new()).unwrap();
+        let sparse = Exact::<BigUint>::sparse(&c.program, &none, DEFAULT_LIMIT)
+            .query(proc, Vec::new())
+            .unwrap();
+        assert_eq!(dense, sparse, "{q}");
+    }
+    let (proc, _) = c.program.proc_by_name("one").unwrap();
+    let d = exact(&c.program, proc);
+    assert_eq!(
+        d.get(&OutcomeKey::Value(sandtable_runtime::value::Val::Int(30))),
+        Some(&(BigUint::from(1u32), BigUint::from(11u32)))
+    );
+}
+
 #[test]
 fn exact_refuses_what_would_explode_with_the_size() {
     let c = compile(
