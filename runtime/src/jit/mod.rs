@@ -12,6 +12,7 @@
 //! the runtime is in this module.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cranelift_codegen::ir::{AbiParam, InstBuilder, MemFlagsData, UserFuncName, types};
@@ -102,6 +103,8 @@ struct Compiled {
     params: Vec<Kind>,
     /// Kind of `result` values; `None` when the procedure only ends with named outcomes.
     result: Option<Kind>,
+    /// Whether it can end with a named outcome.
+    named: bool,
 }
 
 /// A program compiled once; its native code lives as long as this value.
@@ -114,7 +117,8 @@ pub struct JitProgram<'p> {
     pub skipped: Vec<(String, String)>,
     symbols: Vec<String>,
     symbol_ids: HashMap<String, i64>,
-    faces: Vec<Vec<i64>>,
+    /// Shared with the sampling loops, whose code reads non-standard faces from it.
+    faces: Arc<Vec<Vec<i64>>>,
     pub compile_time: Duration,
 }
 
@@ -165,7 +169,7 @@ impl<'p> JitProgram<'p> {
             skipped: Vec::new(),
             symbols: Vec::new(),
             symbol_ids: HashMap::new(),
-            faces: program.dice.iter().map(|d| d.faces.clone()).collect(),
+            faces: Arc::new(program.dice.iter().map(|d| d.faces.clone()).collect()),
             compile_time: Duration::ZERO,
         };
         // Every symbol the program can hold gets its id before any code is generated, so
@@ -219,7 +223,15 @@ impl<'p> JitProgram<'p> {
         let module = jp.module.as_mut().expect("module present until drop");
         module.finalize_definitions().map_err(|e| e.to_string())?;
         for (p, id) in ids.iter().enumerate() {
-            if let (Some(id), Some(Meta { params, result, .. })) = (id, meta[p].take()) {
+            if let (
+                Some(id),
+                Some(Meta {
+                    params,
+                    result,
+                    named,
+                }),
+            ) = (id, meta[p].take())
+            {
                 let ptr = module.get_finalized_function(*id);
                 // SAFETY: `ptr` is the finalized code of a function built with exactly the
                 // signature `(i64, i64, i64) -> i64` that `CompiledFn` describes, using the
@@ -229,6 +241,7 @@ impl<'p> JitProgram<'p> {
                     func,
                     params,
                     result,
+                    named,
                 });
             }
         }
@@ -340,6 +353,14 @@ impl<'p> JitProgram<'p> {
                 .map(|(i, s)| (std::ptr::from_ref(s).addr(), i as i64))
                 .collect(),
             cur_stmt: -1,
+            sink: codegen::Sink::Return,
+            dice_regs: None,
+            error_bail: None,
+            slot_consts: Vec::new(),
+            fold: false,
+            inlined: 0,
+            dead: false,
+            jump_rets: Vec::new(),
         };
         let body = &cg.jp.program.procs[proc as usize].body;
         let r = cg.block(body);
@@ -421,7 +442,7 @@ impl<'p> JitProgram<'p> {
             dice,
             interp: &interp,
             symbols: &self.symbols,
-            faces: &self.faces,
+            faces: &*self.faces,
             pools: Vec::new(),
             error: None,
             proc,
@@ -438,10 +459,11 @@ impl<'p> JitProgram<'p> {
         Ok(RawOutcome { status, value: out })
     }
 
-    /// The compiled sampling loop of `proc` ([`Sampler`]); `None` when `proc` was not
-    /// compiled.
-    pub fn sampler(&self, proc: u32) -> Result<Option<Sampler<'_, 'p>>, String> {
-        Sampler::new(self, proc)
+    /// The compiled sampling loop of `proc` on these arguments (from
+    /// [`JitProgram::encode_args`]), which it is specialised for ([`Sampler`]); `None` when
+    /// `proc` was not compiled.
+    pub fn sampler(&self, proc: u32, args: &[i64]) -> Result<Option<Sampler<'_, 'p>>, String> {
+        Sampler::new(self, proc, args)
     }
 
     /// Decode a raw result into the interpreter's outcome.

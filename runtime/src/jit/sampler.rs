@@ -1,14 +1,21 @@
-//! Compiled sampling: one generated function runs a compiled resolution `n` times and counts
-//! its outcomes in a table, so the entry cost (context set-up, argument checks) is paid once
-//! per batch instead of once per resolution.
+//! Compiled sampling: one generated function runs a resolution `n` times and counts its
+//! outcomes in a table, so the entry cost (context set-up, argument checks) is paid once per
+//! batch instead of once per resolution.
+//!
+//! The loop is specialised for one call: the resolution's body (and the bodies of the
+//! procedures it calls) is compiled inside the loop, its arguments are constants, so what they
+//! decide (modifiers, table look-ups, branches) is settled when compiling; the dice stream's
+//! position stays in registers between draws. Every draw still goes through the one stream in
+//! the interpreter's order, so the counts are exactly those of calling the resolution `n` times.
 //!
 //! The table holds one count per symbol (named outcomes), one per value of a window of integer
 //! results, and one for "nothing". A result the table has no place for (a value outside the
 //! window) or an error stops the loop; Rust then records that one result, widens the window when
-//! it is worth it, and starts the loop again where it stopped. Dice are drawn by the compiled
-//! resolution itself, so the counts are exactly those of calling it `n` times.
+//! it is worth it, and starts the loop again where it stopped.
 
 use std::collections::BTreeMap;
+
+use std::collections::HashMap;
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{AbiParam, BlockArg, InstBuilder, MemFlagsData, UserFuncName};
@@ -16,16 +23,18 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
+use sandtable_ir as ir;
 
-use super::{I64, JitCtx, JitProgram, RawOutcome, ST_ERROR, ST_NAMED, ST_NOTHING, ST_VALUE};
+use super::codegen::{Codegen, CountSite, DiceRegs, Sink};
+use super::{I64, JitCtx, JitProgram, Meta, RawOutcome, ST_ERROR, ST_NAMED, ST_NOTHING, ST_VALUE};
 use crate::error::RunError;
 use crate::interp::Interp;
 use crate::rng::Dice;
 
-/// `(ctx, args, n, table, window, last) -> resolutions counted`. `window` is `[symbols,
-/// lo, len]`; when fewer than `n` were counted, `last` holds the status and value of the one
-/// that stopped the loop (already drawn, not counted).
-type LoopFn = extern "C" fn(*mut JitCtx, *const i64, i64, *mut u64, *const i64, *mut i64) -> i64;
+/// `(ctx, n, table, window, last) -> resolutions counted`. `window` is `[symbols, lo, len]`;
+/// when fewer than `n` were counted, `last` holds the status and value of the one that
+/// stopped the loop (already drawn, not counted).
+type LoopFn = extern "C" fn(*mut JitCtx, i64, *mut u64, *const i64, *mut i64) -> i64;
 
 /// Widest window of integer results kept as a table (a result further out is counted in a
 /// map instead).
@@ -116,7 +125,8 @@ impl RawCounts {
     }
 }
 
-/// The sampling loop of one compiled resolution; its code lives as long as this value.
+/// The sampling loop of one compiled resolution on fixed arguments; its code lives as long as
+/// this value.
 pub struct Sampler<'j, 'p> {
     jit: &'j JitProgram<'p>,
     proc: u32,
@@ -135,146 +145,70 @@ impl Drop for Sampler<'_, '_> {
 }
 
 impl<'j, 'p> Sampler<'j, 'p> {
-    /// Generate the loop for `proc`; `None` when `proc` was not compiled.
-    pub fn new(jit: &'j JitProgram<'p>, proc: u32) -> Result<Option<Self>, String> {
+    /// Generate the loop for `proc` called with `args` (encoded by
+    /// [`JitProgram::encode_args`]); `None` when `proc` was not compiled.
+    pub fn new(
+        jit: &'j JitProgram<'p>,
+        proc: u32,
+        args: &[i64],
+    ) -> Result<Option<Self>, String> {
         let Some(Some(c)) = jit.compiled.get(proc as usize) else {
             return Ok(None);
         };
+        if args.len() < c.params.len() {
+            return Err("too few arguments".into());
+        }
         let mut flags = settings::builder();
         flags.set("opt_level", "speed").map_err(|e| e.to_string())?;
         let isa = cranelift_native::builder()
             .map_err(|e| format!("this machine is not supported by the JIT: {e}"))?
             .finish(settings::Flags::new(flags))
             .map_err(|e| e.to_string())?;
-        let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+        let module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
         let mut sig = module.make_signature();
-        for _ in 0..6 {
+        for _ in 0..5 {
             sig.params.push(AbiParam::new(I64));
         }
         sig.returns.push(AbiParam::new(I64));
-        // The resolution's own signature: (ctx, args, out) -> status.
-        let mut callee_sig = module.make_signature();
-        for _ in 0..3 {
-            callee_sig.params.push(AbiParam::new(I64));
-        }
-        callee_sig.returns.push(AbiParam::new(I64));
-
         let mut ctx = module.make_context();
         ctx.func.signature = sig.clone();
-        let mut fctx = FunctionBuilderContext::new();
-        {
-            let mut fb = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-            let callee_ref = fb.import_signature(callee_sig);
-            let flags = MemFlagsData::new();
-            let entry = fb.create_block();
-            fb.append_block_params_for_function_params(entry);
-            let header = fb.create_block();
-            let i_h = fb.append_block_param(header, I64);
-            let body = fb.create_block();
-            let count = fb.create_block();
-            let idx_c = fb.append_block_param(count, I64);
-            let bail = fb.create_block();
-            let st_b = fb.append_block_param(bail, I64);
-            let v_b = fb.append_block_param(bail, I64);
-            let done = fb.create_block();
-            let not_named = fb.create_block();
-            let not_value = fb.create_block();
-            let named_b = fb.create_block();
-            let value_b = fb.create_block();
 
-            fb.switch_to_block(entry);
-            let p = fb.block_params(entry).to_vec();
-            let (jctx, args, n, table, window, last) = (p[0], p[1], p[2], p[3], p[4], p[5]);
-            let symbols = fb.ins().load(I64, flags, window, 0);
-            let lo = fb.ins().load(I64, flags, window, 8);
-            let len = fb.ins().load(I64, flags, window, 16);
-            let nothing_at = fb.ins().iadd(symbols, len);
-            let slot = fb.create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
-                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
-                8,
-                3,
-            ));
-            let outp = fb.ins().stack_addr(I64, slot, 0);
-            let callee = fb.ins().iconst(I64, c.func as usize as i64);
-            let zero = fb.ins().iconst(I64, 0);
-            fb.ins().jump(header, &[BlockArg::Value(zero)]);
-
-            // header(i): stop after n.
-            fb.switch_to_block(header);
-            let more = fb.ins().icmp(IntCC::SignedLessThan, i_h, n);
-            fb.ins().brif(more, body, &[], done, &[]);
-
-            // body: one resolution, then find its place in the table.
-            fb.switch_to_block(body);
-            let call = fb
-                .ins()
-                .call_indirect(callee_ref, callee, &[jctx, args, outp]);
-            let st = fb.inst_results(call)[0];
-            let v = fb.ins().stack_load(I64, I64, slot, 0);
-            let is_named = fb.ins().icmp_imm_s(IntCC::Equal, st, ST_NAMED);
-            fb.ins().brif(is_named, named_b, &[], not_named, &[]);
-
-            // A named outcome: its symbol's count.
-            fb.switch_to_block(named_b);
-            let inside = fb.ins().icmp(IntCC::UnsignedLessThan, v, symbols);
-            fb.ins().brif(
-                inside,
-                count,
-                &[BlockArg::Value(v)],
-                bail,
-                &[BlockArg::Value(st), BlockArg::Value(v)],
-            );
-
-            fb.switch_to_block(not_named);
-            let is_value = fb.ins().icmp_imm_s(IntCC::Equal, st, ST_VALUE);
-            fb.ins().brif(is_value, value_b, &[], not_value, &[]);
-
-            // A value: its place in the window, when inside (wrapping difference compared
-            // unsigned: inside exactly when lo <= v < lo + len).
-            fb.switch_to_block(value_b);
-            let off = fb.ins().isub(v, lo);
-            let inside = fb.ins().icmp(IntCC::UnsignedLessThan, off, len);
-            let at = fb.ins().iadd(symbols, off);
-            fb.ins().brif(
-                inside,
-                count,
-                &[BlockArg::Value(at)],
-                bail,
-                &[BlockArg::Value(st), BlockArg::Value(v)],
-            );
-
-            // Nothing: the last count; an error stops the loop.
-            fb.switch_to_block(not_value);
-            let is_nothing = fb.ins().icmp_imm_s(IntCC::Equal, st, ST_NOTHING);
-            fb.ins().brif(
-                is_nothing,
-                count,
-                &[BlockArg::Value(nothing_at)],
-                bail,
-                &[BlockArg::Value(st), BlockArg::Value(v)],
-            );
-
-            // count(idx): table[idx] += 1; next resolution.
-            fb.switch_to_block(count);
-            let off = fb.ins().ishl_imm_s(idx_c, 3);
-            let addr = fb.ins().iadd(table, off);
-            let c0 = fb.ins().load(I64, flags, addr, 0);
-            let c1 = fb.ins().iadd_imm_s(c0, 1);
-            fb.ins().store(flags, c1, addr, 0);
-            let i1 = fb.ins().iadd_imm_s(i_h, 1);
-            fb.ins().jump(header, &[BlockArg::Value(i1)]);
-
-            // bail(status, value): hand the result back, uncounted.
-            fb.switch_to_block(bail);
-            fb.ins().store(flags, st_b, last, 0);
-            fb.ins().store(flags, v_b, last, 8);
-            fb.ins().return_(&[i_h]);
-
-            fb.switch_to_block(done);
-            fb.ins().return_(&[i_h]);
-
-            fb.seal_all_blocks();
-            fb.finalize(module.target_config());
+        // Code generation works on a program of its own: this one's symbols and faces (the
+        // same table, shared), the loop's module, and what the compiled procedures are.
+        let mut shell = JitProgram {
+            program: jit.program,
+            assumptions: jit.assumptions,
+            module: Some(module),
+            compiled: Vec::new(),
+            skipped: Vec::new(),
+            symbols: jit.symbols.clone(),
+            symbol_ids: jit.symbol_ids.clone(),
+            faces: jit.faces.clone(),
+            compile_time: std::time::Duration::ZERO,
+        };
+        let meta: Vec<Option<Meta>> = jit
+            .compiled
+            .iter()
+            .map(|c| {
+                c.as_ref().map(|c| Meta {
+                    params: c.params.clone(),
+                    result: c.result,
+                    named: c.named,
+                })
+            })
+            .collect();
+        let ids = vec![None; jit.compiled.len()];
+        let built = build(&mut shell, &mut ctx, proc, args, &c.params, &meta, &ids);
+        let mut module = shell.module.take().expect("module present");
+        if let Err(e) = built {
+            // SAFETY: nothing was defined in this module; no code from it exists.
+            unsafe { module.free_memory() };
+            return Err(e);
+        }
+        if shell.symbols.len() != jit.symbols.len() {
+            // SAFETY: nothing was defined in this module; no code from it exists.
+            unsafe { module.free_memory() };
+            return Err("the sampling loop named a symbol the program does not have".into());
         }
         let id = module
             .declare_function(&format!("sample{proc}"), Linkage::Local, &sig)
@@ -287,7 +221,7 @@ impl<'j, 'p> Sampler<'j, 'p> {
         module.finalize_definitions().map_err(|e| e.to_string())?;
         let ptr = module.get_finalized_function(id);
         // SAFETY: `ptr` is the finalized code of a function built with exactly the signature
-        // `LoopFn` describes (six i64 parameters, an i64 result, the host's default calling
+        // `LoopFn` describes (five i64 parameters, an i64 result, the host's default calling
         // convention), and it lives until `module` is freed in `drop`.
         let func = unsafe { std::mem::transmute::<*const u8, LoopFn>(ptr) };
         Ok(Some(Sampler {
@@ -303,28 +237,16 @@ impl<'j, 'p> Sampler<'j, 'p> {
         RawCounts::new(self.jit.symbols.len())
     }
 
-    /// Run `n` resolutions on encoded arguments (from [`JitProgram::encode_args`]) and add
-    /// their outcomes to `counts`. The first error stops the run and is returned.
-    pub fn run(
-        &self,
-        raw: &[i64],
-        n: u64,
-        dice: &mut Dice,
-        counts: &mut RawCounts,
-    ) -> Result<(), RunError> {
-        let Some(Some(c)) = self.jit.compiled.get(self.proc as usize) else {
-            return Err(RunError::Type("procedure not compiled".into()));
-        };
-        if raw.len() < c.params.len() {
-            return Err(RunError::Type("too few arguments".into()));
-        }
+    /// Run `n` resolutions and add their outcomes to `counts`. The first error stops the run
+    /// and is returned.
+    pub fn run(&self, n: u64, dice: &mut Dice, counts: &mut RawCounts) -> Result<(), RunError> {
         let interp = Interp::new(self.jit.program, self.jit.assumptions);
         let mut ctx = JitCtx {
             failed: 0,
             dice,
             interp: &interp,
             symbols: &self.jit.symbols,
-            faces: &self.jit.faces,
+            faces: &*self.jit.faces,
             pools: Vec::new(),
             error: None,
             proc: self.proc,
@@ -335,7 +257,6 @@ impl<'j, 'p> Sampler<'j, 'p> {
             let mut last = [0i64; 2];
             let done = (self.func)(
                 &mut ctx,
-                raw.as_ptr(),
                 left,
                 counts.table.as_mut_ptr(),
                 window.as_ptr(),
@@ -366,4 +287,142 @@ impl<'j, 'p> Sampler<'j, 'p> {
         self.jit
             .decode_outcome(self.proc, RawOutcome { status, value })
     }
+}
+
+/// The loop's body into `ctx`: entry (window, dice state, arguments), `header(i)` testing
+/// `i < n`, the resolution inlined with each result counted, and the exits.
+fn build(
+    shell: &mut JitProgram,
+    ctx: &mut cranelift_codegen::Context,
+    proc: u32,
+    args: &[i64],
+    params: &[super::Kind],
+    meta: &[Option<Meta>],
+    ids: &[Option<cranelift_module::FuncId>],
+) -> Result<(), String> {
+    let program = shell.program;
+    let def = &program.procs[proc as usize];
+    let n_symbols = shell.symbols.len() as i64;
+    let mut fctx = FunctionBuilderContext::new();
+    let mut fb = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+    let flags = MemFlagsData::new();
+    let entry = fb.create_block();
+    fb.append_block_params_for_function_params(entry);
+    let header = fb.create_block();
+    let i = fb.append_block_param(header, I64);
+    let body = fb.create_block();
+    let bail = fb.create_block();
+    let st_b = fb.append_block_param(bail, I64);
+    let v_b = fb.append_block_param(bail, I64);
+    let done = fb.create_block();
+
+    fb.switch_to_block(entry);
+    let p = fb.block_params(entry).to_vec();
+    let (jctx, n, table, window, last) = (p[0], p[1], p[2], p[3], p[4]);
+    let symbols = fb.ins().load(I64, flags, window, 0);
+    let lo = fb.ins().load(I64, flags, window, 8);
+    let len = fb.ins().load(I64, flags, window, 16);
+    let nothing_at = fb.ins().iadd(symbols, len);
+    let dptr = fb.ins().load(
+        I64,
+        flags,
+        jctx,
+        std::mem::offset_of!(JitCtx, dice) as i32,
+    );
+    let pos_v = fb.declare_var(I64);
+    let draws_v = fb.declare_var(I64);
+    let pos = fb.ins().load(I64, flags, dptr, Dice::POS_OFFSET);
+    let draws = fb.ins().load(I64, flags, dptr, Dice::DRAWS_OFFSET);
+    fb.def_var(pos_v, pos);
+    fb.def_var(draws_v, draws);
+    let out = fb.ins().iconst(I64, 0);
+    let mut slots = Vec::new();
+    for _ in 0..(def.n_slots as usize).max(params.len()) {
+        let v = fb.declare_var(I64);
+        let zero = fb.ins().iconst(I64, 0);
+        fb.def_var(v, zero);
+        slots.push(v);
+    }
+    let n_slots = slots.len();
+    let mut cg = Codegen {
+        jp: shell,
+        fb,
+        jctx,
+        out,
+        slots,
+        slot_kinds: vec![None; n_slots],
+        local_types: def.params.iter().map(|p| Some(p.ty.clone())).collect(),
+        named: false,
+        result: None,
+        meta,
+        ids,
+        callback_sigs: HashMap::new(),
+        error_exit: None,
+        failed_exit: None,
+        proc,
+        stmt_ids: ir::stmts_post_order(&def.body)
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| (std::ptr::from_ref(s).addr(), i as i64))
+            .collect(),
+        cur_stmt: -1,
+        sink: Sink::Count(CountSite {
+            table,
+            symbols,
+            lo,
+            len,
+            nothing_at,
+            n_symbols,
+            header,
+            i,
+            bail,
+        }),
+        dice_regs: Some(DiceRegs {
+            dptr,
+            pos: pos_v,
+            draws: draws_v,
+        }),
+        error_bail: Some(bail),
+        slot_consts: Vec::new(),
+        fold: true,
+        inlined: 0,
+        dead: false,
+        jump_rets: Vec::new(),
+    };
+    for (k, (a, kind)) in args.iter().zip(params).enumerate() {
+        let v = cg.konst(*a);
+        cg.set_slot(k, v, *kind);
+    }
+    let zero = cg.konst(0);
+    cg.fb.ins().jump(header, &[BlockArg::Value(zero)]);
+
+    // header(i): stop after n. Sealed at the end, when every count has jumped back to it.
+    cg.fb.switch_to_block(header);
+    let more = cg.fb.ins().icmp(IntCC::SignedLessThan, i, n);
+    cg.fb.ins().brif(more, body, &[], done, &[]);
+
+    cg.enter(body);
+    cg.block(&def.body).map_err(|e| e.0)?;
+    if !cg.fb.is_unreachable() {
+        let zero = cg.konst(0);
+        cg.ret(ST_NOTHING, zero);
+    }
+    cg.finish_exits();
+
+    // bail(status, value): hand the result back, uncounted, and the dice state with it.
+    cg.enter(bail);
+    cg.fb.ins().store(flags, st_b, last, 0);
+    cg.fb.ins().store(flags, v_b, last, 8);
+    cg.flush_dice();
+    cg.fb.ins().return_(&[i]);
+
+    cg.fb.switch_to_block(done);
+    cg.flush_dice();
+    cg.fb.ins().return_(&[i]);
+
+    let mut fb = cg.fb;
+    fb.seal_all_blocks();
+    let target = shell.module.as_ref().expect("module present").target_config();
+    fb.finalize(target);
+    Ok(())
 }
