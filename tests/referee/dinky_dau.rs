@@ -126,7 +126,9 @@ pub struct DinkyDau {
 
 /// 10.2 step 1: the unit the shadow blinds are, and what a reveal leaves of a squad (ours:
 /// the names of the cells, jungle_patrol.sand): medium stands not there, or discarded.
-const SHADOW_BLIND: &str = "shadow_blind";
+const SHADOW_BLIND: &str = "shadow_element";
+/// 10.2 step 2: the Threat Levels 1-3, the columns of the 10.4 table.
+const THREAT_LEVELS: [&str; 3] = ["local_militia", "vc_main_force", "nva_regular"];
 fn absent_mediums(found: &str) -> Option<i64> {
     match found {
         "lone_sniper" => Some(2),
@@ -442,10 +444,16 @@ impl DinkyDau {
             else {
                 continue;
             };
-            if let Some((face, threat)) = cell.split_once(',')
+            // The table's columns are the Threat Levels 1-3 (10.2 step 2), named by number.
+            if let Some((face, col)) = cell.split_once(',')
                 && let Ok(face) = face.trim().parse::<i64>()
+                && let Some(threat) = col
+                    .trim()
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|c| THREAT_LEVELS.get(c.wrapping_sub(1)))
             {
-                reveal.insert((face, threat.trim().to_string()), v.clone());
+                reveal.insert((face, threat.to_string()), v.clone());
             }
         }
         let threat = assumed
