@@ -444,6 +444,9 @@ fn dinky_dau_jungle_patrol_against_the_jungle_ghost_is_played_as_printed() {
     );
     judge("Dinky Dau, solo patrol against the Jungle Ghost", &r);
     for rule in [
+        "10.2 step 1: shadow blinds are placed by the placement priority",
+        "10.4: a shadow blind's first reveal rolls the Contact Reveal Table",
+        "10.4: what a shadow blind hides is the table's cell",
         "2.3: CP spent never exceeds CP available",
         "4.2: a side is never shown an unconfirmed enemy element",
         "5.1 steps 1-2: the pool is rolled and hits on its target",

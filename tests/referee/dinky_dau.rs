@@ -24,6 +24,18 @@
 //! - VP recount (3.3, 3.4): the final scores from the stands lost, KIA, extractions and the
 //!   casualty tokens left, with the scenario's reading of the -3 / -2.
 //!
+//! The solo patrol against the Jungle Ghost (chapter 10) adds:
+//! - Shadow blind placement (10.2 step 1), in the games where the Ghost places them: each
+//!   blind in turn goes inside a hootch or bunker that holds none yet while one is free, then
+//!   along a tree line / woodline (a patch of dense jungle) that holds none, then on brush
+//!   patches or paddy bunds, and only when none of these has a set-up point left anywhere in
+//!   its area. (The d6 quarter of priority 3 is the Ghost's own roll, not logged.)
+//! - The Contact Reveal Table (10.4): the first reveal of a shadow blind, and only that one,
+//!   rolls the table of the scenario's Threat Level (10.2 step 2); the result is the assumed
+//!   cell for the face rolled, and the element then has the stands that cell gives (nothing:
+//!   discarded; the leader's stand alone; one medium stand and the leader; the whole squad),
+//!   which the stand losses, eliminations and the VP recount follow.
+//!
 //! The village sweep adds (its hidden sites are read from the log's set-up, its hootches from
 //! the scenario's neutral pieces, its terrain from the table):
 //! - Search / Pacify (2.3, 9b.2 item 3): a search tests each hidden site within 2in of the
@@ -102,6 +114,28 @@ pub struct DinkyDau {
     turns: i64,
     tokens_per_turn: i64,
     flat_three: bool,
+    /// 10.4 as assumed: (face, threat level) to what the blind hides.
+    reveal: BTreeMap<(i64, String), String>,
+    /// 10.2 step 2: the scenario's Threat Level.
+    threat: String,
+    /// The insurgent's set-up area and the table's size and base (10.2 step 1 placement).
+    insurgent_area: Option<Rect>,
+    table: (i64, i64),
+    base: i64,
+}
+
+/// 10.2 step 1: the unit the shadow blinds are, and what a reveal leaves of a squad (ours:
+/// the names of the cells, jungle_patrol.sand): medium stands not there, or discarded.
+const SHADOW_BLIND: &str = "shadow_element";
+/// 10.2 step 2: the Threat Levels 1-3, the columns of the 10.4 table.
+const THREAT_LEVELS: [&str; 3] = ["local_militia", "vc_main_force", "nva_regular"];
+fn absent_mediums(found: &str) -> Option<i64> {
+    match found {
+        "lone_sniper" => Some(2),
+        "fire_team" => Some(1),
+        "full_squad" => Some(0),
+        _ => None,
+    }
 }
 
 // The book's numbers (lengths in tenths of a millimetre: 1in = 254).
@@ -402,7 +436,75 @@ impl DinkyDau {
                     .is_some_and(|v| v.contains(name))
         };
         let flat_three = option("flat_three");
+        let mut reveal = BTreeMap::new();
+        for (k, v) in assumed {
+            let Some(cell) = k
+                .strip_prefix("contact_reveal_table[")
+                .and_then(|c| c.strip_suffix(']'))
+            else {
+                continue;
+            };
+            // The table's columns are the Threat Levels 1-3 (10.2 step 2), named by number.
+            if let Some((face, col)) = cell.split_once(',')
+                && let Ok(face) = face.trim().parse::<i64>()
+                && let Some(threat) = col
+                    .trim()
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|c| THREAT_LEVELS.get(c.wrapping_sub(1)))
+            {
+                reveal.insert((face, threat.to_string()), v.clone());
+            }
+        }
+        let threat = assumed
+            .get(&format!("scenario.{scenario}.threat_level"))
+            .cloned()
+            .or_else(|| {
+                prop(sc, "threat_level")
+                    .first()
+                    .and_then(|(_, v)| v["Const"]["Symbol"].as_str().map(String::from))
+            })
+            .unwrap_or_default();
+        let rect_of = |b: &Value| -> Option<Rect> {
+            let r: Vec<i64> = prop(b, "rect")
+                .iter()
+                .filter_map(|(_, v)| constant(ir, v, assumed).and_then(|c| c.as_i64()))
+                .collect();
+            (r.len() == 4).then(|| (r[0], r[1], r[2], r[3]))
+        };
+        let insurgent_area = sc["blocks"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|b| b["keyword"] == "force" && b["name"].as_str() == sides.get(1).map(String::as_str))
+            .and_then(|f| {
+                prop(f, "deploy")
+                    .first()
+                    .and_then(|(_, v)| v["Const"]["Symbol"].as_str().map(String::from))
+            })
+            .and_then(|name| {
+                board["blocks"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .find(|b| b["keyword"] == "area" && b["name"] == name.as_str())
+                    .and_then(rect_of)
+            });
+        let board_len = |k: &str, or: i64| {
+            prop(board, k)
+                .first()
+                .and_then(|(_, v)| constant(ir, v, assumed))
+                .and_then(|c| c.as_i64())
+                .unwrap_or(or)
+        };
+        let table = (board_len("width", 48 * INCH), board_len("depth", 48 * INCH));
+        let base = board_len("base", INCH);
         DinkyDau {
+            reveal,
+            threat,
+            insurgent_area,
+            table,
+            base,
             stats,
             dense,
             terrain,
@@ -482,6 +584,11 @@ impl DinkyDau {
         let mut mud_sprint: Option<String> = None;
         let allied = self.sides.first().cloned().unwrap_or_default();
         let insurgent = self.sides.get(1).cloned().unwrap_or_default();
+        // 10.2 step 1 / 10.4: where the pieces were set up, the shadow blinds placed so far,
+        // and a shadow blind revealed whose Contact Reveal roll is owed.
+        let mut set_up: Vec<(i64, i64)> = Vec::new();
+        let mut blinds_at: Vec<(i64, i64)> = Vec::new();
+        let mut reveal_owed: Option<String> = None;
 
         for (n, l) in lines.iter().enumerate() {
             match l.kind() {
@@ -544,6 +651,22 @@ impl DinkyDau {
                     let label = l.s("piece");
                     let entity = entity_of(&label, &self.sides).to_string();
                     let side = l.s("side");
+                    let at = point(&l.v["at"]).unwrap_or_default();
+                    let ghost = n > 0 && lines[n - 1].s("why").starts_with("jungle_ghost");
+                    if entity == SHADOW_BLIND && ghost {
+                        let want = self.placement_tier(&set_up, &blinds_at);
+                        let got = self.tier_of(at, &blinds_at);
+                        r.check(
+                            "10.2 step 1: shadow blinds are placed by the placement priority",
+                            (want.is_some_and(|w| got != Some(w))).then(|| {
+                                format!("{label} at {at:?} on tier {got:?}, tier {want:?} had room (line {n})")
+                            }),
+                        );
+                    }
+                    if entity == SHADOW_BLIND {
+                        blinds_at.push(at);
+                    }
+                    set_up.push(at);
                     if side == allied && self.stats.contains_key(&entity) {
                         deploy_order.push(label.clone());
                     }
@@ -607,8 +730,9 @@ impl DinkyDau {
                         }
                     }
                     if counter == "smalls_lost" && value > before {
-                        let mediums_left =
-                            stat.as_ref().map_or(0, |s| s.mediums) - p.c("mediums_lost");
+                        let mediums_left = stat.as_ref().map_or(0, |s| s.mediums)
+                            - p.c("mediums_lost")
+                            - p.c("_absent");
                         r.check(
                             "5.1 step 4: small stands are hit only when no medium stand is left",
                             (mediums_left > 0).then(|| {
@@ -650,6 +774,22 @@ impl DinkyDau {
                         continue;
                     };
                     let marked = l.kind() == "marked";
+                    if marked
+                        && marker == "confirmed_contact"
+                        && pieces
+                            .get(&label)
+                            .is_some_and(|p| p.entity == SHADOW_BLIND && p.c("_identified") == 0)
+                    {
+                        // 10.4: its first reveal rolls the table, before anything else is rolled.
+                        let next = lines[n + 1..].iter().find(|x| x.kind() == "resolved");
+                        r.check(
+                            "10.4: a shadow blind's first reveal rolls the Contact Reveal Table",
+                            (reveal_owed.is_some()
+                                || !next.is_some_and(|x| x.s("name") == "contact_reveal"))
+                            .then(|| format!("{label} revealed with no reveal roll (line {n})")),
+                        );
+                        reveal_owed = Some(label.clone());
+                    }
                     if marked && marker == "confirmed_contact" {
                         // The events of the order in progress (a side's choices inside it, an
                         // ambush or opportunity fire, are logged after its events).
@@ -760,9 +900,11 @@ impl DinkyDau {
                     let label = l.s("piece");
                     if let Some(p) = pieces.get(&label).cloned() {
                         let stat = self.stats.get(&p.entity).cloned();
-                        let dummy = stat.as_ref().is_some_and(|s| s.dummy);
+                        // A shadow blind the table found empty is discarded as a dummy.
+                        let dummy = stat.as_ref().is_some_and(|s| s.dummy) || p.c("_noise") == 1;
                         let no_stand = stat.as_ref().is_some_and(|s| {
-                            p.c("mediums_lost") >= s.mediums && p.c("smalls_lost") >= s.smalls
+                            p.c("mediums_lost") + p.c("_absent") >= s.mediums
+                                && p.c("smalls_lost") >= s.smalls
                         });
                         r.check(
                             "5.1 step 4: an element goes when its last stand collapses",
@@ -773,7 +915,8 @@ impl DinkyDau {
                             if p.side == allied {
                                 abandoned += p.c("lying") + p.c("stable") + p.c("carried");
                             } else {
-                                comm_left += stat.map_or(0, |s| s.mediums + s.smalls);
+                                comm_left +=
+                                    stat.map_or(0, |s| s.mediums - p.c("_absent") + s.smalls);
                             }
                         }
                     }
@@ -882,6 +1025,29 @@ impl DinkyDau {
                     let result = l.s("result");
                     let first = dice.first().copied().unwrap_or(0);
                     match name.as_str() {
+                        "contact_reveal" => {
+                            // 10.4: the Threat Level's table, the cell of the face rolled.
+                            let want = self.reveal.get(&(first, self.threat.clone()));
+                            let threat_ok = args.first().is_some_and(|a| a.ends_with(&self.threat));
+                            let owed = reveal_owed.take();
+                            r.check(
+                                "10.4: what a shadow blind hides is the table's cell",
+                                (owed.is_none()
+                                    || !threat_ok
+                                    || dice.len() != 1
+                                    || want != Some(&result))
+                                .then(|| {
+                                    format!("{owed:?}: {args:?} {dice:?} = {result}, table {want:?} (line {n})")
+                                }),
+                            );
+                            if let Some(p) = owed.and_then(|o| pieces.get_mut(&o)) {
+                                p.counters.insert("_identified".into(), 1);
+                                match absent_mediums(&result) {
+                                    Some(k) => p.counters.insert("_absent".into(), k),
+                                    None => p.counters.insert("_noise".into(), 1),
+                                };
+                            }
+                        }
                         "command_points" => {
                             let officers = arg_int(&args, 0);
                             let rto = arg_bool(&args, 1);
@@ -1158,6 +1324,12 @@ impl DinkyDau {
                     }
                 }
                 "end" => {
+                    if let Some(owed) = reveal_owed.take() {
+                        r.check(
+                            "10.4: a shadow blind's first reveal rolls the Contact Reveal Table",
+                            Some(format!("{owed} revealed with no reveal roll by the end")),
+                        );
+                    }
                     self.close_order(&mut emergency_expected, &mut emergency_seen, r);
                     self.close_village_order(&mut search_expect, &mut mud_sprint, &pieces, r);
                     let scores: BTreeMap<String, i64> = l.v["scores"]
@@ -1228,6 +1400,54 @@ impl DinkyDau {
                 _ => {}
             }
         }
+    }
+
+    /// 10.2 step 1: the placement tier of a point for the next shadow blind, given the blinds
+    /// placed: 1 inside a hootch or bunker holding none, 2 in a patch of dense jungle (a tree
+    /// line or woodline) holding none, 3 on brush or a paddy bund; `None` otherwise.
+    fn tier_of(&self, p: (i64, i64), blinds: &[(i64, i64)]) -> Option<u8> {
+        let free = |terrain: &str| {
+            self.rects(terrain)
+                .iter()
+                .any(|r| inside(r, p) && !blinds.iter().any(|b| inside(r, *b)))
+        };
+        if free("hootch") || free("bunker") {
+            Some(1)
+        } else if free("dense_jungle") {
+            Some(2)
+        } else if self.in_terrain("secondary_jungle", p) || self.in_terrain("rice_paddy", p) {
+            Some(3)
+        } else {
+            None
+        }
+    }
+
+    /// The best tier with a set-up point left in the insurgent's area (a 2in grid from 1in,
+    /// a base clear of every piece set up); `None` when no tier has one.
+    fn placement_tier(&self, set_up: &[(i64, i64)], blinds: &[(i64, i64)]) -> Option<u8> {
+        let area = self.insurgent_area?;
+        let step = 2 * INCH;
+        let mut best: Option<u8> = None;
+        let mut y = step / 2;
+        while y <= self.table.1 {
+            let mut x = step / 2;
+            while x <= self.table.0 {
+                let q = (x, y);
+                let clear = set_up.iter().all(|s| {
+                    let (dx, dy) = (s.0 - x, s.1 - y);
+                    dx * dx + dy * dy >= self.base * self.base
+                });
+                if inside(&area, q) && clear {
+                    let t = self.tier_of(q, blinds);
+                    if t.is_some() && (best.is_none() || t < best) {
+                        best = t;
+                    }
+                }
+                x += step;
+            }
+            y += step;
+        }
+        best
     }
 
     /// Surviving Squad Leader stands: squads still on the table with their small stand.

@@ -602,6 +602,8 @@ pub enum Preferred {
         action: ProcId,
     },
     Hold,
+    /// Where a piece is set up (`prefer deploy(piece, at)`): the engine's set-up choices.
+    Deploy,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -126,7 +126,7 @@ impl Lowerer<'_> {
                     .filter(|a| super::edit_distance(a, &name.name) <= 3);
                 d = d.help(match near {
                     Some(a) => format!("did you mean `{a}`?"),
-                    None => "a policy prefers one of the rules' actions, `hold`, or `pick OPTION during ACTION(…)`".into(),
+                    None => "a policy prefers one of the rules' actions, `hold`, `deploy(piece, at)`, or `pick OPTION during ACTION(…)`".into(),
                 });
                 self.diags.push(d);
                 return None;
@@ -186,6 +186,26 @@ impl Lowerer<'_> {
                     })
                     .collect(),
             ),
+            // `deploy(piece, at)` names the engine's set-up choice, unless the rules have an
+            // action of that name.
+            ast::PreferWhat::Action { name, binders }
+                if name.name == "deploy"
+                    && binders.len() == 2
+                    && !matches!(self.lookup("deploy"), Some(Sym::Proc(_))) =>
+            {
+                (
+                    ir::Preferred::Deploy,
+                    binders
+                        .iter()
+                        .map(|b| ir::Param {
+                            name: b.name.clone(),
+                            ty: ir::Type::Entity(None),
+                            range: None,
+                            default: None,
+                        })
+                        .collect(),
+                )
+            }
             ast::PreferWhat::Action { name, binders } => {
                 let (id, params) = self.preferred_action(file, name, binders)?;
                 (ir::Preferred::Action(id), params)

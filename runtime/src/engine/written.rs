@@ -47,6 +47,12 @@ impl Written {
                 .filter(|(_, c)| c.act == Act::Action(*a))
                 .map(|(k, c)| (k, c.args.clone()))
                 .collect(),
+            Preferred::Deploy => choices
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.act == Act::Deploy)
+                .map(|(k, c)| (k, c.args.clone()))
+                .collect(),
             Preferred::Pick { option, action } => {
                 let Some(inside) = game.flow.pending.as_ref().and_then(|d| d.inside.as_ref())
                 else {
@@ -82,6 +88,14 @@ impl Written {
     }
 }
 
+/// Whichever of two states of the same dice has drawn more.
+fn further(a: Option<Dice>, b: &Dice) -> Dice {
+    match a {
+        Some(a) if a.draws() > b.draws() => a,
+        _ => b.clone(),
+    }
+}
+
 impl Policy for Written {
     fn choose(
         &mut self,
@@ -96,7 +110,16 @@ impl Policy for Written {
         let mut world = game.lookahead_copy(side, seed);
         for (n, rule) in def.rules.iter().enumerate() {
             let mut met: Vec<(usize, i64)> = Vec::new();
+            // The set-up points offered for one piece are judged against the same dice: a
+            // roll in the rule (a table quarter) is made once per piece placed, not per point.
+            // The policy's dice go on from the furthest any point took them.
+            let once = (rule.what == Preferred::Deploy).then(|| self.dice.clone());
+            let mut furthest: Option<Dice> = None;
             for (k, args) in Self::candidates(&rule.what, game, choices) {
+                if let Some(start) = &once {
+                    furthest = Some(further(furthest.take(), &self.dice));
+                    self.dice = start.clone();
+                }
                 if let Some(h) = rule.when
                     && self.eval(&mut world, h, args.clone()) != Some(Val::Bool(true))
                 {
@@ -110,6 +133,9 @@ impl Policy for Written {
                     None => 0,
                 };
                 met.push((k, rank));
+            }
+            if once.is_some() {
+                self.dice = further(furthest, &self.dice);
             }
             if let Some(top) = met.iter().map(|m| m.1).max() {
                 let best: Vec<usize> = met.iter().filter(|m| m.1 == top).map(|m| m.0).collect();
