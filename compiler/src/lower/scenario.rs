@@ -1030,7 +1030,9 @@ impl Lowerer<'_> {
                             .label("not `rows = …` or `columns = …`")
                             .help("write `deploy: rows = 1..=2` and/or `columns = A..=D`"),
                         );
-                        continue;
+                        // Its hexes are not known: counting it over the whole board would
+                        // report the forces after it as short of room when they are not.
+                        return None;
                     };
                     let (lo, hi, max, what) = match (key.name.as_str(), &v.value.kind) {
                         ("rows", ExprKind::Range { lo, hi, inclusive }) => (

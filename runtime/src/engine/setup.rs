@@ -1170,11 +1170,41 @@ fn read_force(
         Some(n) => Some(int(&count_value(interp, n)?)? as u32),
         None => None,
     };
-    let exits = f
+    let mut exits: Vec<HexCoord> = f
         .exits
         .iter()
         .map(|h| HexCoord::new(h.column, h.row).map_err(setup_err))
         .collect::<Result<_, _>>()?;
+    // `exit: ?` reaches the IR as an unknown property of the force: the assumption gives a
+    // hex label or a list of them.
+    for (_, v) in f.flags.iter().filter(|(k, _)| k == "exit") {
+        let Value::Unknown(u) = v else { continue };
+        let v = interp.constant(&Value::Unknown(*u)).map_err(setup_err)?;
+        let vs = match v {
+            Val::List(items) => items,
+            v => vec![v],
+        };
+        for v in vs {
+            let h = match v {
+                Val::Hex(h) => h,
+                Val::Sym(s) | Val::Text(s) => HexCoord::parse(&s).map_err(setup_err)?,
+                other => {
+                    return Err(EngineError::Setup(format!(
+                        "force {name}: `exit: ?` is a hex label or a list of them, not {}",
+                        other.show(program)
+                    )));
+                }
+            };
+            if let BoardSpec::Hex { grid, .. } = board
+                && !grid.contains(h)
+            {
+                return Err(EngineError::Setup(format!(
+                    "force {name}: exit hex {h} is off the board"
+                )));
+            }
+            exits.push(h);
+        }
+    }
     let deploy = f
         .deploy
         .as_ref()
