@@ -173,7 +173,7 @@ codes! {
     ScenarioBoardSize = "sand::scenario::board-size", Error;
     /// A hex label or deployment rows or columns outside the board played.
     ScenarioOffBoard = "sand::scenario::off-board", Error;
-    /// A force whose units do not fit in its deployment area at `max_per_hex`.
+    /// A force whose units do not fit in its deployment area: hexes at `max_per_hex` shared with the forces before it, or a table area's points a base apart.
     ScenarioAreaTooSmall = "sand::scenario::area-too-small", Error;
     /// A `deploy:` that names no area of the table, or is not rows and columns on a hex board.
     ScenarioUnknownArea = "sand::scenario::unknown-area", Error;

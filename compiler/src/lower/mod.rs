@@ -9,6 +9,7 @@
 mod activation;
 mod calls;
 mod config;
+mod deploy;
 pub(crate) mod expr;
 mod items;
 mod playable;
@@ -547,8 +548,16 @@ impl<'a> Lowerer<'a> {
         // not in the book) gets one warning listing the fields, not one per field.
         let mut grouped: Vec<(String, FileId, Span, Vec<String>)> = Vec::new();
         let mut single = Vec::new();
+        // A `?` that an error already refuses (a deck's card count, a `max_per_hex`) is not
+        // also an unknown to supply: the error says it cannot stay `?`.
+        let refused: Vec<(FileId, Span)> = self
+            .diags
+            .iter()
+            .filter(|d| d.severity == crate::diagnostic::Severity::Error)
+            .map(|d| (d.primary.file, d.primary.span))
+            .collect();
         for (id, file, span, in_table) in self.unknown_sites.clone() {
-            if in_table {
+            if in_table || refused.contains(&(file, span)) {
                 continue;
             }
             let name = &self.program.unknowns[id as usize].name;

@@ -96,11 +96,30 @@ fn points_in(o: &Outline, width: i64, depth: i64, base: i64, taken: &[(i64, i64)
         };
         (from..=hi.min(edge)).step_by(DEPLOY_GRID as usize)
     };
+    // Pieces set up in the area keep a base apart too: with a base wider than the grid, the
+    // points are taken in the engine's order (row by row), each one a base from those before.
+    let apart = base > DEPLOY_GRID;
+    let reach = (base + DEPLOY_GRID - 1) / DEPLOY_GRID;
+    let mut placed: std::collections::HashSet<(i64, i64)> = std::collections::HashSet::new();
+    let clear = |placed: &std::collections::HashSet<(i64, i64)>, px: i64, py: i64| {
+        let (cx, cy) = (px / DEPLOY_GRID, py / DEPLOY_GRID);
+        (-reach..=reach).all(|dy| {
+            (-reach..=reach).all(|dx| {
+                !placed.contains(&(cx + dx, cy + dy)) || {
+                    let (ex, ey) = (i128::from(dx * DEPLOY_GRID), i128::from(dy * DEPLOY_GRID));
+                    ex * ex + ey * ey >= i128::from(base) * i128::from(base)
+                }
+            })
+        })
+    };
     let mut n = 0;
     for py in along(y0, y1, depth) {
         for px in along(x0, x1, width) {
-            if contains(px, py) && free(px, py) {
+            if contains(px, py) && free(px, py) && (!apart || clear(&placed, px, py)) {
                 n += 1;
+                if apart {
+                    placed.insert((px / DEPLOY_GRID, py / DEPLOY_GRID));
+                }
             }
         }
     }
@@ -295,7 +314,7 @@ impl Lowerer<'_> {
                         ),
                     )
                     .label("too small")
-                    .help("the engine sets pieces up one per point of a 2-inch grid, none within a base of a neutral piece: widen the area, or deploy some pieces elsewhere"),
+                    .help("the engine sets pieces up one per point of a 2-inch grid, a base apart and none within a base of a neutral piece: widen the area, or deploy some pieces elsewhere"),
                 );
             }
         }
@@ -375,6 +394,16 @@ mod tests {
             points_in(&square, 48 * inch, 36 * inch, inch, &[(2 * inch, 2 * inch)]),
             4
         );
+        // A 4-inch base in a strip one point wide: every other point, 1 to 35 inches.
+        let strip = Outline::Rect {
+            x0: 0,
+            y0: 0,
+            x1: 2 * inch,
+            y1: 36 * inch,
+        };
+        assert_eq!(points_in(&strip, 48 * inch, 36 * inch, 4 * inch, &[]), 9);
+        // A 2-inch base is the grid's spacing: every point.
+        assert_eq!(points_in(&strip, 48 * inch, 36 * inch, 2 * inch, &[]), 18);
         // A base of 3 inches around (2, 2) reaches all four.
         assert_eq!(
             points_in(

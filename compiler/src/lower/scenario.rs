@@ -592,7 +592,7 @@ impl Lowerer<'_> {
     }
 
     /// A hex label must lie on the board.
-    fn check_label(&mut self, file: FileId, b: &Board, e: &ast::Expr) {
+    pub(super) fn check_label(&mut self, file: FileId, b: &Board, e: &ast::Expr) {
         let Shape::Hex { columns, rows } = b.shape else {
             return;
         };
@@ -754,6 +754,7 @@ impl Lowerer<'_> {
         }
         let forces: Vec<&ast::Config> = children(s).filter(|f| f.keyword.name == "force").collect();
         let mut seen: Vec<&str> = Vec::new();
+        let mut hex_areas = Vec::new();
         for f in forces {
             let Some(side) = &f.name else {
                 self.diags.push(
@@ -783,8 +784,9 @@ impl Lowerer<'_> {
                 }
                 seen.push(&side.name);
             }
-            self.check_force(file, f, board);
+            hex_areas.extend(self.check_force(file, f, board));
         }
+        self.check_hex_room(file, &hex_areas);
         if let Some(b) = board {
             self.check_table_room(file, s, b);
         }
@@ -895,7 +897,13 @@ impl Lowerer<'_> {
         Some(n)
     }
 
-    fn check_force(&mut self, file: FileId, f: &ast::Config, board: Option<&Board>) {
+    /// Checks a force; on a hex board, returns its deployment hexes for the room check.
+    fn check_force(
+        &mut self,
+        file: FileId,
+        f: &ast::Config,
+        board: Option<&Board>,
+    ) -> Option<super::deploy::HexDeploy> {
         let head = f.name.as_ref().map_or(f.keyword.span, |n| n.span);
         let side = f.name.as_ref().map_or("", |n| n.name.as_str()).to_string();
         let units = prop(f, "units").map_or(Some(0), |(_, v)| self.count_pieces(v));
@@ -984,9 +992,11 @@ impl Lowerer<'_> {
                 );
             }
         }
+        self.check_force_hex_values(file, f, board);
         let max_per_hex = prop(f, "max_per_hex")
             .and_then(|(_, v)| v.first())
-            .and_then(|v| int_of(&v.value));
+            .and_then(|v| int_of(&v.value))
+            .filter(|n| *n >= 1);
         let Some((deploy_key, deploy)) = prop(f, "deploy") else {
             self.diags.push(
                 Diagnostic::new(
@@ -998,9 +1008,9 @@ impl Lowerer<'_> {
                 .label("no `deploy:`")
                 .help("say where it sets up: `deploy: rows = 1..=2` on a hex board, `deploy: AREA` on a table"),
             );
-            return;
+            return None;
         };
-        let Some(b) = board else { return };
+        let b = board?;
         match b.shape {
             Shape::Hex { columns, rows } => {
                 let mut area_cols = (1, columns);
@@ -1020,7 +1030,9 @@ impl Lowerer<'_> {
                             .label("not `rows = …` or `columns = …`")
                             .help("write `deploy: rows = 1..=2` and/or `columns = A..=D`"),
                         );
-                        continue;
+                        // Its hexes are not known: counting it over the whole board would
+                        // report the forces after it as short of room when they are not.
+                        return None;
                     };
                     let (lo, hi, max, what) = match (key.name.as_str(), &v.value.kind) {
                         ("rows", ExprKind::Range { lo, hi, inclusive }) => (
@@ -1040,6 +1052,25 @@ impl Lowerer<'_> {
                             columns,
                             "columns",
                         ),
+                        // `rows = 5` would be read as no rows at all: the whole board.
+                        ("rows" | "columns", kind) if !matches!(kind, ExprKind::Unknown(_)) => {
+                            let (what, example) = if key.name == "rows" {
+                                ("rows", "rows = 5..=5")
+                            } else {
+                                ("columns", "columns = E..=E")
+                            };
+                            self.diags.push(
+                                Diagnostic::new(
+                                    Code::ScenarioBadValue,
+                                    file,
+                                    v.value.span,
+                                    format!("`{what} =` takes a range of {what}"),
+                                )
+                                .label("not a range")
+                                .help(format!("write the first and last of them: `{example}`")),
+                            );
+                            return None;
+                        }
                         // Other named parts are the book's words for where some pieces go
                         // (`wire = P..=Q`): the engine places by rows and columns only.
                         _ => continue,
@@ -1052,7 +1083,7 @@ impl Lowerer<'_> {
                             v.value.span,
                             format!("these {what} are not on the board"),
                         );
-                        return;
+                        return None;
                     }
                     if what == "rows" {
                         area_rows = (lo, hi);
@@ -1060,31 +1091,21 @@ impl Lowerer<'_> {
                         area_cols = (lo, hi);
                     }
                 }
-                let hexes = i64::from(area_cols.1 - area_cols.0 + 1)
-                    * i64::from(area_rows.1 - area_rows.0 + 1);
-                if let (Some(units), Some(m)) = (units, max_per_hex)
-                    && units > hexes * m
-                {
-                    self.diags.push(
-                        Diagnostic::new(
-                            Code::ScenarioAreaTooSmall,
-                            file,
-                            deploy_key.span,
-                            format!(
-                                "force `{side}` has {units} units, and its area holds {} ({hexes} hexes, at most {m} per hex)",
-                                hexes * m
-                            ),
-                        )
-                        .label("too small")
-                        .help("widen the `deploy:` rows or columns, or raise `max_per_hex`"),
-                    );
-                }
+                return Some(super::deploy::HexDeploy {
+                    side,
+                    columns: area_cols,
+                    rows: area_rows,
+                    units,
+                    alone: self.units_alone(f),
+                    max_per_hex,
+                    span: deploy_key.span,
+                });
             }
             Shape::Table { .. } => {
-                let Some(v) = deploy.first() else { return };
+                let Some(v) = deploy.first() else { return None };
                 // `?` waits for an assumption; a string is the book's description.
                 if matches!(v.value.kind, ExprKind::Unknown(_) | ExprKind::Str(_)) {
-                    return;
+                    return None;
                 }
                 let Some(name) = name_of(&v.value) else {
                     self.diags.push(
@@ -1097,7 +1118,7 @@ impl Lowerer<'_> {
                         .label("not an area name")
                         .help(self.areas_help(b)),
                     );
-                    return;
+                    return None;
                 };
                 if !b.areas.iter().any(|a| a == name) {
                     let board = b.config.name.as_ref().map_or("", |n| n.name.as_str());
@@ -1115,6 +1136,7 @@ impl Lowerer<'_> {
             }
             Shape::Unknown => {}
         }
+        None
     }
 
     fn areas_help(&self, b: &Board) -> String {

@@ -492,9 +492,19 @@ impl Game<'_, '_> {
                     }
                     let choices = self.deploy_choices(i)?;
                     if choices.is_empty() {
+                        // `check` counts the room it can see; a `?` an assumption filled, a
+                        // `deploy_check:` or a group cap may still leave none.
+                        let at = rules
+                            .program
+                            .scenarios
+                            .iter()
+                            .find(|c| c.name == rules.scenario)
+                            .map_or(String::new(), |c| format!(" ({}:{})", c.file, c.line));
                         return Err(EngineError::Setup(format!(
-                            "no room left to deploy {}",
-                            self.state.pieces[i].label
+                            "no room left to deploy {}: the `deploy:` area of force {} in scenario `{}`{at} has no free place for it",
+                            self.state.pieces[i].label,
+                            rules.side_name(side),
+                            rules.scenario.replace('_', "-"),
                         )));
                     }
                     self.ask(side, choices)?;

@@ -1076,6 +1076,46 @@ fn count_value(interp: &Interp, n: Count) -> Result<Val, EngineError> {
     }
 }
 
+/// The rows and columns an assumption gives a hex force's `deploy: ?`.
+type Span2 = Option<(u32, u32)>;
+fn assumed_hexes(force: &str, v: &Val) -> Result<(Span2, Span2), EngineError> {
+    let items = match v {
+        Val::List(items) => items.clone(),
+        v => vec![v.clone()],
+    };
+    let (mut columns, mut rows) = (None, None);
+    for v in &items {
+        match v {
+            Val::Range(lo, hi) => {
+                let end = |n: Option<i64>, or: u32| n.map_or(Some(or), |n| u32::try_from(n).ok());
+                rows = Some((
+                    end(*lo, 1).ok_or_else(|| bad_deploy(force, v))?,
+                    end(*hi, u32::MAX).ok_or_else(|| bad_deploy(force, v))?,
+                ));
+            }
+            Val::LabelRange(lo, hi) => {
+                let col = |l: &Option<String>, or: u32| match l {
+                    None => Ok(or),
+                    Some(l) => HexCoord::parse(&format!("{l}1"))
+                        .map(|h| h.column())
+                        .map_err(|_| bad_deploy(force, v)),
+                };
+                columns = Some((col(lo, 1)?, col(hi, u32::MAX)?));
+            }
+            // The book's words for the area: nothing narrows the board.
+            Val::Text(_) => {}
+            other => return Err(bad_deploy(force, other)),
+        }
+    }
+    Ok((columns, rows))
+}
+
+fn bad_deploy(force: &str, v: &Val) -> EngineError {
+    EngineError::Setup(format!(
+        "force {force}: the assumption for `deploy: ?` gives {v:?}; on a hex board it gives rows (`1..=2`), columns (`A..=D`) or both in a list"
+    ))
+}
+
 fn read_force(
     program: &Program,
     interp: &Interp,
@@ -1130,11 +1170,41 @@ fn read_force(
         Some(n) => Some(int(&count_value(interp, n)?)? as u32),
         None => None,
     };
-    let exits = f
+    let mut exits: Vec<HexCoord> = f
         .exits
         .iter()
         .map(|h| HexCoord::new(h.column, h.row).map_err(setup_err))
         .collect::<Result<_, _>>()?;
+    // `exit: ?` reaches the IR as an unknown property of the force: the assumption gives a
+    // hex label or a list of them.
+    for (_, v) in f.flags.iter().filter(|(k, _)| k == "exit") {
+        let Value::Unknown(u) = v else { continue };
+        let v = interp.constant(&Value::Unknown(*u)).map_err(setup_err)?;
+        let vs = match v {
+            Val::List(items) => items,
+            v => vec![v],
+        };
+        for v in vs {
+            let h = match v {
+                Val::Hex(h) => h,
+                Val::Sym(s) | Val::Text(s) => HexCoord::parse(&s).map_err(setup_err)?,
+                other => {
+                    return Err(EngineError::Setup(format!(
+                        "force {name}: `exit: ?` is a hex label or a list of them, not {}",
+                        other.show(program)
+                    )));
+                }
+            };
+            if let BoardSpec::Hex { grid, .. } = board
+                && !grid.contains(h)
+            {
+                return Err(EngineError::Setup(format!(
+                    "force {name}: exit hex {h} is off the board"
+                )));
+            }
+            exits.push(h);
+        }
+    }
     let deploy = f
         .deploy
         .as_ref()
@@ -1143,8 +1213,13 @@ fn read_force(
         BoardSpec::Hex { grid, .. } => {
             let (cols, rows) = match deploy {
                 Deploy::Hexes { columns, rows } => (*columns, *rows),
-                // `?` or the book's words: nothing to narrow the board by.
-                Deploy::Unknown(_) | Deploy::Described(_) => (None, None),
+                // `?`: the assumption gives rows (`1..=2`), columns (`A..=D`) or both in a
+                // list; with none, or in the book's words, nothing narrows the board.
+                Deploy::Unknown(u) => match interp.constant(&Value::Unknown(*u)) {
+                    Ok(v) => assumed_hexes(&name, &v)?,
+                    Err(_) => (None, None),
+                },
+                Deploy::Described(_) => (None, None),
                 Deploy::Area(a) => {
                     return Err(EngineError::Setup(format!(
                         "force {name}: on a hex board a force deploys by rows and columns, not in an area (`{a}`)"
