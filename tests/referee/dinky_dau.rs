@@ -476,7 +476,9 @@ impl DinkyDau {
             .as_array()
             .into_iter()
             .flatten()
-            .find(|b| b["keyword"] == "force" && b["name"].as_str() == sides.get(1).map(String::as_str))
+            .find(|b| {
+                b["keyword"] == "force" && b["name"].as_str() == sides.get(1).map(String::as_str)
+            })
             .and_then(|f| {
                 prop(f, "deploy")
                     .first()

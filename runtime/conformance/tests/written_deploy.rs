@@ -69,7 +69,12 @@ scenario meeting "Meeting" {
 "#;
 
 /// Plays the set-up with `policy` for red; returns red's set-up points and the reasons.
-fn deploy(rules: &Rules, program: &sandtable_ir::Program, policy: &str, seed: u64) -> Vec<(String, String)> {
+fn deploy(
+    rules: &Rules,
+    program: &sandtable_ir::Program,
+    policy: &str,
+    seed: u64,
+) -> Vec<(String, String)> {
     let mut g = Game::new(rules, seed, None);
     let mut blue = Random::new(seed, 0);
     let mut red = Written::named(program, policy, seed, 1).expect("the policy");
@@ -105,9 +110,14 @@ fn a_written_policy_sets_its_pieces_up_where_its_rules_prefer() {
             // The copse holds the grid points x 48.26 / 53.34 cm, y 12.7 / 17.78 cm.
             assert!(why.starts_with("into_the_woods rule 1"), "{label}: {why}");
             assert!(
-                ["(48.26cm, 12.7cm)", "(53.34cm, 12.7cm)", "(48.26cm, 17.78cm)", "(53.34cm, 17.78cm)"]
-                    .iter()
-                    .any(|p| label.ends_with(&format!("at {p}"))),
+                [
+                    "(48.26cm, 12.7cm)",
+                    "(53.34cm, 12.7cm)",
+                    "(48.26cm, 17.78cm)",
+                    "(53.34cm, 17.78cm)"
+                ]
+                .iter()
+                .any(|p| label.ends_with(&format!("at {p}"))),
                 "{label}"
             );
         }

@@ -151,7 +151,9 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
             let pos = self.fb.use_var(d.pos);
             let draws = self.fb.use_var(d.draws);
             self.fb.ins().store(flags, pos, d.dptr, Dice::POS_OFFSET);
-            self.fb.ins().store(flags, draws, d.dptr, Dice::DRAWS_OFFSET);
+            self.fb
+                .ins()
+                .store(flags, draws, d.dptr, Dice::DRAWS_OFFSET);
         }
     }
 
@@ -1209,11 +1211,10 @@ impl<'a, 'p, 'f> Codegen<'a, 'p, 'f> {
             return result;
         }
         let fast = self.fb.create_block();
-        let bad = self.fb.ins().icmp_imm_u(
-            IntCC::UnsignedGreaterThan,
-            n,
-            crate::interp::MAX_POOL,
-        );
+        let bad = self
+            .fb
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThan, n, crate::interp::MAX_POOL);
         self.fb.ins().brif(bad, slow, &[], fast, &[]);
         self.enter(slow);
         slow_call(self);

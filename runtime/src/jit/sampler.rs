@@ -147,11 +147,7 @@ impl Drop for Sampler<'_, '_> {
 impl<'j, 'p> Sampler<'j, 'p> {
     /// Generate the loop for `proc` called with `args` (encoded by
     /// [`JitProgram::encode_args`]); `None` when `proc` was not compiled.
-    pub fn new(
-        jit: &'j JitProgram<'p>,
-        proc: u32,
-        args: &[i64],
-    ) -> Result<Option<Self>, String> {
+    pub fn new(jit: &'j JitProgram<'p>, proc: u32, args: &[i64]) -> Result<Option<Self>, String> {
         let Some(Some(c)) = jit.compiled.get(proc as usize) else {
             return Ok(None);
         };
@@ -323,12 +319,9 @@ fn build(
     let lo = fb.ins().load(I64, flags, window, 8);
     let len = fb.ins().load(I64, flags, window, 16);
     let nothing_at = fb.ins().iadd(symbols, len);
-    let dptr = fb.ins().load(
-        I64,
-        flags,
-        jctx,
-        std::mem::offset_of!(JitCtx, dice) as i32,
-    );
+    let dptr = fb
+        .ins()
+        .load(I64, flags, jctx, std::mem::offset_of!(JitCtx, dice) as i32);
     let pos_v = fb.declare_var(I64);
     let draws_v = fb.declare_var(I64);
     let pos = fb.ins().load(I64, flags, dptr, Dice::POS_OFFSET);
@@ -422,7 +415,11 @@ fn build(
 
     let mut fb = cg.fb;
     fb.seal_all_blocks();
-    let target = shell.module.as_ref().expect("module present").target_config();
+    let target = shell
+        .module
+        .as_ref()
+        .expect("module present")
+        .target_config();
     fb.finalize(target);
     Ok(())
 }
