@@ -787,7 +787,7 @@ impl DinkyDau {
                         r.check(
                             "10.4: a shadow blind's first reveal rolls the Contact Reveal Table",
                             (reveal_owed.is_some()
-                                || !next.is_some_and(|x| x.s("name") == "contact_reveal"))
+                                || next.is_none_or(|x| x.s("name") != "contact_reveal"))
                             .then(|| format!("{label} revealed with no reveal roll (line {n})")),
                         );
                         reveal_owed = Some(label.clone());

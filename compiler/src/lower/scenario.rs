@@ -1102,7 +1102,7 @@ impl Lowerer<'_> {
                 });
             }
             Shape::Table { .. } => {
-                let Some(v) = deploy.first() else { return None };
+                let v = deploy.first()?;
                 // `?` waits for an assumption; a string is the book's description.
                 if matches!(v.value.kind, ExprKind::Unknown(_) | ExprKind::Str(_)) {
                     return None;
