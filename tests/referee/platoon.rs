@@ -789,12 +789,27 @@ impl Platoon {
                                     .get(&exit)
                                     .copied()
                             });
-                            let enemy_there = at
-                                .iter()
-                                .any(|(l, h)| *h == exit && self.piece(l).unit_of_a_side() && self.piece(l).side != p.side);
-                            let bad = if p.soldier != (action == "leave_board") || !(p.soldier || p.unit) {
-                                Some(format!("{m} is not a {}", if action == "leave_board" { "soldier" } else { "decoy" }))
-                            } else if !self.exits.get(&p.side).is_some_and(|x| x.contains(&args[1])) {
+                            let enemy_there = at.iter().any(|(l, h)| {
+                                *h == exit
+                                    && self.piece(l).unit_of_a_side()
+                                    && self.piece(l).side != p.side
+                            });
+                            let bad = if p.soldier != (action == "leave_board")
+                                || !(p.soldier || p.unit)
+                            {
+                                Some(format!(
+                                    "{m} is not a {}",
+                                    if action == "leave_board" {
+                                        "soldier"
+                                    } else {
+                                        "decoy"
+                                    }
+                                ))
+                            } else if !self
+                                .exits
+                                .get(&p.side)
+                                .is_some_and(|x| x.contains(&args[1]))
+                            {
                                 Some(format!("{} is not an exit hex of {}", args[1], p.side))
                             } else if enemy_there {
                                 Some(format!("{} holds an enemy unit", args[1]))
@@ -881,15 +896,23 @@ impl Platoon {
                         group.remove(g);
                         let own = entries.get(piece).is_some_and(|e| e.contains(&to_h));
                         let bad = if from_h != Some(*entered) || distance(*entered, to_h) != 1 {
-                            Some(format!("{piece} falls back from {from:?} to {to}, not next to {}", label(*entered)))
+                            Some(format!(
+                                "{piece} falls back from {from:?} to {to}, not next to {}",
+                                label(*entered)
+                            ))
                         } else if !own || !allowed.contains(&to_h) {
                             Some(format!(
                                 "{piece} falls back from {} to {to}; it could have entered from {:?}",
                                 label(*entered),
-                                entries.get(piece).map(|e| e.iter().map(|h| label(*h)).collect::<Vec<_>>())
+                                entries
+                                    .get(piece)
+                                    .map(|e| e.iter().map(|h| label(*h)).collect::<Vec<_>>())
                             ))
                         } else if went.is_some_and(|w| w != to_h) {
-                            Some(format!("{piece} falls back to {to}, the group to {}", label(went.unwrap())))
+                            Some(format!(
+                                "{piece} falls back to {to}, the group to {}",
+                                label(went.unwrap())
+                            ))
                         } else {
                             None
                         };
@@ -902,7 +925,8 @@ impl Platoon {
                             // taken must be one of those (checked above).
                             r.check(
                                 "the fall-back hex chosen among several that qualify (5.c.3)",
-                                (!allowed.contains(&to_h)).then(|| format!("turn {turn}: {piece} to {to}")),
+                                (!allowed.contains(&to_h))
+                                    .then(|| format!("turn {turn}: {piece} to {to}")),
                             );
                         }
                         *went = Some(to_h);
@@ -1482,8 +1506,9 @@ impl Platoon {
                 || (path && !self.board.is(h, "path"))
         };
         let enemy = |h: Hex| {
-            at.iter()
-                .any(|(l, x)| *x == h && self.piece(l).unit_of_a_side() && self.piece(l).side != *side)
+            at.iter().any(|(l, x)| {
+                *x == h && self.piece(l).unit_of_a_side() && self.piece(l).side != *side
+            })
         };
         let mut dist: HashMap<Hex, u32> = HashMap::new();
         if path && !self.board.is(start, "path") {

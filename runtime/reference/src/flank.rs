@@ -336,9 +336,7 @@ impl Flank {
             .neighbours(self.hex(h))
             .into_iter()
             .map(|nb| BoardSpec::hex_index(&self.grid, nb) as u32)
-            .filter(|&k| {
-                within(&plain, k, budget) || within(&along, k, budget + self.path_bonus)
-            })
+            .filter(|&k| within(&plain, k, budget) || within(&along, k, budget + self.path_bonus))
             .filter(|&k| !self.enemy_at(s, side, k))
             .collect()
     }

@@ -489,23 +489,26 @@ impl GameHost<'_, '_> {
         let bound = u32::try_from(budget.max(0)).unwrap_or(u32::MAX);
         let plain = total(self.reach(i, Some(bound))?);
         let kept = match along {
-            Some((t, b)) if self.terrains_at(Pos::Hex(to)).any(|g| self.rules.board.ground_is(g, t)) => {
+            Some((t, b))
+                if self
+                    .terrains_at(Pos::Hex(to))
+                    .any(|g| self.rules.board.ground_is(g, t)) =>
+            {
                 Some((total(self.reach_along(i, t)?), b))
             }
             _ => None,
         };
         let side = self.state.pieces[i].side;
         let enemy_at = |h: HexCoord| {
-            self.state.pieces.iter().any(|q| {
-                q.on_board() && q.is_unit && q.side != side && q.pos == Some(Pos::Hex(h))
-            })
+            self.state
+                .pieces
+                .iter()
+                .any(|q| q.on_board() && q.is_unit && q.side != side && q.pos == Some(Pos::Hex(h)))
         };
         Ok(neighbours
             .iter()
             .enumerate()
-            .filter(|&(k, _)| {
-                plain[k] <= budget || kept.as_ref().is_some_and(|(c, b)| c[k] <= *b)
-            })
+            .filter(|&(k, _)| plain[k] <= budget || kept.as_ref().is_some_and(|(c, b)| c[k] <= *b))
             .map(|(_, &n)| n)
             .filter(|&n| !enemy_at(n))
             .collect())
@@ -1364,8 +1367,9 @@ impl Host for GameHost<'_, '_> {
                 let along = match (a.get(3), a.get(4)) {
                     (Some(t), Some(b)) => Some((
                         t,
-                        b.as_int()
-                            .ok_or_else(|| err("`entry_hexes` allows a number along the terrain"))?,
+                        b.as_int().ok_or_else(|| {
+                            err("`entry_hexes` allows a number along the terrain")
+                        })?,
                     )),
                     (Some(_), None) => {
                         return Err(err("`entry_hexes` along a terrain needs its budget"));
