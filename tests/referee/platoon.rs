@@ -171,6 +171,10 @@ impl Piece {
     }
 }
 
+/// 5.c.3 after a lost melee: the soldiers still to fall back, the melee hex, the hexes all
+/// of them qualify for, and the hex the first of them went to.
+type FallBack = (Vec<String>, Hex, Vec<Hex>, Option<Hex>);
+
 /// 7.a.3: each side has eight lettered substitutes.
 const SUBSTITUTES_PER_SIDE: u32 = 8;
 
@@ -401,7 +405,7 @@ impl Platoon {
         // that must fall back, the hex they leave, the hexes every one of them qualifies for,
         // and the hex the first of them went to.
         let mut entries: HashMap<String, Vec<Hex>> = HashMap::new();
-        let mut fall_back: Option<(Vec<String>, Hex, Vec<Hex>, Option<Hex>)> = None;
+        let mut fall_back: Option<FallBack> = None;
         let mut firing: Option<(String, Hex)> = None;
         let mut expect_effect: Option<(String, Hex)> = None;
         // 7.d: the strike in progress: caller, target, and whether it fell short.
