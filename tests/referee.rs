@@ -118,6 +118,22 @@ fn platoon_protecting_the_flank_is_played_as_printed() {
         },
     );
     judge("Platoon, Protecting the Flank", &r);
+    platoon_came_up(&r, "Protecting the Flank");
+}
+
+/// The two readings played as printed since 2026-12-05 came up in the games, and were
+/// checked: a melee fall-back with a choice of hexes (5.c.3), a decoy leaving (5.e).
+fn platoon_came_up(r: &Report, title: &str) {
+    for rule in [
+        "the fall-back hex chosen among several that qualify (5.c.3)",
+        "a decoy leaves through an exit hex of its force, reached for less than its factor (5.e, 1.b.1, 4.e)",
+    ] {
+        assert!(
+            r.checked.get(rule).copied().unwrap_or(0) > 0,
+            "{title}: `{rule}` never came up in {} games",
+            r.games
+        );
+    }
 }
 
 fn platoon_scenario(file: &str, name: &str, games: u64) -> Report {

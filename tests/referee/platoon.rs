@@ -163,7 +163,17 @@ impl Piece {
     fn blocks_fire(&self) -> bool {
         self.unit || is_trap(&self.entity)
     }
+
+    /// A unit that stops the other side's moves (5.c): a soldier, a decoy, a claymore or a
+    /// booby trap; bunker, trench and wire markers belong to no side.
+    fn unit_of_a_side(&self) -> bool {
+        !self.side.is_empty() && self.blocks_fire()
+    }
 }
+
+/// 5.c.3 after a lost melee: the soldiers still to fall back, the melee hex, the hexes all
+/// of them qualify for, and the hex the first of them went to.
+type FallBack = (Vec<String>, Hex, Vec<Hex>, Option<Hex>);
 
 /// 7.a.3: each side has eight lettered substitutes.
 const SUBSTITUTES_PER_SIDE: u32 = 8;
@@ -390,8 +400,12 @@ impl Platoon {
         // The move of the current choice (action, destination), for moves made together.
         let mut together: Option<(String, Option<String>)> = None;
         let mut moving: Option<(String, Hex)> = None;
-        // After a melee: the mover that must fall back, and the hex it entered from.
-        let mut fall_back: Option<(String, Hex, Hex)> = None;
+        // 5.c.3: the hexes next to its destination each mover could have entered it from
+        // (worked out when it acts, before it moves), and after a failed melee the soldiers
+        // that must fall back, the hex they leave, the hexes every one of them qualifies for,
+        // and the hex the first of them went to.
+        let mut entries: HashMap<String, Vec<Hex>> = HashMap::new();
+        let mut fall_back: Option<FallBack> = None;
         let mut firing: Option<(String, Hex)> = None;
         let mut expect_effect: Option<(String, Hex)> = None;
         // 7.d: the strike in progress: caller, target, and whether it fell short.
@@ -758,6 +772,62 @@ impl Platoon {
                         }
                         ("move_piece" | "move_decoy", Some(m)) => {
                             moving = at.get(m).map(|h| (m.clone(), *h));
+                            if action == "move_piece"
+                                && let Some(start) = at.get(m).copied()
+                            {
+                                let dest = hex(&args[1]);
+                                let e = self.entry_hexes(m, start, dest, &at, &place_markers);
+                                entries.insert(m.clone(), e);
+                            }
+                        }
+                        ("leave_board" | "leave_board_decoy", Some(m)) => {
+                            // 5.e: leaving is a move to an exit hex of the force and one step
+                            // beyond it, that step costing a factor; never through the enemy,
+                            // and a decoy never into it (4.e). Soldiers leave by `leave_board`,
+                            // decoys (units, 1.b.1) by `leave_board_decoy`.
+                            let exit = hex(&args[1]);
+                            let mf = self.int(m, "movement_factor").unwrap_or(0);
+                            let p = self.piece(m);
+                            let cost = at.get(m).and_then(|start| {
+                                self.reach(m, *start, &at, &place_markers, false)
+                                    .get(&exit)
+                                    .copied()
+                            });
+                            let enemy_there = at.iter().any(|(l, h)| {
+                                *h == exit
+                                    && self.piece(l).unit_of_a_side()
+                                    && self.piece(l).side != p.side
+                            });
+                            let bad = if p.soldier != (action == "leave_board")
+                                || !(p.soldier || p.unit)
+                            {
+                                Some(format!(
+                                    "{m} is not a {}",
+                                    if action == "leave_board" {
+                                        "soldier"
+                                    } else {
+                                        "decoy"
+                                    }
+                                ))
+                            } else if !self
+                                .exits
+                                .get(&p.side)
+                                .is_some_and(|x| x.contains(&args[1]))
+                            {
+                                Some(format!("{} is not an exit hex of {}", args[1], p.side))
+                            } else if enemy_there {
+                                Some(format!("{} holds an enemy unit", args[1]))
+                            } else if cost.is_none_or(|c| i64::from(c) >= mf) {
+                                Some(format!("{m} reaches {} for {cost:?}, factor {mf}", args[1]))
+                            } else {
+                                None
+                            };
+                            let rule = if p.soldier {
+                                "a soldier leaves through an exit hex of its force, reached for less than its factor (5.e)"
+                            } else {
+                                "a decoy leaves through an exit hex of its force, reached for less than its factor (5.e, 1.b.1, 4.e)"
+                            };
+                            r.check(rule, bad.map(|b| format!("turn {turn}: {b}")));
                         }
                         ("fire_at" | "throw_grenade", Some(f)) => {
                             let target = hex(&args[1]);
@@ -820,22 +890,53 @@ impl Platoon {
                             )
                         }),
                     );
-                    // A group falls back together (5.c.3): the mover's own move is checked.
+                    // 5.c.3: every soldier that entered goes back into one adjacent hex it
+                    // could have entered from, the same for all of them (they moved together).
                     let mut fell_back = false;
-                    if let Some((m, entered_from, entered)) = fall_back.take_if(|f| f.0 == *piece) {
+                    if let Some((group, entered, allowed, went)) = fall_back.as_mut()
+                        && let Some(g) = group.iter().position(|m| m == piece)
+                    {
                         fell_back = true;
-                        // 5.c.3: back into the adjacent hex it occupied before entering.
-                        let ok = to_h == entered_from && distance(entered, to_h) == 1;
+                        group.remove(g);
+                        let own = entries.get(piece).is_some_and(|e| e.contains(&to_h));
+                        let bad = if from_h != Some(*entered) || distance(*entered, to_h) != 1 {
+                            Some(format!(
+                                "{piece} falls back from {from:?} to {to}, not next to {}",
+                                label(*entered)
+                            ))
+                        } else if !own || !allowed.contains(&to_h) {
+                            Some(format!(
+                                "{piece} falls back from {} to {to}; it could have entered from {:?}",
+                                label(*entered),
+                                entries
+                                    .get(piece)
+                                    .map(|e| e.iter().map(|h| label(*h)).collect::<Vec<_>>())
+                            ))
+                        } else if went.is_some_and(|w| w != to_h) {
+                            Some(format!(
+                                "{piece} falls back to {to}, the group to {}",
+                                label(went.unwrap())
+                            ))
+                        } else {
+                            None
+                        };
                         r.check(
-                            "melee fall-back to the adjacent hex entered from (5.c.3)",
-                            (!ok).then(|| {
-                                format!(
-                                    "turn {turn}: {m} falls back from {} to {to}, entered from {}",
-                                    label(entered),
-                                    label(entered_from)
-                                )
-                            }),
+                            "melee fall-back to an adjacent hex the move could enter from, one for all (5.c.3)",
+                            bad.map(|b| format!("turn {turn}: {b}")),
                         );
+                        if went.is_none() && allowed.len() > 1 {
+                            // The choice the book leaves to the player: counted, and the hex
+                            // taken must be one of those (checked above).
+                            r.check(
+                                "the fall-back hex chosen among several that qualify (5.c.3)",
+                                (!allowed.contains(&to_h))
+                                    .then(|| format!("turn {turn}: {piece} to {to}")),
+                            );
+                        }
+                        *went = Some(to_h);
+                        if group.is_empty() {
+                            fall_back = None;
+                        }
                     } else if moving.as_ref().is_some_and(|(m, _)| m == piece) {
                         let (_, start) = moving.take().unwrap();
                         if let Some(mf) = self.int(piece, "movement_factor") {
@@ -1123,10 +1224,21 @@ impl Platoon {
                         );
                         if result == "attackers_fall_back" {
                             falling_back = true;
-                            let came = self.entered_from(events, k, &mover);
-                            if let Some(c) = came {
-                                fall_back = Some((mover, c, entered));
+                            let group: Vec<String> = at
+                                .iter()
+                                .filter(|(l, h)| {
+                                    **h == entered
+                                        && self.piece(l).soldier
+                                        && self.piece(l).side == side
+                                })
+                                .map(|(l, _)| l.clone())
+                                .collect();
+                            let mut allowed = entries.get(&mover).cloned().unwrap_or_default();
+                            for m in &group {
+                                let e = entries.get(m).cloned().unwrap_or_default();
+                                allowed.retain(|h| e.contains(h));
                             }
+                            fall_back = Some((group, entered, allowed, None));
                         }
                     }
                     if name.starts_with("fire") && firing.is_some() {
@@ -1373,24 +1485,97 @@ impl Platoon {
         })
     }
 
-    /// The hex `mover` was in just before it entered its present hex: the last hex of its
-    /// logged route before the end, or where the move began.
-    fn entered_from(&self, events: &[Ev], k: usize, mover: &str) -> Option<Hex> {
-        events[..k].iter().rev().find_map(|e| match e {
-            Ev::Moved {
-                piece, from, path, ..
-            } if piece == mover => {
-                if path.len() >= 2 {
-                    Some(hex(&path[path.len() - 2]))
-                } else {
-                    match from {
-                        Some(At::Hex(f)) => Some(hex(f)),
-                        _ => None,
-                    }
+    /// The cheapest cost for `piece`, standing at `start`, to reach each hex (5.a-5.d): 1 a
+    /// hex and 1 more for a stream, never into wire nor a hex holding its own claymore or
+    /// booby trap, and no further than a hex holding an enemy unit; with `path`, only along
+    /// path hexes, the start included (5.b.1).
+    fn reach(
+        &self,
+        piece: &str,
+        start: Hex,
+        at: &HashMap<String, Hex>,
+        place_markers: &HashMap<Hex, Vec<String>>,
+        path: bool,
+    ) -> HashMap<Hex, u32> {
+        let side = &self.piece(piece).side;
+        let blocked = |h: Hex| {
+            place_markers
+                .get(&h)
+                .is_some_and(|ms| ms.iter().any(|m| m == "wire"))
+                || at.iter().any(|(l, x)| {
+                    *x == h
+                        && (self.piece(l).entity == "wire"
+                            || (is_trap(&self.piece(l).entity) && self.piece(l).side == *side))
+                })
+                || (path && !self.board.is(h, "path"))
+        };
+        let enemy = |h: Hex| {
+            at.iter().any(|(l, x)| {
+                *x == h && self.piece(l).unit_of_a_side() && self.piece(l).side != *side
+            })
+        };
+        let mut dist: HashMap<Hex, u32> = HashMap::new();
+        if path && !self.board.is(start, "path") {
+            return dist;
+        }
+        dist.insert(start, 0);
+        let mut heap = std::collections::BinaryHeap::from([std::cmp::Reverse((0u32, start))]);
+        while let Some(std::cmp::Reverse((d, h))) = heap.pop() {
+            if d > dist[&h] || (h != start && enemy(h)) {
+                continue;
+            }
+            for n in self.board.neighbours(h) {
+                if blocked(n) {
+                    continue;
+                }
+                let nd = d + self.board.entry(n);
+                if dist.get(&n).is_none_or(|&o| nd < o) {
+                    dist.insert(n, nd);
+                    heap.push(std::cmp::Reverse((nd, n)));
                 }
             }
-            _ => None,
-        })
+        }
+        dist
+    }
+
+    /// 5.c.3: the hexes next to `dest` that `piece`'s move from `start` could enter it
+    /// from ("the adjacent hex they occupied before entering"): reached, then `dest` entered,
+    /// within the movement factor, or along connected path hexes within it and the bonus;
+    /// never a hex holding an enemy unit (a move ends there).
+    fn entry_hexes(
+        &self,
+        piece: &str,
+        start: Hex,
+        dest: Hex,
+        at: &HashMap<String, Hex>,
+        place_markers: &HashMap<Hex, Vec<String>>,
+    ) -> Vec<Hex> {
+        let Some(mf) = self.int(piece, "movement_factor") else {
+            return Vec::new();
+        };
+        let side = &self.piece(piece).side;
+        let plain = self.reach(piece, start, at, place_markers, false);
+        let along = if self.board.is(dest, "path") {
+            self.reach(piece, start, at, place_markers, true)
+        } else {
+            HashMap::new()
+        };
+        let enter = i64::from(self.board.entry(dest));
+        self.board
+            .neighbours(dest)
+            .into_iter()
+            .filter(|n| {
+                let within = |m: &HashMap<Hex, u32>, budget: i64| {
+                    m.get(n).is_some_and(|c| i64::from(*c) + enter <= budget)
+                };
+                within(&plain, mf) || within(&along, mf + i64::from(PATH_BONUS))
+            })
+            .filter(|n| {
+                !at.iter().any(|(l, x)| {
+                    *x == *n && self.piece(l).unit_of_a_side() && self.piece(l).side != *side
+                })
+            })
+            .collect()
     }
 
     /// What is wrong with a logged move route, if anything (5.a-5.d).

@@ -297,6 +297,8 @@ engine_functions! {
     MoveCost = "move_cost"(req("piece", Piece), req("hex", Hex), opt("terrain", Terrain)) -> Int, NonNegative, Some(Narrowing::Within(By::MoveCost));
     /// Hex boards: the hex next to `hex` through which the piece's cheapest move enters it (the piece's own hex when it stands next to it or on it; among equally cheap ones, the first in the order N, NE, SE, S, SW, NW); with a terrain, the cheapest move along hexes of it (as `move_cost`); call it before the move.
     EnteredFrom = "entered_from"(req("piece", Piece), req("hex", Hex), opt("terrain", Terrain)) -> Value, Any, NO;
+    /// Hex boards: every hex next to `hex` through which a move of the piece costing at most `budget` may enter it (as `move_cost` counts; the piece's own hex when it stands next to it; never a hex holding enemy units, where a move ends), in the order N, NE, SE, S, SW, NW; with a terrain and `terrain_budget`, also those through which a move kept to hexes of it (its own hex and `hex` included) costing at most that enters; call it before the move.
+    EntryHexes = "entry_hexes"(req("piece", Piece), req("hex", Hex), req("budget", Number), opt("terrain", Terrain), opt("terrain_budget", Number)) -> Hexes, Any, NO;
     /// The actions the piece may still take in the activation in progress (a chip's or a card's unit); 0 outside one or when it is not one of the unit's pieces.
     ActionsLeft = "actions_left"(req("piece", Piece)) -> Int, NonNegative, NO;
     /// Effect: the piece counts as having taken one action of the activation in progress (an action that uses two pieces, such as a leader calling on a radio).

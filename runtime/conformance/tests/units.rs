@@ -419,6 +419,55 @@ fn pieces_moving_together_know_which_of_them_arrives_last() {
     assert_eq!((counter(&g, "steps"), counter(&g, "fights")), (1, 1));
 }
 
+#[test]
+fn pieces_moving_together_answer_a_choose_inside_their_action_each_in_turn() {
+    // Platoon 5.c.3 with 4.d's exception: a group that moved together and lost its melee
+    // falls back to a hex its player picks, inside the last piece's move. A `choose` inside
+    // the action of a piece acting together waits for the side; once answered, that piece's
+    // action ends and the pieces after it act (each asking its own).
+    let root = sandtable_conformance::root();
+    let src = std::fs::read_to_string(root.join("runtime/conformance/tests/games/squads.sand"))
+        .unwrap()
+        .replace(
+            "  move t to dest\n}",
+            "  move t to dest\n  let last = together_left() == 0\n  choose h from hexes_within(dest, 1) {\n    move t to h\n    if last { add_counter(owner(t), \"last\", 1) }\n  }\n}",
+        );
+    assert!(src.contains("choose h"), "the step action was not found");
+    let c = sandtable_conformance::compile_clean(&src);
+    let a = Assumptions::default();
+    let rules = Rules::new(&c.program, &a, "squads").unwrap();
+    let mut g = deployed(&rules, 1, LED);
+    choose(&mut g, "activate hex B2 (3 units)");
+    choose(
+        &mut g,
+        "step(captain + blue_private #1 + blue_private #2, C2) together",
+    );
+    assert_eq!(
+        hex_of(&g, "blue_private #2"),
+        "B2",
+        "the last waits for the first"
+    );
+    for (piece, to) in [
+        ("captain", "C1"),
+        ("blue_private #1", "C3"),
+        ("blue_private #2", "D2"),
+    ] {
+        assert_eq!(g.to_move(), Some(0), "blue answers for {piece}");
+        assert!(g.decision().is_some_and(|d| d.inside.is_some()));
+        choose(&mut g, &format!("choose {to}"));
+        assert_eq!(hex_of(&g, piece), to);
+    }
+    assert!(!mid_activation(&g));
+    assert!(g.flow.together.is_none());
+    let last = g
+        .state
+        .side_counters
+        .iter()
+        .find(|(s, n, _)| *s == 0 && n == "last")
+        .map_or(0, |c| c.2);
+    assert_eq!(last, 1, "only the last of the three knows it is last");
+}
+
 /// `actions_per_piece` on a side-after-side activation: each piece in turn takes up to that
 /// many actions in a row, then the next piece; the side may end a piece's turn early.
 #[test]

@@ -309,30 +309,36 @@ impl Flank {
         matches!(fewest, Ok(Some(n)) if i64::from(n) <= self.max_jungle)
     }
 
-    /// The hex next to `h` through which piece `i`'s cheapest move enters it (5.c.3).
-    fn entered_from(&self, s: &Play, i: usize, h: u32) -> u32 {
-        let from = s.pos[i];
-        if self.distance(from, h) <= 1 {
-            return from;
-        }
-        let mf = self.pieces[i].movement;
-        let reach = self.reach(s, i, mf);
-        // Only the path bonus brings it there: it came along the path (5.b.1).
-        let reach = if reach[h as usize] <= mf {
-            reach
-        } else {
-            self.reach_path(s, i, mf + self.path_bonus)
-        };
+    /// The hexes next to `h` that piece `i`'s move could enter it from (5.c.3), in the
+    /// grid's order: reached and `h` entered within the factor of the slowest soldier moving
+    /// with it (those already in `h`), or along connected path hexes within it and the bonus
+    /// (5.b.1); never a hex holding an enemy unit.
+    fn entry_hexes(&self, s: &Play, i: usize, h: u32) -> Vec<u32> {
         let side = self.pieces[i].side;
-        let mut best: Option<(u32, u32)> = None;
-        for nb in self.grid.neighbours(self.hex(h)) {
-            let k = BoardSpec::hex_index(&self.grid, nb) as u32;
-            let c = reach[k as usize];
-            if c != u32::MAX && !self.enemy_at(s, side, k) && best.is_none_or(|(b, _)| c < b) {
-                best = Some((c, k));
-            }
-        }
-        best.map_or(from, |(_, k)| k)
+        let budget = (0..self.pieces.len())
+            .filter(|&j| {
+                s.alive[j] && s.pos[j] == h && self.pieces[j].soldier && self.pieces[j].side == side
+            })
+            .map(|j| self.pieces[j].movement)
+            .fold(self.pieces[i].movement, u32::min);
+        let enter = self.cost[h as usize];
+        let plain = self.reach(s, i, budget);
+        let along = if self.path[h as usize] {
+            self.reach_path(s, i, budget + self.path_bonus)
+        } else {
+            Vec::new()
+        };
+        let within = |m: &[u32], k: u32, b: u32| {
+            m.get(k as usize)
+                .is_some_and(|&c| c != u32::MAX && c.saturating_add(enter) <= b)
+        };
+        self.grid
+            .neighbours(self.hex(h))
+            .into_iter()
+            .map(|nb| BoardSpec::hex_index(&self.grid, nb) as u32)
+            .filter(|&k| within(&plain, k, budget) || within(&along, k, budget + self.path_bonus))
+            .filter(|&k| !self.enemy_at(s, side, k))
+            .collect()
     }
 
     /// The actions of piece `i` (of `side`), in the order of the phase's `actions:` (the
@@ -374,10 +380,8 @@ impl Flank {
                 }
             }
         }
-        if !soldier {
-            return out;
-        }
-        // leave_board (5.e): a move through an exit hex of the force and one step beyond.
+        // leave_board, leave_board_decoy (5.e, 1.b.1): a move through an exit hex of the
+        // force and one step beyond.
         if side == self.nva
             && let Some(r) = self.pieces[i].movement.checked_sub(1)
         {
@@ -390,6 +394,9 @@ impl Flank {
                     }
                 }
             }
+        }
+        if !soldier {
+            return out;
         }
         // fire_at (7.a): occupied hexes in board order.
         let mut occupied: Vec<u32> = (0..self.pieces.len())
@@ -477,9 +484,9 @@ impl Flank {
         {
             {
                 let from = if self.pieces[i].soldier {
-                    self.entered_from(s, i, h)
+                    self.entry_hexes(s, i, h)
                 } else {
-                    s.pos[i]
+                    Vec::new()
                 };
                 s.pos[i] = h;
                 if !self.pieces[i].soldier {
@@ -518,8 +525,16 @@ impl Flank {
                         _ => Some(true),
                     };
                     match losers_mine {
-                        // Every soldier that just entered goes back (5.c.3).
+                        // Every soldier that just entered goes back (5.c.3), into the hex
+                        // the side picks when more than one qualifies.
                         None => {
+                            let k = if from.len() > 1 {
+                                s.decisions += 1;
+                                s.policy[side as usize].index(from.len() as u32) as usize
+                            } else {
+                                0
+                            };
+                            let from = from[k];
                             for j in 0..self.pieces.len() {
                                 if s.alive[j]
                                     && s.pos[j] == h

@@ -125,6 +125,15 @@ pub struct Inside {
     pub options: Vec<String>,
 }
 
+/// Pieces of a unit taking one action together (`together:`) when the action of the first
+/// of them stopped at a `choose`: it waits for the answer, the others act after it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TogetherRest {
+    pub side: SideId,
+    pub action: ProcId,
+    pub pieces: Vec<(usize, Choice)>,
+}
+
 /// Everything about a game's progress besides the pieces: see the module comment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Flow {
@@ -135,6 +144,9 @@ pub struct Flow {
     /// Free actions owed (`state.pending_free`) are taken before the stage goes on.
     pub drain: bool,
     pub pending: Option<Decision>,
+    /// Pieces acting together whose action waits at a `choose` (the pending decision).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub together: Option<TogetherRest>,
     pub decisions: usize,
     /// Chips (and side cards) drawn per side.
     pub chips_drawn: Vec<u32>,
@@ -148,6 +160,7 @@ impl Flow {
             hooks: Vec::new(),
             drain: false,
             pending: None,
+            together: None,
             decisions: 0,
             chips_drawn: vec![0; sides],
             result: None,
@@ -293,6 +306,9 @@ impl Game<'_, '_> {
                 inside.picks.push(k);
                 inside.whys.resize(inside.picks.len() - 1, None);
                 inside.whys.push(why);
+                if let Some(rest) = self.flow.together.take() {
+                    return self.resume_together(rest, &inside.action, inside.picks, inside.whys);
+                }
                 let actor = inside.actor.unwrap_or(side);
                 self.run_action(actor, inside.action, inside.picks, inside.whys)
             }
@@ -381,7 +397,7 @@ impl Game<'_, '_> {
 
     /// Run an action with the picks made so far; at a `choose` with no pick, put the game back
     /// as it was before the action and wait for the side.
-    fn run_action(
+    pub(crate) fn run_action(
         &mut self,
         side: SideId,
         action: Choice,

@@ -457,6 +457,63 @@ impl GameHost<'_, '_> {
         Ok(&s.dist)
     }
 
+    /// What `entry_hexes` answers: the neighbours of `to` (in the grid's order) through which
+    /// a move of piece `i` costing at most `budget` enters it, or, with `along`, a move kept
+    /// to hexes of that terrain costing at most its budget. A hex holding enemy units ends a
+    /// move, so no move enters `to` from one.
+    fn entry_hexes(
+        &mut self,
+        i: usize,
+        to: HexCoord,
+        budget: i64,
+        along: Option<(&Val, i64)>,
+    ) -> Result<Vec<HexCoord>, RunError> {
+        let BoardSpec::Hex { grid, .. } = &self.rules.board else {
+            return Err(err("`entry_hexes` follows hexes"));
+        };
+        let grid = *grid;
+        let Some(enter) = self.rules.hex_cost[BoardSpec::hex_index(&grid, to)] else {
+            return Ok(Vec::new());
+        };
+        let neighbours = grid.neighbours(to);
+        // The cost of reaching each neighbour, then of entering `to` from it.
+        let total = |reach: &[u32]| -> Vec<i64> {
+            neighbours
+                .iter()
+                .map(|&n| match reach[BoardSpec::hex_index(&grid, n)] {
+                    u32::MAX => i64::MAX,
+                    c => i64::from(c) + i64::from(enter),
+                })
+                .collect()
+        };
+        let bound = u32::try_from(budget.max(0)).unwrap_or(u32::MAX);
+        let plain = total(self.reach(i, Some(bound))?);
+        let kept = match along {
+            Some((t, b))
+                if self
+                    .terrains_at(Pos::Hex(to))
+                    .any(|g| self.rules.board.ground_is(g, t)) =>
+            {
+                Some((total(self.reach_along(i, t)?), b))
+            }
+            _ => None,
+        };
+        let side = self.state.pieces[i].side;
+        let enemy_at = |h: HexCoord| {
+            self.state
+                .pieces
+                .iter()
+                .any(|q| q.on_board() && q.is_unit && q.side != side && q.pos == Some(Pos::Hex(h)))
+        };
+        Ok(neighbours
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| plain[k] <= budget || kept.as_ref().is_some_and(|(c, b)| c[k] <= *b))
+            .map(|(_, &n)| n)
+            .filter(|&n| !enemy_at(n))
+            .collect())
+    }
+
     /// What `move_cost(x, hex)` answers: the cheapest cost for piece `i` to reach hex index
     /// `k` (along `only` when given), the search settled no further than that hex needs.
     fn cost_to(&mut self, i: usize, k: usize, only: Option<&Val>) -> Result<u32, RunError> {
@@ -1298,6 +1355,33 @@ impl Host for GameHost<'_, '_> {
                         )));
                     }
                 }
+            }
+            EngineFn::EntryHexes => {
+                let i = self.piece(arg(0)?)?;
+                let Pos::Hex(to) = self.place(arg(1)?)? else {
+                    return Err(err("`entry_hexes` follows hexes"));
+                };
+                let budget = arg(2)?
+                    .as_int()
+                    .ok_or_else(|| err("`entry_hexes` allows a number"))?;
+                let along = match (a.get(3), a.get(4)) {
+                    (Some(t), Some(b)) => Some((
+                        t,
+                        b.as_int().ok_or_else(|| {
+                            err("`entry_hexes` allows a number along the terrain")
+                        })?,
+                    )),
+                    (Some(_), None) => {
+                        return Err(err("`entry_hexes` along a terrain needs its budget"));
+                    }
+                    _ => None,
+                };
+                Val::List(
+                    self.entry_hexes(i, to, budget, along)?
+                        .into_iter()
+                        .map(Val::Hex)
+                        .collect(),
+                )
             }
             EngineFn::ExitBoard => {
                 let i = self.piece(arg(0)?)?;

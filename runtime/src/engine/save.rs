@@ -251,6 +251,21 @@ fn check(rules: &Rules, g: &GameState) -> Result<(), String> {
             return bad("the waiting decision names what these rules do not have");
         }
     }
+    // Pieces acting together wait only at a `choose` inside the first one's action.
+    if let Some(t) = &g.flow.together {
+        let waiting = g.flow.pending.as_ref().and_then(|d| d.inside.as_ref());
+        let ok = (t.side as usize) < sides
+            && (t.action as usize) < procs
+            && t.pieces.iter().all(|(i, c)| {
+                piece_ok(i)
+                    && c.act == Act::Action(t.action)
+                    && c.args.first() == Some(&Val::Piece(*i as u32))
+            })
+            && waiting.is_some_and(|w| t.pieces.first().is_some_and(|(_, c)| *c == w.action));
+        if !ok {
+            return bad("pieces acting together wait where these rules do not");
+        }
+    }
     Ok(())
 }
 

@@ -9,7 +9,7 @@
 
 use sandtable_ir::{ProcId, SideId, Stmt};
 
-use super::flow::{Decision, Stage, UnitTurn};
+use super::flow::{Decision, Stage, TogetherRest, UnitTurn};
 use super::options::{Act, Choice, MAX_CHOICES};
 use super::setup::{UnitKind, UnitSpec};
 use super::state::Pos;
@@ -441,7 +441,23 @@ impl<'r, 'p> Game<'r, 'p> {
             };
             choices.push((*i as usize, choice));
         }
-        for (n, (i, choice)) in choices.iter().enumerate() {
+        self.go_on_together(side, a, choices, None)
+    }
+
+    /// The pieces of a together choice act in turn from the first of `choices`, which acts
+    /// without a new legality check (it was legal when the choice was made, or when its
+    /// action stopped at a `choose`; `resumed` then holds the picks made in it). When a
+    /// piece's action stops at a `choose`, the game waits for the answer with the pieces
+    /// still to act kept in the flow: [`Game::resume_together`] goes on from there.
+    fn go_on_together(
+        &mut self,
+        side: SideId,
+        a: ProcId,
+        choices: Vec<(usize, Choice)>,
+        mut resumed: Option<(Vec<usize>, Vec<Option<String>>)>,
+    ) -> Result<(), EngineError> {
+        for n in 0..choices.len() {
+            let (i, choice) = &choices[n];
             if n > 0 && !self.legal_for(side, &[a], Some(*i))?.contains(choice) {
                 continue;
             }
@@ -454,16 +470,40 @@ impl<'r, 'p> Game<'r, 'p> {
                 }
             }
             self.together_left = left;
-            let done = self.carry_out(side, choice, false);
+            let done = match resumed.take() {
+                Some((picks, whys)) => self.run_action(side, choice.clone(), picks, whys),
+                None => self.carry_out(side, choice, false),
+            };
             self.together_left = 0;
             done?;
             if self.flow.pending.is_some() {
-                return Err(EngineError::Policy(format!(
-                    "`{}` asks a choice inside the action, so pieces cannot take it together: remove it from `together:`",
-                    self.rules.program.procs[a as usize].name
-                )));
+                // Stopped at a `choose` inside this piece's action (e.g. where a group that
+                // lost a melee falls back): the game is as it was before this piece acted.
+                self.flow.together = Some(TogetherRest {
+                    side,
+                    action: a,
+                    pieces: choices[n..].to_vec(),
+                });
+                return Ok(());
             }
         }
         Ok(())
+    }
+
+    /// Answer a `choose` inside the action of a piece acting together: its action runs
+    /// again with `picks`, then the pieces after it act.
+    pub(crate) fn resume_together(
+        &mut self,
+        rest: TogetherRest,
+        action: &Choice,
+        picks: Vec<usize>,
+        whys: Vec<Option<String>>,
+    ) -> Result<(), EngineError> {
+        if rest.pieces.first().is_none_or(|(_, c)| c != action) {
+            return Err(EngineError::Policy(
+                "the pieces acting together lost their place".into(),
+            ));
+        }
+        self.go_on_together(rest.side, rest.action, rest.pieces, Some((picks, whys)))
     }
 }
