@@ -83,11 +83,13 @@ pub fn decode_place(rules: &Rules, v: &Val) -> Result<Pos, EngineError> {
 /// A leading guard that says which hexes a place parameter may take, in a form the engine can
 /// list directly. The hexes listed satisfy it exactly, so it is not tested again.
 pub(crate) enum Narrow<'e> {
-    /// `by(centre, p) <= radius` (or `< radius`): distance, move cost, adjacency.
+    /// `by(centre, p) <= radius` (or `< radius`): distance, move cost, adjacency. With
+    /// `extra`, the guard reads `by(centre, p) + extra <= radius`: the bound is `radius - extra`.
     Within {
         by: By,
         centre: &'e Expr,
         radius: &'e Expr,
+        extra: Option<&'e Expr>,
         strict: bool,
     },
     /// `count_units(p, filters…) > 0`, or `== 0` when `present` is false.
@@ -117,26 +119,44 @@ pub(crate) fn narrowings(body: &[Stmt], slot: u32) -> Vec<(usize, Narrow<'_>)> {
         let Stmt::Require(c) = s else { break };
         // What each engine function's guard says of `p` is its row of the table.
         let found = match c {
-            Expr::Binary { op, lhs, rhs } if matches!(op, BinOp::Le | BinOp::Lt) => match &**lhs {
-                Expr::Host { func, args } => match func.narrowing() {
-                    Some(Narrowing::Within(by))
-                        if by != By::Adjacent
-                            && args.len() == 2
-                            && args[1] == me
-                            && earlier(&args[0])
-                            && earlier(rhs) =>
-                    {
-                        Some(Narrow::Within {
-                            by,
-                            centre: &args[0],
-                            radius: rhs,
-                            strict: *op == BinOp::Lt,
-                        })
-                    }
+            Expr::Binary { op, lhs, rhs } if matches!(op, BinOp::Le | BinOp::Lt) => {
+                // `f(x, p) <= r`, or `f(x, p) + e <= r` (either order) with `e` reading only
+                // earlier parameters, as a cost with a load on top of it.
+                let (measure, extra) = match &**lhs {
+                    Expr::Binary {
+                        op: BinOp::Add,
+                        lhs: l,
+                        rhs: r,
+                    } if matches!(**l, Expr::Host { .. }) && earlier(r) => (&**l, Some(&**r)),
+                    Expr::Binary {
+                        op: BinOp::Add,
+                        lhs: l,
+                        rhs: r,
+                    } if matches!(**r, Expr::Host { .. }) && earlier(l) => (&**r, Some(&**l)),
+                    other => (other, None),
+                };
+                match measure {
+                    Expr::Host { func, args } => match func.narrowing() {
+                        Some(Narrowing::Within(by))
+                            if by != By::Adjacent
+                                && args.len() == 2
+                                && args[1] == me
+                                && earlier(&args[0])
+                                && earlier(rhs) =>
+                        {
+                            Some(Narrow::Within {
+                                by,
+                                centre: &args[0],
+                                radius: rhs,
+                                extra,
+                                strict: *op == BinOp::Lt,
+                            })
+                        }
+                        _ => None,
+                    },
                     _ => None,
-                },
-                _ => None,
-            },
+                }
+            }
             Expr::Host { func, args }
                 if func.narrowing() == Some(Narrowing::Within(By::Adjacent))
                     && args.len() == 2
@@ -147,6 +167,7 @@ pub(crate) fn narrowings(body: &[Stmt], slot: u32) -> Vec<(usize, Narrow<'_>)> {
                     by: By::Adjacent,
                     centre: &args[0],
                     radius: &ONE,
+                    extra: None,
                     strict: false,
                 })
             }
@@ -250,6 +271,28 @@ pub fn leading_guards(body: &[Stmt]) -> Vec<(&Expr, usize)> {
         out.push((c, level));
     }
     out
+}
+
+/// The bound a `Within` narrowing puts on its measure: `radius`, less `extra` when the guard
+/// adds one to the measure. `None` when either is not a number.
+fn bound_of(
+    i: &Interp,
+    ctx: &mut Ctx,
+    a: ProcId,
+    args: &mut Vec<Val>,
+    radius: &Expr,
+    extra: Option<&Expr>,
+) -> Result<Option<i64>, crate::error::RunError> {
+    let Some(r) = i.eval_in(a, args, radius, ctx)?.as_int() else {
+        return Ok(None);
+    };
+    match extra {
+        None => Ok(Some(r)),
+        Some(e) => Ok(i
+            .eval_in(a, args, e, ctx)?
+            .as_int()
+            .map(|e| r.saturating_sub(e))),
+    }
 }
 
 static ONE: Expr = Expr::Const(sandtable_ir::Value::Int(1));
@@ -577,13 +620,14 @@ impl Game<'_, '_> {
             .get(a as usize)
             .and_then(|per| per.get(args.len()))
             .unwrap_or(&none);
-        let Some((k, centre, radius, strict)) = found.iter().find_map(|(k, n)| match n {
+        let Some((k, centre, radius, extra, strict)) = found.iter().find_map(|(k, n)| match n {
             Narrow::Within {
                 by: By::Distance,
                 centre,
                 radius,
+                extra,
                 strict,
-            } => Some((*k, *centre, *radius, *strict)),
+            } => Some((*k, *centre, *radius, *extra, *strict)),
             _ => None,
         }) else {
             return Ok(None);
@@ -591,10 +635,10 @@ impl Game<'_, '_> {
         let (c, r) = self.with_host(|i, ctx| {
             Ok((
                 i.eval_in(a, args, centre, ctx)?,
-                i.eval_in(a, args, radius, ctx)?,
+                bound_of(i, ctx, a, args, radius, extra)?,
             ))
         })?;
-        let (Val::Piece(c), Some(r)) = (c, r.as_int()) else {
+        let (Val::Piece(c), Some(r)) = (c, r) else {
             return Ok(None);
         };
         let c = c as usize;
@@ -882,15 +926,19 @@ impl Game<'_, '_> {
                     by,
                     centre,
                     radius,
+                    extra,
                     strict,
                 } => {
                     let (c, r) = self.with_host(|i, ctx| {
                         Ok((
                             i.eval_in(a, args, centre, ctx)?,
-                            i.eval_in(a, args, radius, ctx)?,
+                            bound_of(i, ctx, a, args, radius, extra)?,
                         ))
                     })?;
-                    let r = r.as_int().unwrap_or(-1) - i64::from(strict);
+                    let Some(r) = r.map(|r| r.saturating_sub(i64::from(strict))) else {
+                        // Not a number: leave the guard to say what it makes of it.
+                        continue;
+                    };
                     let (piece, at) = match c {
                         Val::Piece(i) => (Some(i as usize), self.state.pieces[i as usize].pos),
                         Val::Hex(h) => (None, Some(Pos::Hex(h))),
@@ -1228,5 +1276,83 @@ impl Rules<'_> {
         Interp::new(self.program, self.assumptions)
             .constant(v)
             .map_err(EngineError::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn local(s: u32) -> Box<Expr> {
+        Box::new(Expr::Local(s))
+    }
+
+    fn cost_to(place: u32) -> Box<Expr> {
+        Box::new(Expr::Host {
+            func: EngineFn::MoveCost,
+            args: vec![Expr::Local(0), Expr::Local(place)],
+        })
+    }
+
+    fn guard(op: BinOp, lhs: Box<Expr>) -> Stmt {
+        Stmt::Require(Expr::Binary {
+            op,
+            lhs,
+            rhs: Box::new(Expr::Const(sandtable_ir::Value::Int(4))),
+        })
+    }
+
+    fn plus(a: Box<Expr>, b: Box<Expr>) -> Box<Expr> {
+        Box::new(Expr::Binary {
+            op: BinOp::Add,
+            lhs: a,
+            rhs: b,
+        })
+    }
+
+    fn within(body: &[Stmt]) -> Vec<(usize, By, bool, bool)> {
+        narrowings(body, 1)
+            .into_iter()
+            .filter_map(|(k, n)| match n {
+                Narrow::Within {
+                    by, extra, strict, ..
+                } => Some((k, by, extra.is_some(), strict)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_load_added_to_a_move_cost_still_narrows_the_place() {
+        // `move_cost(x, p) + load(x) <= 4`, the load on either side of the `+`.
+        let load = || {
+            Box::new(Expr::Call {
+                proc: 0,
+                args: vec![Expr::Local(0)],
+            })
+        };
+        let body = [
+            guard(BinOp::Le, plus(cost_to(1), load())),
+            guard(BinOp::Lt, plus(load(), cost_to(1))),
+            guard(BinOp::Le, cost_to(1)),
+        ];
+        assert_eq!(
+            within(&body),
+            vec![
+                (0, By::MoveCost, true, false),
+                (1, By::MoveCost, true, true),
+                (2, By::MoveCost, false, false)
+            ]
+        );
+    }
+
+    #[test]
+    fn an_addend_that_reads_the_place_itself_does_not_narrow() {
+        // `move_cost(x, p) + p.cost <= 4` depends on `p` twice: it must be tested per place.
+        let body = [guard(BinOp::Le, plus(cost_to(1), local(1)))];
+        assert!(within(&body).is_empty());
+        // Nor a measure of another parameter than the one being listed.
+        let body = [guard(BinOp::Le, plus(cost_to(0), local(0)))];
+        assert!(within(&body).is_empty());
     }
 }
