@@ -582,9 +582,17 @@ impl PlasticBattle {
                                     && dist(*c, to) <= (self.base + SLACK) as f64
                                     && !deadly(l)
                             });
-                            let may = within(self.base + SLACK);
+                            // A figure the route grazed at a base's distance, to the log's
+                            // rounding, may have been run into on the way as well.
+                            let grazed = at.iter().any(|(l, c)| {
+                                l != piece
+                                    && seg_dist(*c, from, to) <= (self.base + SLACK) as f64
+                                    && deadly(l)
+                            });
+                            let at_stop = within(self.base + SLACK);
+                            let may = at_stop || grazed;
                             let must =
-                                may && !also_harmless && (short || within(self.base - SLACK));
+                                at_stop && !also_harmless && (short || within(self.base - SLACK));
                             let dies = (must, may);
                             rout = Some((piece.clone(), dies, turn));
                         }
