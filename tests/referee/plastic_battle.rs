@@ -53,6 +53,9 @@ const BY_THE_FLAG: i64 = INCH;
 const COHESION_PASS: i64 = 8;
 const COH_TERRAIN: i64 = -1;
 
+/// 2: the Move phase is the third of the five, in the printed order.
+const MOVE_PHASE: usize = 3;
+
 enum Shape {
     Rect(i64, i64, i64, i64),
     Circle(i64, i64, i64),
@@ -115,6 +118,9 @@ pub struct PlasticBattle {
     /// scenario's assumption), and the units each side holds off the table.
     reinforce: i64,
     reserve: Vec<(String, Vec<String>)>,
+    /// 2 Move: the straight legs a unit's move may have in one Move phase (the book sets no
+    /// limit; the scenario's assumption `legs_per_move` does).
+    legs: u32,
 }
 
 /// A list of pieces as an assumption writes it: `[regular, 2 * guard]`.
@@ -224,7 +230,12 @@ impl PlasticBattle {
                 (side.clone(), listed)
             })
             .collect();
+        let legs = assumed
+            .get("legs_per_move")
+            .map(|v| v.trim().parse().expect("a number of legs"))
+            .expect("the scenario's assumption `legs_per_move`");
         PlasticBattle {
+            legs,
             slow,
             hills,
             base,
@@ -294,6 +305,12 @@ impl PlasticBattle {
         let mut phase = 0usize;
         let mut spent: HashMap<String, i64> = HashMap::new();
         let mut reserve = self.reserve.clone();
+        // 2 Move: what each unit's legs cost this Move phase, and how many there were; 2
+        // Attack: the distance each unit moved this turn, all its legs (and a rout) added up,
+        // and the unit whose attack the next ACC check is.
+        let mut legs: HashMap<String, (f64, u32)> = HashMap::new();
+        let mut moved: HashMap<String, f64> = HashMap::new();
+        let mut firer: Option<String> = None;
         for e in events {
             if let Some((p, (must, may), t)) = rout.take() {
                 let destroyed = matches!(e, Ev::Eliminated { piece } if *piece == p);
@@ -310,6 +327,8 @@ impl PlasticBattle {
                     failed.clear();
                     phase = 0;
                     spent.clear();
+                    legs.clear();
+                    moved.clear();
                 }
                 Ev::Phase => phase += 1,
                 Ev::Entered {
@@ -423,6 +442,7 @@ impl PlasticBattle {
                             }),
                         );
                         attacked_on.insert(u.clone(), turn);
+                        firer = Some(u.clone());
                     } else if action != "bring_in" {
                         r.check(
                             "reloading units do not move (4)",
@@ -458,6 +478,40 @@ impl PlasticBattle {
                         } else {
                             (self.move_cost(from, to), s.spd)
                         };
+                        *moved.entry(piece.clone()).or_insert(0.0) += dist(from, to);
+                        if why == "advance" {
+                            r.check(
+                                "units advance in the Move phase (2)",
+                                (phase != MOVE_PHASE).then(|| {
+                                    format!("turn {turn}: {piece} advances in phase {phase}")
+                                }),
+                            );
+                            // A bent move: its legs together cost at most SPD, each leg
+                            // paying double through slow terrain and up hills (2 Move, 3);
+                            // each leg's end is rounded in the log.
+                            let (total, n) = legs.entry(piece.clone()).or_insert((0.0, 0));
+                            *total += cost;
+                            *n += 1;
+                            r.check(
+                                "the legs of one move cost at most SPD together (2 Move, 3)",
+                                (*total > (s.spd + SLACK * i64::from(*n)) as f64).then(|| {
+                                    format!(
+                                        "turn {turn}: {piece}'s {n} legs cost {:.2}in of {}in",
+                                        *total / INCH as f64,
+                                        s.spd as f64 / INCH as f64
+                                    )
+                                }),
+                            );
+                            r.check(
+                                "a move has at most the assumed number of legs (2 Move)",
+                                (*n > self.legs).then(|| {
+                                    format!(
+                                        "turn {turn}: {piece} takes {n} legs, at most {}",
+                                        self.legs
+                                    )
+                                }),
+                            );
+                        }
                         r.check(
                             "move within SPD, halved only through slow terrain and up hills (2 Move, 3)",
                             (cost > (limit + SLACK) as f64).then(|| format!(
@@ -528,9 +582,17 @@ impl PlasticBattle {
                                     && dist(*c, to) <= (self.base + SLACK) as f64
                                     && !deadly(l)
                             });
-                            let may = within(self.base + SLACK);
+                            // A figure the route grazed at a base's distance, to the log's
+                            // rounding, may have been run into on the way as well.
+                            let grazed = at.iter().any(|(l, c)| {
+                                l != piece
+                                    && seg_dist(*c, from, to) <= (self.base + SLACK) as f64
+                                    && deadly(l)
+                            });
+                            let at_stop = within(self.base + SLACK);
+                            let may = at_stop || grazed;
                             let must =
-                                may && !also_harmless && (short || within(self.base - SLACK));
+                                at_stop && !also_harmless && (short || within(self.base - SLACK));
                             let dies = (must, may);
                             rout = Some((piece.clone(), dies, turn));
                         }
@@ -549,6 +611,30 @@ impl PlasticBattle {
                         "dice are six-sided (2)",
                         (!ok).then(|| format!("{name}: {dice:?}")),
                     );
+                    if name == "acc_check"
+                        && let Some(u) = firer.take()
+                        && let Some(flag) = args.get(2)
+                    {
+                        // 2 Attack: -2 when the firer moved more than half its SPD this turn,
+                        // every leg counted; within the log's rounding of each leg either
+                        // answer is accepted.
+                        let spd = self.unit(&u).spd as f64;
+                        let went = moved.get(&u).copied().unwrap_or(0.0);
+                        let doubt = (2 * SLACK * i64::from(self.legs + 1)) as f64;
+                        let want = 2.0 * went > spd;
+                        r.check(
+                            "-2 ACC after moving more than half SPD this turn, all legs counted (2 Attack)",
+                            ((2.0 * went - spd).abs() > doubt && (flag == "true") != want).then(
+                                || {
+                                    format!(
+                                        "turn {turn}: {u} moved {:.2}in of SPD {}in; the check says moved more than half: {flag}",
+                                        went / INCH as f64,
+                                        spd / INCH as f64
+                                    )
+                                },
+                            ),
+                        );
+                    }
                     if name == "cohesion_check" && dice.len() == 1 {
                         let coh: i64 = args[0].parse().unwrap_or(-99);
                         let mods =

@@ -490,9 +490,11 @@ impl Policy for MoveReferee {
             offered.push((i, to));
             self.checked += 1;
             let who = &g.state.pieces[i].label;
-            if cost(from, to) > spd(who) {
+            // A later leg of a bent move pays from what the earlier ones left of SPD.
+            let left = spd(who) - g.state.pieces[i].counter("move_spent");
+            if cost(from, to) > left {
                 self.errors.push(format!(
-                    "{label}: costs {} of SPD {}",
+                    "{label}: costs {} of the {left} left of SPD {}",
                     cost(from, to),
                     spd(who)
                 ));
@@ -515,16 +517,18 @@ impl Policy for MoveReferee {
                 if !q.on_board() || q.side.is_none() || q.side == g.state.pieces[i].side {
                     continue;
                 }
-                let reach = spd(&g.state.pieces[i].label).min(table::distance(from, at(j)) - base);
+                let left = spd(&g.state.pieces[i].label) - g.state.pieces[i].counter("move_spent");
+                let reach = left.min(table::distance(from, at(j)) - base);
                 if reach <= 0 {
                     continue;
                 }
                 let full = table::move_toward(from, at(j), reach);
-                // Already base to base (to the log's rounding): no move toward it is left.
-                if full == from {
+                // Already base to base (to the log's rounding), or less than the shortest
+                // leg (a millimetre): no move toward it is left.
+                if table::distance(from, full) < table::MM {
                     continue;
                 }
-                let legal = cost(from, full) <= spd(&g.state.pieces[i].label)
+                let legal = cost(from, full) <= left
                     && g.state.pieces.iter().enumerate().all(|(k, o)| {
                         k == i || !o.on_board() || !table::passes_within(from, full, at(k), *base)
                     });

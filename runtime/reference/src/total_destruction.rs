@@ -4,8 +4,8 @@
 //!
 //! It spells out what `rules/plastic_battle` says, as its README reads it: set-up on the
 //! 2-inch grid of each strip, the five phases of a turn (2), reinforcements by the flag (2),
-//! cohesion checks and routing (2, 3), straight moves offered along the engine's candidate
-//! lines (2 Move, 3), ACC checks with the terrain and movement penalties, damage and the
+//! cohesion checks and routing (2, 3), moves of one or more straight legs paid from one SPD,
+//! each leg offered along the engine's candidate lines (2 Move, 3), ACC checks with the terrain and movement penalties, damage and the
 //! Bazooka's splash (2 Attack, 3, 5), the optional reload (4), the retreat of one inch (2)
 //! and the reading of Total Destruction as "until one army is destroyed". It does the same
 //! work as the engine (the same candidate lines, searches and order, the same geometry
@@ -13,8 +13,8 @@
 //! games are the engine's games, which a test checks.
 //!
 //! Only the numbers come from the ruleset and the scenario's assumptions (stat lines, table,
-//! terrain, areas, reserve, reinforce points, options, side order), read once by
-//! [`TotalDestruction::new`].
+//! terrain, areas, reserve, reinforce points, options, side order, legs of a move), read
+//! once by [`TotalDestruction::new`].
 
 use sandtable_ir::SideId;
 
@@ -36,6 +36,8 @@ const DEPLOY_GRID: Length = 2 * table::INCH;
 const SEARCH_STEPS: u32 = 5;
 /// `nearest_distance` when there is nothing to measure to.
 const FAR: i64 = 1 << 40;
+/// `advance`'s shortest leg (the rules' reading: a leg under a millimetre is no move).
+const MIN_LEG: Length = table::MM;
 
 /// One figure: a unit of the stat lines (5) or a flag.
 #[derive(Clone)]
@@ -74,6 +76,9 @@ struct Fig {
     attacked: bool,
     reloading: bool,
     moved: i64,
+    /// What this Move phase's legs cost so far (`move_spent`), and how many there were.
+    move_spent: i64,
+    legs: u32,
     reload: i64,
     damage: i64,
     down_hill: bool,
@@ -129,6 +134,9 @@ pub struct TotalDestruction {
     areas: Vec<Geometry>,
     homes: Vec<Point>,
     order: Vec<SideId>,
+    /// Legs a unit may take in one Move phase: `legs_per_move`, within the Move phase's
+    /// `actions_per_piece`.
+    legs: u32,
     sides: usize,
     turns: u32,
     reinforce: i64,
@@ -298,14 +306,31 @@ impl TotalDestruction {
         if !rules.neutral.is_empty() {
             return Err("no neutral pieces".into());
         }
-        let order = rules
+        let mut orders = rules.phases.iter().filter_map(|ph| match &ph.activation {
+            Activation::EachPiece(o) => Some(o.clone()),
+            _ => None,
+        });
+        let order = orders
+            .next()
+            .ok_or("the phases activate every piece of each side in turn")?;
+        if orders.any(|o| o != order) {
+            return Err("every phase activates the sides in one order".into());
+        }
+        let moving = rules
             .phases
             .iter()
-            .find_map(|ph| match &ph.activation {
-                Activation::EachPiece(o) => Some(o.clone()),
-                _ => None,
-            })
-            .ok_or("the phases activate every piece of each side in turn")?;
+            .find(|ph| ph.name == "movement")
+            .ok_or("no Move phase")?;
+        let legs_per_move = p
+            .unknowns
+            .iter()
+            .position(|u| u.name == "legs_per_move")
+            .and_then(|k| rules.assumptions.values.get(&(k as u32)))
+            .and_then(Val::as_int)
+            .ok_or("no `legs_per_move`")?;
+        let legs = u32::try_from(legs_per_move)
+            .map_err(|_| "`legs_per_move` is not a count")?
+            .min(moving.unit.actions_per_piece);
         let reinforce = rules
             .scenario_values
             .iter()
@@ -331,6 +356,7 @@ impl TotalDestruction {
             areas,
             homes,
             order,
+            legs,
             sides: p.sides.len(),
             turns: rules.turns,
             reinforce,
@@ -441,10 +467,22 @@ impl TotalDestruction {
         !self.touches_cliff(from, to) && self.move_cost(from, to) <= allowance
     }
 
+    /// What `advance` still lets unit `i` move this phase: its SPD less what its legs cost,
+    /// or nothing once it has taken its legs or has less than the shortest leg left.
+    fn allowance(&self, s: &Play, i: usize) -> i64 {
+        let f = &s.figs[i];
+        let left = self.specs[i].spd - f.move_spent;
+        if f.legs >= self.legs || left < MIN_LEG {
+            0
+        } else {
+            left
+        }
+    }
+
     /// The destinations of a move of at most `r` (the engine's open-table candidate lines:
     /// toward enemies and flags, away from the nearest enemy, into every feature, the compass
     /// directions left uncovered), each followed as far as the guards allow and offered at
-    /// that point and its steps.
+    /// that point and its steps. A leg of an advance is at least [`MIN_LEG`] long.
     fn destinations(&self, s: &Play, me: usize, r: i64, retreat: bool, out: &mut Vec<Choice>) {
         let Some(from) = Self::standing(s, me) else {
             return;
@@ -525,8 +563,12 @@ impl TotalDestruction {
                 let p = move_toward(from, aim, len);
                 self.inside(p) && distance(from, p) <= r && self.path_clear(s, me, from, p)
             };
+            let shortest = if retreat { 0 } else { MIN_LEG };
             let legal = |len: i64| {
-                native(len) && self.move_ok(me, from, move_toward(from, aim, len), r, retreat)
+                let to = move_toward(from, aim, len);
+                native(len)
+                    && distance(from, to) >= shortest
+                    && self.move_ok(me, from, to, r, retreat)
             };
             let mut hi = reach;
             if !native(hi) {
@@ -674,7 +716,7 @@ impl TotalDestruction {
             }
             Phase::Move => {
                 if !f.reloading {
-                    self.destinations(s, i, sp.spd, false, out);
+                    self.destinations(s, i, self.allowance(s, i), false, out);
                 }
             }
             Phase::Retreat => {
@@ -884,7 +926,8 @@ impl TotalDestruction {
         }
     }
 
-    /// One phase with actions: side after side, each piece once, act or hold.
+    /// One phase with actions: side after side, each piece once, act or hold; in the Move
+    /// phase a piece goes on taking legs until it holds or has none left.
     fn each_piece(&self, s: &mut Play, phase: Phase) {
         let mut choices = Vec::new();
         for &side in &self.order {
@@ -910,25 +953,38 @@ impl TotalDestruction {
                 if !may {
                     continue;
                 }
-                choices.clear();
-                self.listed(s, i, phase, &mut choices);
-                if choices.is_empty() {
-                    continue;
-                }
-                choices.push(Choice::Hold);
-                let k = self.pick(s, side, choices.len());
-                match (phase, choices[k]) {
-                    (_, Choice::Hold) => {}
-                    (Phase::Reinforce, Choice::To(p)) => {
-                        s.spent[side as usize] += 2 * self.specs[i].points;
-                        self.set_pos(s, i, p);
+                loop {
+                    choices.clear();
+                    self.listed(s, i, phase, &mut choices);
+                    if choices.is_empty() {
+                        break;
                     }
-                    (Phase::Move | Phase::Retreat, Choice::To(p)) => {
-                        self.note_terrain(s, i, p);
-                        self.set_pos(s, i, p);
+                    // Holding, or ending the piece's activation in the Move phase.
+                    choices.push(Choice::Hold);
+                    let k = self.pick(s, side, choices.len());
+                    match (phase, choices[k]) {
+                        (_, Choice::Hold) => break,
+                        (Phase::Reinforce, Choice::To(p)) => {
+                            s.spent[side as usize] += 2 * self.specs[i].points;
+                            self.set_pos(s, i, p);
+                        }
+                        (Phase::Move, Choice::To(p)) => {
+                            if let Some(from) = s.figs[i].pos {
+                                s.figs[i].move_spent += self.move_cost(from, p);
+                            }
+                            s.figs[i].legs += 1;
+                            self.note_terrain(s, i, p);
+                            self.set_pos(s, i, p);
+                            continue;
+                        }
+                        (Phase::Retreat, Choice::To(p)) => {
+                            self.note_terrain(s, i, p);
+                            self.set_pos(s, i, p);
+                        }
+                        (Phase::Attack, Choice::At(t)) => self.attack(s, i, t),
+                        _ => {}
                     }
-                    (Phase::Attack, Choice::At(t)) => self.attack(s, i, t),
-                    _ => {}
+                    break;
                 }
             }
         }
@@ -978,6 +1034,8 @@ impl TotalDestruction {
                     attacked: false,
                     reloading: false,
                     moved: 0,
+                    move_spent: 0,
+                    legs: 0,
                     reload: 0,
                     damage: 0,
                     down_hill: false,
@@ -1030,6 +1088,10 @@ impl TotalDestruction {
             s.spent.iter_mut().for_each(|x| *x = 0);
             self.each_piece(&mut s, Phase::Reinforce);
             self.cohesion(&mut s);
+            for f in &mut s.figs {
+                f.move_spent = 0;
+                f.legs = 0;
+            }
             self.each_piece(&mut s, Phase::Move);
             self.each_piece(&mut s, Phase::Attack);
             self.each_piece(&mut s, Phase::Retreat);
