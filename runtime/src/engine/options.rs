@@ -791,6 +791,7 @@ impl Game<'_, '_> {
         }
         let inside = |p: Point| (0..=*width).contains(&p.x()) && (0..=*depth).contains(&p.y());
         let steps = i64::from(moves.steps.max(1));
+        let last = level == rules.program.procs[a as usize].params.len();
         let mut out: Vec<Val> = Vec::new();
         for (aim, reach) in lines {
             let reach = reach.min(r);
@@ -877,6 +878,11 @@ impl Game<'_, '_> {
                 if !out.contains(&v) {
                     out.push(v);
                 }
+            }
+            // Asked only whether there is a legal choice: when the place is the last
+            // parameter, every guard left is one decided above, so any point found is one.
+            if self.first_only && last && !out.is_empty() {
+                break;
             }
         }
         Ok(Some((out, implied)))
