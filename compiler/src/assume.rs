@@ -174,7 +174,7 @@ pub fn parse_value(
         Type::Enum(e) => {
             let en = &program.enums[*e as usize];
             if en.members.iter().any(|m| m == t) {
-                Ok(Value::Symbol(t.to_string()))
+                Ok(Value::Symbol(t.into()))
             } else {
                 Err(format!(
                     "`{t}` is not a member of `{}`; members: {}",
@@ -251,7 +251,7 @@ pub fn parse_any(program: &Program, t: &str) -> Value {
         "false" => return Value::Bool(false),
         _ => {}
     }
-    named(program, t).unwrap_or_else(|| Value::Symbol(t.to_string()))
+    named(program, t).unwrap_or_else(|| Value::Symbol(t.into()))
 }
 
 /// A constant as the runtime prints it, or `None` when it rests on an unknown.
@@ -260,7 +260,7 @@ fn show_const(program: &Program, v: &Value) -> Option<String> {
     Some(match v {
         Value::Int(n) | Value::Length(n) => n.to_string(),
         Value::Bool(b) => b.to_string(),
-        Value::Symbol(s) => s.clone(),
+        Value::Symbol(s) => s.to_string(),
         Value::Text(s) => format!("{s:?}"),
         Value::Side(s) => name(program.sides.get(*s as usize).map(|x| &x.name)),
         Value::Entity(e) => name(program.entities.get(*e as usize).map(|x| &x.name)),

@@ -275,7 +275,7 @@ fn finish(mut db: SourceDb, default_name: String, confine: Option<Confine>) -> C
         .find(|c| c.keyword == "ruleset")
         .and_then(|c| c.properties.iter().find(|p| p.key == "source"))
         .and_then(|p| match p.values.first() {
-            Some((_, ir::Expr::Const(ir::Value::Text(t)))) => Some(t.clone()),
+            Some((_, ir::Expr::Const(ir::Value::Text(t)))) => Some(t.to_string()),
             _ => None,
         });
     // The standard library is not the user's to fix: its own unused helpers are not news.

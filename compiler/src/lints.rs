@@ -326,7 +326,7 @@ pub(crate) fn same_outcome(lw: &mut Lowerer, file: FileId, id: u32, span: Span) 
     fn walk(stmts: &[ir::Stmt], ends: &mut Vec<String>, open: &mut bool) {
         for s in stmts {
             match s {
-                ir::Stmt::Outcome(o) => ends.push(o.clone()),
+                ir::Stmt::Outcome(o) => ends.push(o.to_string()),
                 ir::Stmt::Result(ir::Expr::Const(v)) => ends.push(format!("{v:?}")),
                 ir::Stmt::If {
                     then, otherwise, ..
@@ -338,7 +338,7 @@ pub(crate) fn same_outcome(lw: &mut Lowerer, file: FileId, id: u32, span: Span) 
                     for a in arms {
                         walk(&a.body, ends, open);
                         match (&a.outcome, &a.value) {
-                            (Some(o), _) => ends.push(o.clone()),
+                            (Some(o), _) => ends.push(o.to_string()),
                             (None, Some(ir::Expr::Const(v))) => ends.push(format!("{v:?}")),
                             (None, Some(_)) => *open = true,
                             (None, None) => {}
@@ -767,7 +767,7 @@ fn param_values(program: &ir::Program, prm: &ir::Param) -> Vec<Option<Value>> {
         ir::Type::Enum(e) => program.enums[*e as usize]
             .members
             .iter()
-            .map(|m| Some(Value::Symbol(m.clone())))
+            .map(|m| Some(Value::Symbol(m.as_str().into())))
             .collect(),
         ir::Type::Bool => vec![Some(Value::Bool(false)), Some(Value::Bool(true))],
         ir::Type::Int => match prm.range {
@@ -1018,7 +1018,7 @@ impl Joint<'_> {
                 let key_matches = |p: &KeyPattern, v: &Value| match (p, v) {
                     (KeyPattern::Any, _) => true,
                     (KeyPattern::Range(..), Value::Int(x)) => p.matches_int(*x),
-                    (KeyPattern::Symbol(s), Value::Symbol(x)) => s == x,
+                    (KeyPattern::Symbol(s), Value::Symbol(x)) => **s == **x,
                     (KeyPattern::Symbol(s), Value::Bool(b)) => *s == b.to_string(),
                     _ => false,
                 };

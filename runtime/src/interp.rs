@@ -60,7 +60,7 @@ pub enum Event {
         value: Val,
         arm: usize,
         patterns: Vec<KeyPattern>,
-        outcome: Option<String>,
+        outcome: Option<ir::Str>,
         cite: ir::Cite,
         /// The value and the bounds are lengths.
         #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -68,7 +68,7 @@ pub enum Event {
     },
     Effect(EffectRec),
     Result(Val),
-    Outcome(String),
+    Outcome(ir::Str),
 }
 
 /// Services of the game engine that rules may call. Outside a game there are none.
@@ -458,7 +458,7 @@ impl<'p> Interp<'p> {
             ir::Effect::Undecided(u) => match self.assumptions.values.get(u) {
                 Some(Val::Side(s)) => EffectRec::Win(*s),
                 Some(Val::Sym(n) | Val::Text(n)) => {
-                    match self.program.sides.iter().position(|s| s.name == *n) {
+                    match self.program.sides.iter().position(|s| *s.name == **n) {
                         Some(i) => EffectRec::Win(i as sandtable_ir::SideId),
                         None => {
                             return Err(RunError::Type(format!(
@@ -506,7 +506,7 @@ impl<'p> Interp<'p> {
     fn int(&self, e: &Expr, f: &mut Frame, ctx: &mut Ctx) -> Result<i64, RunError> {
         let v = self.expr(e, f, ctx)?;
         v.as_int().ok_or_else(|| match &v {
-            Val::Sym(s) if s == ir::NOT_APPLICABLE => RunError::Type(
+            Val::Sym(s) if &**s == ir::NOT_APPLICABLE => RunError::Type(
                 "a table cell marked `-` (not applicable) was used as a number; test it first with `applicable(TABLE[…])`".into(),
             ),
             _ => RunError::Type(format!("expected a number, found {}", v.show(self.program))),
@@ -613,20 +613,34 @@ impl<'p> Interp<'p> {
             }
             Expr::Builtin { func, args } => self.builtin(*func, args, f, ctx)?,
             Expr::Host { func, args } => {
-                // Engine functions take at most four arguments: no allocation per call (they
-                // sit in the guards the engine tests thousands of times per decision).
-                if args.len() <= 4 {
-                    let mut vals = [Val::Unit, Val::Unit, Val::Unit, Val::Unit];
-                    for (slot, a) in vals.iter_mut().zip(args) {
-                        *slot = self.expr(a, f, ctx)?;
+                // Engine functions take few arguments: no allocation per call, and only the
+                // values given are made and dropped (they sit in the guards the engine tests
+                // thousands of times per decision).
+                match args.as_slice() {
+                    [] => ctx.host.call(*func, &[])?,
+                    [a] => {
+                        let a = self.expr(a, f, ctx)?;
+                        ctx.host.call(*func, std::slice::from_ref(&a))?
                     }
-                    ctx.host.call(*func, &vals[..args.len()])?
-                } else {
-                    let mut vals = Vec::with_capacity(args.len());
-                    for a in args {
-                        vals.push(self.expr(a, f, ctx)?);
+                    [a, b] => {
+                        let v = [self.expr(a, f, ctx)?, self.expr(b, f, ctx)?];
+                        ctx.host.call(*func, &v)?
                     }
-                    ctx.host.call(*func, &vals)?
+                    [a, b, c] => {
+                        let v = [
+                            self.expr(a, f, ctx)?,
+                            self.expr(b, f, ctx)?,
+                            self.expr(c, f, ctx)?,
+                        ];
+                        ctx.host.call(*func, &v)?
+                    }
+                    _ => {
+                        let mut vals = Vec::with_capacity(args.len());
+                        for a in args {
+                            vals.push(self.expr(a, f, ctx)?);
+                        }
+                        ctx.host.call(*func, &vals)?
+                    }
                 }
             }
             Expr::Call { proc, args } => {
@@ -963,7 +977,7 @@ pub fn div_floor(a: i64, b: i64) -> Result<i64, RunError> {
 /// A result must be a value: a `-` table cell (not applicable) is none.
 pub(crate) fn applies(v: Val) -> Result<Val, RunError> {
     match &v {
-        Val::Sym(s) if s == ir::NOT_APPLICABLE => Err(RunError::Type(
+        Val::Sym(s) if &**s == ir::NOT_APPLICABLE => Err(RunError::Type(
             "the result is a table cell marked `-` (not applicable); test it first with `applicable(TABLE[…])`".into(),
         )),
         _ => Ok(v),
@@ -977,7 +991,7 @@ pub fn binary(op: BinOp, a: &Val, b: &Val) -> Result<Val, RunError> {
             (Some(x), Some(y)) => Ok((x, y)),
             _ if [a, b]
                 .iter()
-                .any(|v| matches!(v, Val::Sym(s) if s == ir::NOT_APPLICABLE)) =>
+                .any(|v| matches!(v, Val::Sym(s) if &**s == ir::NOT_APPLICABLE)) =>
             {
                 Err(RunError::Type(
                     "a table cell marked `-` (not applicable) was used as a number; test it first with `applicable(TABLE[…])`".into(),
@@ -1046,9 +1060,9 @@ pub fn matches(p: &KeyPattern, v: &Val) -> bool {
         (KeyPattern::Range(..), _) => {
             v.as_int().is_some_and(|x| p.matches_int(x)) && !matches!(v, Val::Bool(_))
         }
-        (KeyPattern::Symbol(s), Val::Sym(x)) => s == x,
+        (KeyPattern::Symbol(s), Val::Sym(x)) => **s == **x,
         (KeyPattern::Symbol(s), Val::Bool(b)) => s == &b.to_string(),
-        (KeyPattern::Symbol(s), Val::Text(x)) => s == x,
+        (KeyPattern::Symbol(s), Val::Text(x)) => **s == **x,
         _ => false,
     }
 }

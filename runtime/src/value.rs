@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 pub enum Val {
     Int(i64),
     Bool(bool),
-    Sym(String),
-    Text(String),
+    Sym(ir::Str),
+    Text(ir::Str),
     Side(u32),
     Entity(u32),
     Die(u32),
@@ -61,7 +61,7 @@ impl Val {
         match self {
             Val::Int(n) => n.to_string(),
             Val::Bool(b) => b.to_string(),
-            Val::Sym(s) => s.clone(),
+            Val::Sym(s) => s.to_string(),
             Val::Text(s) => format!("{s:?}"),
             Val::Side(s) => p
                 .sides
@@ -150,7 +150,7 @@ impl Val {
 /// What a resolution comes to: a named outcome, a value, or only effects.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum OutcomeKey {
-    Named(String),
+    Named(ir::Str),
     Value(Val),
     Effects(Vec<String>),
     Nothing,
@@ -168,7 +168,7 @@ impl OutcomeKey {
 
     pub fn show(&self, p: &Program) -> String {
         match self {
-            OutcomeKey::Named(n) => n.clone(),
+            OutcomeKey::Named(n) => n.to_string(),
             OutcomeKey::Value(v) => v.show(p),
             OutcomeKey::Effects(e) => e.join("; "),
             OutcomeKey::Nothing => "(no result)".into(),

@@ -321,7 +321,7 @@ fn reference_fn(
         }
         Reference::DinkyDauShooting => {
             let sym = |v: &Val| match v {
-                Val::Sym(s) => s.clone(),
+                Val::Sym(s) => s.to_string(),
                 _ => String::new(),
             };
             let flag = |name: &str| -> Result<bool, String> {

@@ -331,7 +331,7 @@ pub(crate) fn order(program: &Program, proc: u32, mut keys: Vec<OutcomeKey>) -> 
 pub(crate) fn collect_outcomes(
     program: &Program,
     body: &[ir::Stmt],
-    out: &mut Vec<String>,
+    out: &mut Vec<ir::Str>,
     depth: usize,
 ) {
     for s in body {

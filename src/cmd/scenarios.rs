@@ -109,7 +109,7 @@ pub(crate) fn needed(program: &Program, s: &ScenarioDef) -> BTreeSet<UnknownId> 
                         && let Some(a) = program
                             .configs
                             .iter()
-                            .find(|a| a.keyword == "activation" && a.name.as_ref() == Some(n))
+                            .find(|a| a.keyword == "activation" && a.name.as_deref() == Some(&**n))
                     {
                         blocks.push(a);
                     }
@@ -291,7 +291,7 @@ fn summary(program: &Program, s: &ScenarioDef, files: &[(String, BTreeSet<Unknow
                         let scheme = program
                             .configs
                             .iter()
-                            .find(|a| a.keyword == "activation" && a.name.as_ref() == Some(n))
+                            .find(|a| a.keyword == "activation" && a.name.as_deref() == Some(&**n))
                             .and_then(|a| a.scheme.clone());
                         activation.push(json!({
                             "phase": ph.name,

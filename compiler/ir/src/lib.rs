@@ -20,6 +20,9 @@ pub use turn::{
     UnitKind,
 };
 
+/// Shared text: names the rules compare and copy at run time (symbols, outcomes), copied
+/// by a count, not by allocating.
+pub type Str = std::sync::Arc<str>;
 pub type SideId = u32;
 pub type EnumId = u32;
 pub type KindId = u32;
@@ -228,9 +231,9 @@ pub enum Value {
     Int(i64),
     Length(i64),
     Bool(bool),
-    Text(String),
+    Text(Str),
     /// An enum member, outcome name or table label.
-    Symbol(String),
+    Symbol(Str),
     Side(SideId),
     Entity(EntityId),
     Die(DieId),
@@ -381,7 +384,7 @@ pub enum Stmt {
         length: bool,
     },
     Result(Expr),
-    Outcome(String),
+    Outcome(Str),
     Effect(Effect),
     Choose {
         slot: Slot,
@@ -443,7 +446,7 @@ pub enum ScoreOp {
 pub struct Arm {
     /// The arm matches when any pattern does.
     pub patterns: Vec<KeyPattern>,
-    pub outcome: Option<String>,
+    pub outcome: Option<Str>,
     pub value: Option<Expr>,
     pub body: Vec<Stmt>,
     pub cite: Cite,

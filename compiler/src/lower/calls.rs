@@ -714,7 +714,7 @@ impl Lowerer<'_> {
             Expr::Binary {
                 op: ir::BinOp::Ne,
                 lhs: Box::new(t.expr),
-                rhs: Box::new(Expr::Const(Value::Symbol(ir::NOT_APPLICABLE.to_string()))),
+                rhs: Box::new(Expr::Const(Value::Symbol(ir::NOT_APPLICABLE.into()))),
             },
             Type::Bool,
         )

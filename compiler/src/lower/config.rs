@@ -547,7 +547,7 @@ impl<'a> Lowerer<'a> {
                         Some(Sym::Entity(id)) => Expr::Const(Value::Entity(id)),
                         Some(Sym::Side(id)) => Expr::Const(Value::Side(id)),
                         Some(Sym::Die(id)) => Expr::Const(Value::Die(id)),
-                        _ => Expr::Const(Value::Symbol(n.clone())),
+                        _ => Expr::Const(Value::Symbol(n.as_str().into())),
                     };
                 }
                 if strict
@@ -574,7 +574,7 @@ impl<'a> Lowerer<'a> {
                 if let Some(en) = self.members.get(n).and_then(|v| v.first()).copied() {
                     self.uses.insert(Sym::Enum(en), 1);
                 }
-                Expr::Const(Value::Symbol(n.clone()))
+                Expr::Const(Value::Symbol(n.as_str().into()))
             }
             ExprKind::Int(_)
             | ExprKind::Length(_)

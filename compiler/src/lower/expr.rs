@@ -120,7 +120,7 @@ impl Typed {
         Typed::new(expr, Type::Any)
     }
     pub(crate) fn error() -> Self {
-        Typed::any(Expr::Const(Value::Symbol(String::new())))
+        Typed::any(Expr::Const(Value::Symbol("".into())))
     }
     pub(crate) fn with_reach(mut self, r: Reach) -> Self {
         self.reach = r;
@@ -241,7 +241,7 @@ impl<'a> Lowerer<'a> {
                 .with_reach(Reach::constant(*n)),
             ExprKind::Bool(b) => Typed::new(Expr::Const(Value::Bool(*b)), Type::Bool)
                 .with_reach(Reach::constant(i64::from(*b))),
-            ExprKind::Str(s) => Typed::new(Expr::Const(Value::Text(s.clone())), Type::Text),
+            ExprKind::Str(s) => Typed::new(Expr::Const(Value::Text(s.as_str().into())), Type::Text),
             ExprKind::Unknown(note) => {
                 let id = self.register_unknown(file, e.span, path, note.clone(), false);
                 Typed::any(Expr::Const(Value::Unknown(id)))
@@ -455,7 +455,7 @@ impl<'a> Lowerer<'a> {
                         .contains(&field.name)
                     {
                         return Typed::new(
-                            Expr::Const(Value::Symbol(field.name.clone())),
+                            Expr::Const(Value::Symbol(field.name.as_str().into())),
                             Type::Enum(en),
                         );
                     }
@@ -571,7 +571,7 @@ impl<'a> Lowerer<'a> {
             .rows
             .iter()
             .flat_map(|r| &r.cells)
-            .any(|v| matches!(v, Value::Symbol(s) if s == ir::NOT_APPLICABLE))
+            .any(|v| matches!(v, Value::Symbol(s) if &**s == ir::NOT_APPLICABLE))
     }
 
     pub(crate) fn table_result(&self, table: u32, column: Option<usize>) -> (Type, Reach) {
@@ -584,7 +584,7 @@ impl<'a> Lowerer<'a> {
                 Some(c) => r.cells.get(c..=c).unwrap_or(&[]).iter(),
                 None => r.cells.iter(),
             })
-            .filter(|v| !matches!(v, Value::Symbol(s) if s == ir::NOT_APPLICABLE))
+            .filter(|v| !matches!(v, Value::Symbol(s) if &**s == ir::NOT_APPLICABLE))
             .collect();
         let ints: Vec<i64> = cells
             .iter()
@@ -696,9 +696,9 @@ impl<'a> Lowerer<'a> {
                 return Typed::new(Expr::Const(Value::Entity(id)), Type::Entity(kind));
             }
             Some(Sym::Side(id)) => return Typed::new(Expr::Const(Value::Side(id)), Type::Side),
-            Some(Sym::Config(_)) => return Typed::any(Expr::Const(Value::Symbol(n.to_string()))),
+            Some(Sym::Config(_)) => return Typed::any(Expr::Const(Value::Symbol(n.into()))),
             Some(Sym::Kind(_)) => {
-                return Typed::new(Expr::Const(Value::Symbol(n.to_string())), Type::Symbol);
+                return Typed::new(Expr::Const(Value::Symbol(n.into())), Type::Symbol);
             }
             Some(other) => {
                 self.diags.push(
@@ -737,13 +737,10 @@ impl<'a> Lowerer<'a> {
                 );
             }
             self.uses.insert(Sym::Enum(enums[0]), 1);
-            return Typed::new(
-                Expr::Const(Value::Symbol(n.to_string())),
-                Type::Enum(enums[0]),
-            );
+            return Typed::new(Expr::Const(Value::Symbol(n.into())), Type::Enum(enums[0]));
         }
         if looks_like_coordinate(n) || self.table_symbols.contains(n) {
-            return Typed::new(Expr::Const(Value::Symbol(n.to_string())), Type::Symbol);
+            return Typed::new(Expr::Const(Value::Symbol(n.into())), Type::Symbol);
         }
         if self.broken.contains(n) {
             return Typed::error();

@@ -441,7 +441,7 @@ impl<'a> Lowerer<'a> {
             ExprKind::Int(n) => Value::Int(*n),
             ExprKind::Length(n) => Value::Length(*n),
             ExprKind::Bool(b) => Value::Bool(*b),
-            ExprKind::Str(s) => Value::Text(s.clone()),
+            ExprKind::Str(s) => Value::Text(s.as_str().into()),
             ExprKind::Unknown(note) => Value::Unknown(self.register_unknown(
                 file,
                 e.span,
@@ -466,7 +466,7 @@ impl<'a> Lowerer<'a> {
                     if let Some(en) = self.members.get(n).and_then(|v| v.first()).copied() {
                         self.uses.insert(Sym::Enum(en), 1);
                     }
-                    Value::Symbol(n.clone())
+                    Value::Symbol(n.as_str().into())
                 }
             },
             ExprKind::Dice { count: 1, sides } if *sides >= 1 && *sides <= MAX_FACES => {
@@ -491,7 +491,7 @@ impl<'a> Lowerer<'a> {
                 Value::Range(lo, hi)
             }
             ExprKind::Field { base, field } => match (&base.kind, self.members.get(&field.name)) {
-                (ExprKind::Name(_), Some(_)) => Value::Symbol(field.name.clone()),
+                (ExprKind::Name(_), Some(_)) => Value::Symbol(field.name.as_str().into()),
                 _ => self.not_constant(file, e.span),
             },
             _ => self.not_constant(file, e.span),
@@ -504,7 +504,7 @@ impl<'a> Lowerer<'a> {
                 .label("computed value")
                 .help("stat lines, table cells and defaults hold literals: numbers, lengths, names, lists, ranges or `?`"),
         );
-        Value::Symbol(String::new())
+        Value::Symbol("".into())
     }
 
     /// Inclusive integer bounds of a range literal; letter ranges (`M..=U`) are not numeric
@@ -792,9 +792,10 @@ impl<'a> Lowerer<'a> {
             (Value::Entity(e), Type::Entity(k)) => {
                 k.is_none() || self.program.entities[*e as usize].kind == *k
             }
-            (Value::Symbol(s), Type::Enum(en)) => {
-                self.program.enums[*en as usize].members.contains(s)
-            }
+            (Value::Symbol(s), Type::Enum(en)) => self.program.enums[*en as usize]
+                .members
+                .iter()
+                .any(|m| **m == **s),
             (Value::List(_), Type::List(_)) => true,
             (Value::Range(..) | Value::LabelRange(..), Type::Range) => true,
             _ => false,
@@ -1041,7 +1042,7 @@ impl<'a> Lowerer<'a> {
         }
         for v in &columns {
             if let Value::Symbol(sym) = v {
-                self.table_symbols.insert(sym.clone());
+                self.table_symbols.insert(sym.to_string());
             }
         }
         let mut rows = Vec::new();
@@ -1112,7 +1113,7 @@ impl<'a> Lowerer<'a> {
             }
             for c in &cells {
                 if let Value::Symbol(sym) = c {
-                    self.table_symbols.insert(sym.clone());
+                    self.table_symbols.insert(sym.to_string());
                 }
             }
             rows.push(ir::TableRow { keys, cells });
@@ -1131,7 +1132,7 @@ impl<'a> Lowerer<'a> {
         let class = |v: &Value| match v {
             Value::Int(_) => Some(("a number", "numbers")),
             Value::Length(_) => Some(("a length", "lengths")),
-            Value::Symbol(s) if s == ir::NOT_APPLICABLE => None,
+            Value::Symbol(s) if &**s == ir::NOT_APPLICABLE => None,
             Value::Symbol(_) | Value::Entity(_) | Value::Side(_) | Value::Die(_) => {
                 Some(("a name", "names"))
             }

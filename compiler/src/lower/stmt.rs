@@ -126,7 +126,7 @@ impl<'a> Lowerer<'a> {
                         .unwrap_or_default();
                     lowered.push(ir::Arm {
                         patterns,
-                        outcome: a.outcome.as_ref().map(|o| o.name.clone()),
+                        outcome: a.outcome.as_ref().map(|o| o.name.as_str().into()),
                         value,
                         body,
                         cite: ir::Cite {
@@ -152,7 +152,7 @@ impl<'a> Lowerer<'a> {
                 self.result_types.push((t.ty, called(&t.expr)));
                 Stmt::Result(t.expr)
             }
-            K::Outcome(o) => Stmt::Outcome(o.name.clone()),
+            K::Outcome(o) => Stmt::Outcome(o.name.as_str().into()),
             K::Eliminate(e) => Stmt::Effect(ir::Effect::Eliminate(
                 self.lower_expr(file, scope, e, path).expr,
             )),

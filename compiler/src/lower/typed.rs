@@ -203,7 +203,7 @@ impl Lowerer<'_> {
                     flat(p)
                         .into_iter()
                         .filter_map(|e| match konst(e)? {
-                            Value::Symbol(s) | Value::Text(s) => Some(Given::Fixed(s.clone())),
+                            Value::Symbol(s) | Value::Text(s) => Some(Given::Fixed(s.to_string())),
                             Value::Unknown(u) => Some(Given::Unknown(*u)),
                             _ => None,
                         })
@@ -233,9 +233,9 @@ impl Lowerer<'_> {
                 let chips = match konst(e)? {
                     Value::Int(n) => ChipsDef::Fixed(u32::try_from(*n).ok()?),
                     Value::Unknown(u) => ChipsDef::Unknown(*u),
-                    Value::Symbol(w) if w == "units" => ChipsDef::PerUnit(None),
+                    Value::Symbol(w) if &**w == "units" => ChipsDef::PerUnit(None),
                     Value::Symbol(w) => ChipsDef::PerUnit(Some(
-                        self.program.kinds.iter().position(|k| k.name == *w)? as u32,
+                        self.program.kinds.iter().position(|k| *k.name == **w)? as u32,
                     )),
                     _ => return None,
                 };
@@ -430,8 +430,13 @@ fn board(program: &Program, b: &ConfigBlock, config: u32) -> BoardDef {
 pub(super) fn ground(program: &Program, e: &Expr) -> Option<Ground> {
     match konst(e)? {
         Value::Entity(x) => Some(Ground::Entity(*x)),
-        Value::Symbol(s) if program.enums.iter().any(|x| x.members.contains(s)) => {
-            Some(Ground::Member(s.clone()))
+        Value::Symbol(s)
+            if program
+                .enums
+                .iter()
+                .any(|x| x.members.iter().any(|m| **m == **s)) =>
+        {
+            Some(Ground::Member(s.to_string()))
         }
         Value::Unknown(u) => Some(Ground::Unknown(*u)),
         _ => None,
@@ -509,9 +514,9 @@ fn deploy(p: &Property) -> Option<Deploy> {
                 columns = Some((col(lo, 1), col(hi, u32::MAX)));
             }
             (Some(_), _) => by_rows_or_columns = true,
-            (None, Some(Value::Symbol(a))) => return Some(Deploy::Area(a.clone())),
+            (None, Some(Value::Symbol(a))) => return Some(Deploy::Area(a.to_string())),
             (None, Some(Value::Unknown(u))) => return Some(Deploy::Unknown(*u)),
-            (None, Some(Value::Text(t))) => return Some(Deploy::Described(t.clone())),
+            (None, Some(Value::Text(t))) => return Some(Deploy::Described(t.to_string())),
             (None, _) => {}
         }
     }

@@ -218,7 +218,7 @@ fn random_arg(program: &Program, p: &sandtable_ir::Param, r: u64) -> Option<Val>
         (Type::Bool, _) => Val::Bool(r.is_multiple_of(2)),
         (Type::Enum(e), _) => {
             let m = &program.enums[*e as usize].members;
-            Val::Sym(m[(r as usize) % m.len()].clone())
+            Val::Sym(m[(r as usize) % m.len()].as_str().into())
         }
         (Type::Entity(k), _) => {
             let c: Vec<usize> = (0..program.entities.len())

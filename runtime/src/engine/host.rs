@@ -835,7 +835,7 @@ impl GameHost<'_, '_> {
 
     fn text(&self, v: &Val) -> Result<String, RunError> {
         match v {
-            Val::Text(s) | Val::Sym(s) => Ok(s.clone()),
+            Val::Text(s) | Val::Sym(s) => Ok(s.to_string()),
             other => Err(err(format!(
                 "expected a name, found {}",
                 other.show(self.rules.program)
@@ -1772,7 +1772,7 @@ impl Host for GameHost<'_, '_> {
                         }
                         self.state.pieces[i].markers.retain(|m| m != marker);
                     }
-                    Val::Sym(s) if s == "all" => {
+                    Val::Sym(s) if &**s == "all" => {
                         if self.tell {
                             off_pieces.extend(
                                 (0..self.state.pieces.len())
@@ -1929,7 +1929,7 @@ impl Host for GameHost<'_, '_> {
         if let Ok(o) = &r {
             let program = self.rules.program;
             let result = match &o.key {
-                OutcomeKey::Named(n) => n.clone(),
+                OutcomeKey::Named(n) => n.to_string(),
                 OutcomeKey::Value(v) => v.show(program),
                 _ => "done".into(),
             };

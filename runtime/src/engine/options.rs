@@ -331,7 +331,7 @@ impl Game<'_, '_> {
         let guards = &rules.guards[a as usize];
         let mut args = c.args.clone();
         guards.iter().all(|&(g, _)| {
-            self.with_host(|i, ctx| Ok(i.eval_in(a, &mut args, g, ctx)? == Val::Bool(true)))
+            self.with_host(|i, ctx| Ok(matches!(i.eval_in(a, &mut args, g, ctx)?, Val::Bool(true))))
                 .unwrap_or(false)
         })
     }
@@ -428,7 +428,7 @@ impl Game<'_, '_> {
                 continue;
             }
             // The bound arguments are the guard's whole frame: leading guards read no `let`.
-            if !self.with_host(|i, c| Ok(i.eval_in(a, args, g, c)? == Val::Bool(true)))? {
+            if !self.with_host(|i, c| Ok(matches!(i.eval_in(a, args, g, c)?, Val::Bool(true))))? {
                 return Ok(());
             }
             k += 1;

@@ -55,7 +55,7 @@ pub enum BoardSpec {
         /// Terrain per hex, indexed by [`BoardSpec::hex_index`]; `None` = no terrain given.
         terrain: Vec<Option<Ground>>,
         /// The enum members used as ground, by [`Ground::Member`] index.
-        members: Vec<String>,
+        members: Vec<sandtable_ir::Str>,
     },
     Table {
         width: i64,
@@ -64,7 +64,7 @@ pub enum BoardSpec {
         /// The ground of each shape (the shape's `terrain` field is its index here).
         shape_terrain: Vec<Ground>,
         /// The enum members used as ground, by [`Ground::Member`] index.
-        members: Vec<String>,
+        members: Vec<sandtable_ir::Str>,
         /// The ground where no feature lies (`default:`), if given.
         default: Option<Ground>,
         /// Named areas (deployment zones).
@@ -114,15 +114,24 @@ impl BoardSpec {
             (
                 Ground::Member(i),
                 BoardSpec::Hex { members, .. } | BoardSpec::Table { members, .. },
-            ) => Val::Sym(members.get(i as usize).cloned().unwrap_or_default()),
+            ) => Val::Sym(
+                members
+                    .get(i as usize)
+                    .cloned()
+                    .unwrap_or_else(|| "".into()),
+            ),
         }
     }
 
     /// Whether ground `g` is the terrain or enum member `v`.
     pub fn ground_is(&self, g: Ground, v: &Val) -> bool {
-        match (g, v) {
-            (Ground::Entity(e), Val::Entity(x)) => e == *x,
-            (Ground::Member(_), Val::Sym(_)) => self.ground_val(g) == *v,
+        match (g, v, self) {
+            (Ground::Entity(e), Val::Entity(x), _) => e == *x,
+            (
+                Ground::Member(i),
+                Val::Sym(s),
+                BoardSpec::Hex { members, .. } | BoardSpec::Table { members, .. },
+            ) => members.get(i as usize).is_some_and(|m| **m == **s),
             _ => false,
         }
     }
@@ -714,7 +723,7 @@ fn int(v: &Val) -> Result<i64, EngineError> {
 
 fn sym(v: &Val) -> Result<String, EngineError> {
     match v {
-        Val::Sym(s) | Val::Text(s) => Ok(s.clone()),
+        Val::Sym(s) | Val::Text(s) => Ok(s.to_string()),
         other => Err(EngineError::Setup(format!(
             "expected a name, found {other:?}"
         ))),
@@ -769,8 +778,8 @@ fn read_chips(program: &Program, interp: &Interp, c: ChipsDef) -> Result<Chips, 
         ChipsDef::Fixed(n) => fixed(i64::from(n)),
         ChipsDef::PerUnit(k) => Ok(Chips::PerUnit(k)),
         ChipsDef::Unknown(u) => match interp.constant(&Value::Unknown(u)).map_err(setup_err)? {
-            Val::Sym(w) if w == "units" => Ok(Chips::PerUnit(None)),
-            Val::Sym(w) => match program.kinds.iter().position(|k| k.name == w) {
+            Val::Sym(w) if &*w == "units" => Ok(Chips::PerUnit(None)),
+            Val::Sym(w) => match program.kinds.iter().position(|k| *k.name == *w) {
                 Some(k) => Ok(Chips::PerUnit(Some(k as u32))),
                 None => Err(EngineError::Setup(format!(
                     "chips: `{w}` is neither a number, `units` (one chip per unit of the side on the board) nor a kind (one per unit of that kind)"
@@ -852,13 +861,13 @@ fn read_deck(d: &DeckDef) -> DeckSpec {
 /// no stand-in board) and values an assumption gives.
 fn read_board(program: &Program, interp: &Interp, b: &BoardDef) -> Result<BoardSpec, EngineError> {
     // The ground may also be a member of one of the rules' enums, kept by index.
-    let mut members: Vec<String> = Vec::new();
+    let mut members: Vec<sandtable_ir::Str> = Vec::new();
     let mut ground = |g: &ir::Ground| -> Result<Ground, EngineError> {
-        let member = |members: &mut Vec<String>, s: &str| {
-            let i = match members.iter().position(|m| m == s) {
+        let member = |members: &mut Vec<sandtable_ir::Str>, s: &str| {
+            let i = match members.iter().position(|m| **m == *s) {
                 Some(i) => i,
                 None => {
-                    members.push(s.to_string());
+                    members.push(s.into());
                     members.len() - 1
                 }
             };
@@ -871,7 +880,12 @@ fn read_board(program: &Program, interp: &Interp, b: &BoardDef) -> Result<BoardS
             ir::Ground::Unknown(u) => {
                 match interp.constant(&Value::Unknown(*u)).map_err(setup_err)? {
                     Val::Entity(e) => Ok(Ground::Entity(e)),
-                    Val::Sym(s) if program.enums.iter().any(|e| e.members.contains(&s)) => {
+                    Val::Sym(s)
+                        if program
+                            .enums
+                            .iter()
+                            .any(|e| e.members.iter().any(|m| **m == *s)) =>
+                    {
                         Ok(member(&mut members, &s))
                     }
                     other => Err(EngineError::Setup(format!(

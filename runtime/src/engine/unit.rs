@@ -168,7 +168,12 @@ impl<'r, 'p> Game<'r, 'p> {
             return Ok(true);
         };
         let mut slots = args;
-        self.with_host(|i, ctx| Ok(i.eval_in(hook, &mut slots, c, ctx)? == Val::Bool(true)))
+        self.with_host(|i, ctx| {
+            Ok(matches!(
+                i.eval_in(hook, &mut slots, c, ctx)?,
+                Val::Bool(true)
+            ))
+        })
     }
 
     /// The units the side may activate: those with a piece that has a legal action.

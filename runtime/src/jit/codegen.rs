@@ -1675,7 +1675,7 @@ pub(super) fn table_kind(t: &ir::TableDef) -> Option<Kind> {
             Value::Int(_) | Value::Length(_) => Kind::Int,
             Value::Bool(_) => Kind::Bool,
             // Reaching a `-` cell is an error the interpreter reports.
-            Value::Symbol(s) if s == ir::NOT_APPLICABLE => return None,
+            Value::Symbol(s) if &**s == ir::NOT_APPLICABLE => return None,
             Value::Symbol(_) => Kind::Sym,
             Value::Entity(_) => Kind::Entity,
             Value::Side(_) => Kind::Side,

@@ -77,7 +77,7 @@ pub struct JitCtx<'a> {
     failed: i64,
     dice: *mut Dice,
     interp: *const Interp<'a>,
-    symbols: *const Vec<String>,
+    symbols: *const Vec<sandtable_ir::Str>,
     /// Faces of every die, by die id, for rolls without going through the interpreter.
     faces: *const Vec<Vec<i64>>,
     pools: Vec<Vec<i64>>,
@@ -115,8 +115,8 @@ pub struct JitProgram<'p> {
     compiled: Vec<Option<Compiled>>,
     /// Why each procedure that was not compiled was left to the interpreter.
     pub skipped: Vec<(String, String)>,
-    symbols: Vec<String>,
-    symbol_ids: HashMap<String, i64>,
+    symbols: Vec<sandtable_ir::Str>,
+    symbol_ids: HashMap<sandtable_ir::Str, i64>,
     /// Shared with the sampling loops, whose code reads non-standard faces from it.
     faces: Arc<Vec<Vec<i64>>>,
     pub compile_time: Duration,
@@ -260,8 +260,9 @@ impl<'p> JitProgram<'p> {
             return *i;
         }
         let i = self.symbols.len() as i64;
-        self.symbols.push(s.to_string());
-        self.symbol_ids.insert(s.to_string(), i);
+        let s: sandtable_ir::Str = s.into();
+        self.symbols.push(s.clone());
+        self.symbol_ids.insert(s, i);
         i
     }
 
@@ -410,7 +411,7 @@ impl<'p> JitProgram<'p> {
             let v = match (a, k) {
                 (Val::Int(n), Kind::Int) => *n,
                 (Val::Bool(b), Kind::Bool) => i64::from(*b),
-                (Val::Sym(s), Kind::Sym) => self.symbol_ids.get(s).copied().unwrap_or(-1),
+                (Val::Sym(s), Kind::Sym) => self.symbol_ids.get(&**s).copied().unwrap_or(-1),
                 (Val::Entity(e), Kind::Entity) => i64::from(*e),
                 (Val::Side(s), Kind::Side) => i64::from(*s),
                 _ => {
@@ -479,7 +480,7 @@ impl<'p> JitProgram<'p> {
                 self.symbols
                     .get(r.value as usize)
                     .cloned()
-                    .unwrap_or_default(),
+                    .unwrap_or_else(|| "".into()),
             ),
             ST_VALUE => OutcomeKey::of_value(decode(r.value, kind, &self.symbols)),
             _ => OutcomeKey::Nothing,
@@ -503,11 +504,16 @@ impl<'p> JitProgram<'p> {
     }
 }
 
-fn decode(v: i64, k: Kind, symbols: &[String]) -> Val {
+fn decode(v: i64, k: Kind, symbols: &[sandtable_ir::Str]) -> Val {
     match k {
         Kind::Int => Val::Int(v),
         Kind::Bool => Val::Bool(v != 0),
-        Kind::Sym => Val::Sym(symbols.get(v as usize).cloned().unwrap_or_default()),
+        Kind::Sym => Val::Sym(
+            symbols
+                .get(v as usize)
+                .cloned()
+                .unwrap_or_else(|| "".into()),
+        ),
         Kind::Entity => Val::Entity(v as u32),
         Kind::Side => Val::Side(v as u32),
     }
