@@ -527,7 +527,7 @@ fn the_turn_blocks_distance_counter_adds_up_each_move_and_no_counter_is_kept_wit
         g.state
             .pieces
             .iter()
-            .any(|p| p.counters == [("walked".to_string(), 0)])
+            .any(|p| p.counters == [(sandtable_ir::Str::from("walked"), 0)])
     );
     // Without `distance_counter:` the engine keeps no counter of its own.
     let program = compile(&walk("", ""));

@@ -68,7 +68,10 @@ fn secret_counters_are_logged_silently_and_shown_to_their_own_side_only() {
     let c = sandtable_conformance::compile_clean(SRC);
     let a = Assumptions::default();
     let rules = Rules::new(&c.program, &a, "meeting").unwrap();
-    assert_eq!(rules.secret_counters, vec!["nerve".to_string()]);
+    assert_eq!(
+        rules.secret_counters,
+        vec![sandtable_ir::Str::from("nerve")]
+    );
     let g = played(&rules, 3);
     let counted: Vec<&Event> = g
         .events

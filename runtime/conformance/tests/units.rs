@@ -407,7 +407,7 @@ fn pieces_moving_together_know_which_of_them_arrives_last() {
         g.state
             .side_counters
             .iter()
-            .find(|(s, n, _)| *s == 0 && n == name)
+            .find(|(s, n, _)| *s == 0 && **n == *name)
             .map_or(0, |c| c.2)
     };
     assert_eq!(counter(&g, "steps"), 3);
@@ -463,7 +463,7 @@ fn pieces_moving_together_answer_a_choose_inside_their_action_each_in_turn() {
         .state
         .side_counters
         .iter()
-        .find(|(s, n, _)| *s == 0 && n == "last")
+        .find(|(s, n, _)| *s == 0 && &**n == "last")
         .map_or(0, |c| c.2);
     assert_eq!(last, 1, "only the last of the three knows it is last");
 }

@@ -833,9 +833,10 @@ impl GameHost<'_, '_> {
         }
     }
 
-    fn text(&self, v: &Val) -> Result<String, RunError> {
+    /// A name given as text or a symbol (shared: no copy of the letters).
+    fn text(&self, v: &Val) -> Result<sandtable_ir::Str, RunError> {
         match v {
-            Val::Text(s) | Val::Sym(s) => Ok(s.to_string()),
+            Val::Text(s) | Val::Sym(s) => Ok(s.clone()),
             other => Err(err(format!(
                 "expected a name, found {}",
                 other.show(self.rules.program)
@@ -1575,7 +1576,7 @@ impl Host for GameHost<'_, '_> {
                     let e = Event::Counted {
                         piece: p.label.to_string(),
                         side: p.side.map(|s| self.rules.side_name(s).to_string()),
-                        counter: n,
+                        counter: n.to_string(),
                         value: new,
                         why: self.why.clone(),
                     };
@@ -1583,10 +1584,13 @@ impl Host for GameHost<'_, '_> {
                 }
                 Val::Unit
             }
-            EngineFn::Option => Val::Bool(self.rules.options.contains(&self.text(arg(0)?)?)),
+            EngineFn::Option => {
+                let name = self.text(arg(0)?)?;
+                Val::Bool(self.rules.options.iter().any(|o| **o == *name))
+            }
             EngineFn::ScenarioValue => {
                 let key = self.text(arg(0)?)?;
-                match self.rules.scenario_values.iter().find(|(k, _)| *k == key) {
+                match self.rules.scenario_values.iter().find(|(k, _)| **k == *key) {
                     Some((_, Some(v))) => v.clone(),
                     Some((_, None)) => {
                         return Err(err(format!(
@@ -1603,12 +1607,12 @@ impl Host for GameHost<'_, '_> {
                 Val::Bool(
                     self.rules
                         .force(s)
-                        .is_some_and(|f| f.flags.iter().any(|(k, v)| *k == key && *v)),
+                        .is_some_and(|f| f.flags.iter().any(|(k, v)| **k == *key && *v)),
                 )
             }
             EngineFn::InsertCards => {
                 let name = self.text(arg(0)?)?;
-                self.state.pending_inserts.push(name);
+                self.state.pending_inserts.push(name.to_string());
                 Val::Unit
             }
             EngineFn::FreeAction => {

@@ -793,6 +793,7 @@ impl Game<'_, '_> {
         let steps = i64::from(moves.steps.max(1));
         let last = level == rules.program.procs[a as usize].params.len();
         let mut out: Vec<Val> = Vec::new();
+        let mut seen: std::collections::HashSet<Point> = std::collections::HashSet::new();
         for (aim, reach) in lines {
             let reach = reach.min(r);
             if reach <= 0 || aim == from {
@@ -811,7 +812,7 @@ impl Game<'_, '_> {
                 args.push(GameHost::pos_val(Pos::Point(move_toward(from, aim, len))));
                 let ok = game.with_host(|i, c| {
                     for g in &deciding {
-                        if i.eval_in(a, args, g, c)? != Val::Bool(true) {
+                        if !matches!(i.eval_in(a, args, g, c)?, Val::Bool(true)) {
                             return Ok(false);
                         }
                     }
@@ -874,9 +875,10 @@ impl Game<'_, '_> {
                 if k < steps && !legal(self, len)? {
                     continue;
                 }
-                let v = GameHost::pos_val(Pos::Point(p));
-                if !out.contains(&v) {
-                    out.push(v);
+                // Lines cross and steps coincide: a point is offered once (a set, as the
+                // points offered run to hundreds).
+                if seen.insert(p) {
+                    out.push(GameHost::pos_val(Pos::Point(p)));
                 }
             }
             // Asked only whether there is a legal choice: when the place is the last

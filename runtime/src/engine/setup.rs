@@ -299,10 +299,10 @@ pub struct Rules<'p> {
     pub hex_adjacent: Vec<Vec<u32>>,
     /// The turn block's `distance_counter:`: the piece counter that adds up the distance each
     /// piece moves, back to 0 when the turn ends.
-    pub distance_counter: Option<String>,
+    pub distance_counter: Option<sandtable_ir::Str>,
     /// The turn block's `secret_counters:`: piece counters known to the piece's own side
     /// only (shown in its view, logged as `counted` events, shuffled in others' look-ahead).
-    pub secret_counters: Vec<String>,
+    pub secret_counters: Vec<sandtable_ir::Str>,
     /// The turn block's `concealing_markers:`: a piece carrying one is in a concealed place,
     /// unseen by the other sides until it comes off.
     pub concealing_markers: Vec<EntityId>,
@@ -501,8 +501,12 @@ impl<'p> Rules<'p> {
             .turn
             .as_ref()
             .ok_or_else(|| EngineError::Setup("the ruleset has no `turn` block".into()))?;
-        r.distance_counter = turn.distance_counter.clone();
-        r.secret_counters = turn.secret_counters.clone();
+        r.distance_counter = turn.distance_counter.as_deref().map(Into::into);
+        r.secret_counters = turn
+            .secret_counters
+            .iter()
+            .map(|c| c.as_str().into())
+            .collect();
         r.concealing_markers = turn.concealing_markers.clone();
         r.turn_end = turn.end.clone();
         for ph in &turn.phases {

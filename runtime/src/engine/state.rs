@@ -62,7 +62,7 @@ pub struct Piece {
     /// Markers on the piece (at most one of each).
     pub markers: Vec<EntityId>,
     /// Named counters (damage taken, turns of reloading, distance moved this turn).
-    pub counters: Vec<(String, i64)>,
+    pub counters: Vec<(sandtable_ir::Str, i64)>,
     /// Face down to the other sides (their policies do not learn which entity it is).
     pub hidden: bool,
     /// Unseen by the sides that did not place it (a force with `secret_markers: true`): not
@@ -98,19 +98,19 @@ impl Piece {
     pub fn counter(&self, name: &str) -> i64 {
         self.counters
             .iter()
-            .find(|(n, _)| n == name)
+            .find(|(n, _)| **n == *name)
             .map_or(0, |(_, v)| *v)
     }
     /// Back to 0 (a counter never set stays absent: nothing to allocate).
     pub fn clear_counter(&mut self, name: &str) {
-        if let Some(c) = self.counters.iter_mut().find(|(n, _)| n == name) {
+        if let Some(c) = self.counters.iter_mut().find(|(n, _)| **n == *name) {
             c.1 = 0;
         }
     }
-    pub fn set_counter(&mut self, name: &str, value: i64) {
-        match self.counters.iter_mut().find(|(n, _)| n == name) {
+    pub fn set_counter(&mut self, name: &sandtable_ir::Str, value: i64) {
+        match self.counters.iter_mut().find(|(n, _)| *n == *name) {
             Some(c) => c.1 = value,
-            None => self.counters.push((name.to_string(), value)),
+            None => self.counters.push((name.clone(), value)),
         }
     }
 }
@@ -141,7 +141,7 @@ pub struct State {
     pub events_fired: Vec<String>,
     /// Named counters kept on a side rather than a piece (`counter(side, name)`).
     #[serde(default)]
-    pub side_counters: Vec<(SideId, String, i64)>,
+    pub side_counters: Vec<(SideId, sandtable_ir::Str, i64)>,
     /// Chips and side cards drawn so far, per side: a side's own turns on a card or chip
     /// activation (`activations(side)`).
     #[serde(default)]
