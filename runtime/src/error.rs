@@ -2,13 +2,8 @@
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RunError {
-    #[error("`{name}` is unknown (`?`) in the rules ({file}:{line}){}; supply a value with `--assume {name}=VALUE` or an assumptions file", note.as_ref().map(|n| format!(": {n}")).unwrap_or_default())]
-    NeedsAssumption {
-        name: String,
-        note: Option<String>,
-        file: String,
-        line: u32,
-    },
+    #[error("`{}` is unknown (`?`) in the rules ({}:{}){}; supply a value with `--assume {}=VALUE` or an assumptions file", .0.name, .0.file, .0.line, .0.note.as_ref().map(|n| format!(": {n}")).unwrap_or_default(), .0.name)]
+    NeedsAssumption(Box<Unsupplied>),
     #[error(
         "`{0}` is a function of the game engine: it needs a game in progress and cannot be evaluated on its own"
     )]
@@ -34,13 +29,8 @@ pub enum RunError {
     )]
     TooLarge { estimate: String, limit: u64 },
     /// An error of a rule, with where the rule is written.
-    #[error("{error} (in `{proc}` at {file}:{line})")]
-    At {
-        error: Box<RunError>,
-        proc: String,
-        file: String,
-        line: u32,
-    },
+    #[error("{} (in `{}` at {}:{})", .0.error, .0.proc, .0.file, .0.line)]
+    At(Box<Placed>),
     /// Internal: a fast weight overflowed; the exact evaluator retries with big integers.
     #[error("a probability weight overflowed its fast representation")]
     WeightOverflow,
@@ -74,15 +64,36 @@ impl RunError {
                 | RunError::Overflow
         );
         match program.procs.get(proc as usize) {
-            Some(p) if placeable && !p.file.is_empty() => RunError::At {
-                error: Box::new(self),
+            Some(p) if placeable && !p.file.is_empty() => RunError::At(Box::new(Placed {
+                error: self,
                 proc: p.name.clone(),
                 file: p.file.clone(),
                 line: p.line_of(stmt),
-            },
+            })),
             _ => self,
         }
     }
+}
+
+// The two largest errors are boxed: every evaluation step returns a `Result`, whose size is
+// that of its largest error.
+
+/// An unknown (`?`) of the rules that no assumption supplied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unsupplied {
+    pub name: String,
+    pub note: Option<String>,
+    pub file: String,
+    pub line: u32,
+}
+
+/// An error of a rule and where the rule is written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Placed {
+    pub error: RunError,
+    pub proc: String,
+    pub file: String,
+    pub line: u32,
 }
 
 impl From<crate::dist::Overflow> for RunError {

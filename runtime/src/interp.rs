@@ -474,12 +474,12 @@ impl<'p> Interp<'p> {
 
     fn unknown(&self, id: u32) -> RunError {
         let u = &self.program.unknowns[id as usize];
-        RunError::NeedsAssumption {
+        RunError::NeedsAssumption(Box::new(crate::error::Unsupplied {
             name: u.name.clone(),
             note: u.note.clone(),
             file: u.file.clone(),
             line: u.line,
-        }
+        }))
     }
 
     /// A constant, with the book's unknowns replaced by assumptions or refused.

@@ -17,7 +17,8 @@ pub enum Val {
     Die(u32),
     Range(Option<i64>, Option<i64>),
     /// Labels from one to another, such as hex columns `M..=U`.
-    LabelRange(Option<String>, Option<String>),
+    /// Boxed: rare, and two texts inline would make every value larger.
+    LabelRange(Box<(Option<String>, Option<String>)>),
     List(Vec<Val>),
     /// Dice results in the order rolled.
     Pool(Vec<i64>),
@@ -25,6 +26,10 @@ pub enum Val {
     Piece(u32),
     /// A hex of a game's board; equal to the symbol of its printed label (`S11`).
     Hex(crate::board::HexCoord),
+    /// A point of an open table; equal to the list `[x, y]` of its coordinates (tenths of a
+    /// millimetre), which is how it is shown. Held inline: the engine makes thousands a
+    /// decision while it lists moves.
+    Point(crate::board::Point),
     Unit,
 }
 
@@ -34,6 +39,9 @@ impl Val {
         match (self, other) {
             (Val::Hex(h), Val::Sym(s)) | (Val::Sym(s), Val::Hex(h)) => {
                 crate::board::HexCoord::parse(s) == Ok(*h)
+            }
+            (Val::Point(p), Val::List(l)) | (Val::List(l), Val::Point(p)) => {
+                matches!(l.as_slice(), [Val::Int(x), Val::Int(y)] if *x == p.x() && *y == p.y())
             }
             (Val::List(a), Val::List(b)) => {
                 a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same(y))
@@ -80,10 +88,10 @@ impl Val {
                 lo.map_or(String::new(), |x| x.to_string()),
                 hi.map_or(String::new(), |x| x.to_string())
             ),
-            Val::LabelRange(lo, hi) => format!(
+            Val::LabelRange(r) => format!(
                 "{}..={}",
-                lo.clone().unwrap_or_default(),
-                hi.clone().unwrap_or_default()
+                r.0.clone().unwrap_or_default(),
+                r.1.clone().unwrap_or_default()
             ),
             Val::List(v) => format!(
                 "[{}]",
@@ -98,6 +106,7 @@ impl Val {
             ),
             Val::Piece(n) => format!("piece #{n}"),
             Val::Hex(h) => h.to_string(),
+            Val::Point(p) => format!("[{}, {}]", p.x(), p.y()),
             Val::Unit => "()".into(),
         }
     }
@@ -138,7 +147,7 @@ impl Val {
             ir::Value::Entity(e) => Val::Entity(*e),
             ir::Value::Die(d) => Val::Die(*d),
             ir::Value::Range(a, b) => Val::Range(*a, *b),
-            ir::Value::LabelRange(a, b) => Val::LabelRange(a.clone(), b.clone()),
+            ir::Value::LabelRange(a, b) => Val::LabelRange(Box::new((a.clone(), b.clone()))),
             ir::Value::List(items) => {
                 Val::List(items.iter().map(Val::from_const).collect::<Option<_>>()?)
             }

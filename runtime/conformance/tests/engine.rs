@@ -474,18 +474,11 @@ impl Policy for MoveReferee {
             if !label.starts_with("advance(") {
                 continue;
             }
-            let (Some(Val::Piece(i)), Some(Val::List(xy))) = (ch.args.first(), ch.args.get(1))
+            let (Some(Val::Piece(i)), Some(Val::Point(to))) = (ch.args.first(), ch.args.get(1))
             else {
                 continue;
             };
-            let (i, to) = (
-                *i as usize,
-                sandtable_runtime::board::Point::new(
-                    xy[0].as_int().unwrap(),
-                    xy[1].as_int().unwrap(),
-                )
-                .unwrap(),
-            );
+            let (i, to) = (*i as usize, *to);
             let from = at(i);
             offered.push((i, to));
             self.checked += 1;

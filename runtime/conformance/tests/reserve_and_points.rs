@@ -143,10 +143,10 @@ fn a_typed_point_is_checked_like_the_listed_ones_and_replays() {
     let Some(Pos::Point(from)) = game.state.pieces[u as usize].pos else {
         panic!("on the table")
     };
-    let sandtable_runtime::Val::List(xy) = &c.args[1] else {
+    let sandtable_runtime::Val::Point(to) = &c.args[1] else {
         panic!("a point")
     };
-    let (tx, ty) = (xy[0].as_int().unwrap(), xy[1].as_int().unwrap());
+    let (tx, ty) = (to.x(), to.y());
     let (mx, my) = ((from.x() + tx) / 2, (from.y() + ty) / 2);
     let inches = |v: i64| format!("{:.4}", v as f64 / 254.0);
     // Typed in inches (the ruleset's unit): a word, a point out of reach, then a good one.

@@ -265,7 +265,7 @@ impl GameHost<'_, '_> {
     pub fn pos_val(pos: Pos) -> Val {
         match pos {
             Pos::Hex(h) => Val::Hex(h),
-            Pos::Point(p) => Val::List(vec![Val::Int(p.x()), Val::Int(p.y())]),
+            Pos::Point(p) => Val::Point(p),
         }
     }
 
@@ -292,6 +292,7 @@ impl GameHost<'_, '_> {
                     _ => Err(err(format!("hex {h} is not on the board"))),
                 }
             }
+            Val::Point(p) => Ok(Pos::Point(*p)),
             Val::List(xy) if xy.len() == 2 => {
                 let (Some(x), Some(y)) = (xy[0].as_int(), xy[1].as_int()) else {
                     return Err(err("a point is two numbers"));
@@ -309,7 +310,7 @@ impl GameHost<'_, '_> {
 
     fn is_place(&self, v: &Val) -> bool {
         match v {
-            Val::Piece(_) | Val::Hex(_) => true,
+            Val::Piece(_) | Val::Hex(_) | Val::Point(_) => true,
             Val::Sym(s) => self.kind_named(s).is_none() && HexCoord::parse(s).is_ok(),
             Val::List(xy) => xy.len() == 2 && xy.iter().all(|x| matches!(x, Val::Int(_))),
             _ => false,
@@ -355,7 +356,8 @@ impl GameHost<'_, '_> {
         exits.iter().all(|e| match e {
             Val::List(items) => items.iter().any(|x| x.same(&here)),
             Val::Sym(_) | Val::Hex(_) => e.same(&here),
-            Val::LabelRange(lo, hi) => {
+            Val::LabelRange(r) => {
+                let (lo, hi) = &**r;
                 let col = |l: &Option<String>| {
                     l.as_ref()
                         .and_then(|l| HexCoord::parse(&format!("{l}1")).ok())

@@ -65,6 +65,7 @@ pub fn decode_place(rules: &Rules, v: &Val) -> Result<Pos, EngineError> {
         Val::Sym(s) => HexCoord::parse(s)
             .map(Pos::Hex)
             .map_err(|e| EngineError::Policy(e.to_string())),
+        Val::Point(p) => Ok(Pos::Point(*p)),
         Val::List(xy) if xy.len() == 2 => {
             let (Some(x), Some(y)) = (xy[0].as_int(), xy[1].as_int()) else {
                 return Err(EngineError::Policy("a point is two numbers".into()));
@@ -1144,11 +1145,12 @@ impl Game<'_, '_> {
                         // a millimetre.
                         (Val::Int(n), Type::Length) => self.rules.program.show_length(*n),
                         // A point of an open-table move, in inches as the narrative shows it.
-                        (Val::List(_), Type::Entity(None)) => decode_place(self.rules, v)
-                            .map_or_else(
+                        (Val::List(_) | Val::Point(_), Type::Entity(None)) => {
+                            decode_place(self.rules, v).map_or_else(
                                 |_| show(v),
                                 |p| p.label(self.rules.program.length_unit.as_deref()),
-                            ),
+                            )
+                        }
                         _ => show(v),
                     })
                     .collect();

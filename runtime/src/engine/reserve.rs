@@ -124,7 +124,7 @@ pub(super) fn entry_points(
             }
             let Some(p) = p else { continue };
             if game.table_point_free(args.first(), p) {
-                let v = Val::List(vec![Val::Int(p.x()), Val::Int(p.y())]);
+                let v = Val::Point(p);
                 if !out.contains(&v) {
                     out.push(v);
                 }

@@ -1111,7 +1111,8 @@ fn assumed_hexes(force: &str, v: &Val) -> Result<(Span2, Span2), EngineError> {
                     end(*hi, u32::MAX).ok_or_else(|| bad_deploy(force, v))?,
                 ));
             }
-            Val::LabelRange(lo, hi) => {
+            Val::LabelRange(r) => {
+                let (lo, hi) = &**r;
                 let col = |l: &Option<String>, or: u32| match l {
                     None => Ok(or),
                     Some(l) => HexCoord::parse(&format!("{l}1"))

@@ -17,9 +17,10 @@ use crate::value::Val;
 
 /// Where in a choice's arguments its point is: the last argument that is one.
 pub fn point_slot(c: &Choice) -> Option<usize> {
-    c.args.iter().rposition(
-        |v| matches!(v, Val::List(xy) if xy.len() == 2 && xy.iter().all(|n| n.as_int().is_some())),
-    )
+    c.args.iter().rposition(|v| {
+        matches!(v, Val::Point(_))
+            || matches!(v, Val::List(xy) if xy.len() == 2 && xy.iter().all(|n| n.as_int().is_some()))
+    })
 }
 
 /// A length as a person types it: `12`, `12.5`, `12.5in`, `30cm`. Without a unit it is in
@@ -79,7 +80,7 @@ impl Game<'_, '_> {
             return Err("that choice goes to no point".into());
         };
         let mut c = like.clone();
-        c.args[slot] = Val::List(vec![Val::Int(at.x()), Val::Int(at.y())]);
+        c.args[slot] = Val::Point(at);
         let shown = Pos::Point(at).label(self.rules.program.length_unit.as_deref());
         let actor = c.args.first().cloned();
         if let Some(Val::Piece(i)) = &actor

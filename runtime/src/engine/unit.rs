@@ -33,7 +33,7 @@ impl UnitTurn {
 fn place_val(p: Pos) -> Val {
     match p {
         Pos::Hex(h) => Val::Hex(h),
-        Pos::Point(pt) => Val::List(vec![Val::Int(pt.x()), Val::Int(pt.y())]),
+        Pos::Point(pt) => Val::Point(pt),
     }
 }
 
