@@ -284,3 +284,21 @@ impl fmt::Display for OutcomeKey {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Point;
+
+    #[test]
+    fn a_table_point_is_the_list_of_its_coordinates_to_the_rules() {
+        let p = Val::Point(Point::new(120, -35).unwrap());
+        let same = Val::List(vec![Val::Int(120), Val::Int(-35)]);
+        assert!(p.same(&same) && same.same(&p));
+        assert!(!p.same(&Val::List(vec![Val::Int(-35), Val::Int(120)])));
+        assert!(!p.same(&Val::List(vec![Val::Int(120)])));
+        assert!(!p.same(&Val::List(vec![Val::Int(120), Val::Int(-35), Val::Int(0)])));
+        let program = Program::default();
+        assert_eq!(p.show(&program), same.show(&program));
+    }
+}
