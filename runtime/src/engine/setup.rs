@@ -114,12 +114,7 @@ impl BoardSpec {
             (
                 Ground::Member(i),
                 BoardSpec::Hex { members, .. } | BoardSpec::Table { members, .. },
-            ) => Val::Sym(
-                members
-                    .get(i as usize)
-                    .cloned()
-                    .unwrap_or_else(|| "".into()),
-            ),
+            ) => Val::Sym(members.get(i as usize).cloned().unwrap_or_default()),
         }
     }
 

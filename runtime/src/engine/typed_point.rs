@@ -17,10 +17,7 @@ use crate::value::Val;
 
 /// Where in a choice's arguments its point is: the last argument that is one.
 pub fn point_slot(c: &Choice) -> Option<usize> {
-    c.args.iter().rposition(|v| {
-        matches!(v, Val::Point(_))
-            || matches!(v, Val::List(xy) if xy.len() == 2 && xy.iter().all(|n| n.as_int().is_some()))
-    })
+    c.args.iter().rposition(|v| matches!(v, Val::Point(_)))
 }
 
 /// A length as a person types it: `12`, `12.5`, `12.5in`, `30cm`. Without a unit it is in

@@ -29,14 +29,6 @@ impl UnitTurn {
     }
 }
 
-/// A place as a choice's argument (what `decode_place` reads back).
-fn place_val(p: Pos) -> Val {
-    match p {
-        Pos::Hex(h) => Val::Hex(h),
-        Pos::Point(pt) => Val::Point(pt),
-    }
-}
-
 impl<'r, 'p> Game<'r, 'p> {
     /// The unit rules and the actions of an activation.
     pub(crate) fn unit_rules(&self, u: &UnitTurn) -> (&'r UnitSpec, &'r [ProcId]) {
@@ -191,7 +183,7 @@ impl<'r, 'p> Game<'r, 'p> {
                         if self.has_legal(side, actions, Some(i))? {
                             out.push(Choice {
                                 act: Act::Activate,
-                                args: vec![place_val(at)],
+                                args: vec![super::host::GameHost::pos_val(at)],
                             });
                             break;
                         }

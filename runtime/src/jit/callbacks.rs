@@ -170,7 +170,7 @@ pub(super) extern "C" fn jit_reroll(ctx: *mut JitCtx, die: i64, lo: i64, hi: i64
 pub(super) fn symbol<'a>(c: &JitCtx<'a>, id: i64) -> sandtable_ir::Str {
     // SAFETY: `symbols` points at the program's symbol table, alive for the call.
     let s = unsafe { &*c.symbols };
-    s.get(id as usize).cloned().unwrap_or_else(|| "".into())
+    s.get(id as usize).cloned().unwrap_or_default()
 }
 
 pub(super) fn encode_cell(c: &mut JitCtx, v: Val) -> i64 {

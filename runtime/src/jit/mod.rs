@@ -480,7 +480,7 @@ impl<'p> JitProgram<'p> {
                 self.symbols
                     .get(r.value as usize)
                     .cloned()
-                    .unwrap_or_else(|| "".into()),
+                    .unwrap_or_default(),
             ),
             ST_VALUE => OutcomeKey::of_value(decode(r.value, kind, &self.symbols)),
             _ => OutcomeKey::Nothing,
@@ -508,12 +508,7 @@ fn decode(v: i64, k: Kind, symbols: &[sandtable_ir::Str]) -> Val {
     match k {
         Kind::Int => Val::Int(v),
         Kind::Bool => Val::Bool(v != 0),
-        Kind::Sym => Val::Sym(
-            symbols
-                .get(v as usize)
-                .cloned()
-                .unwrap_or_else(|| "".into()),
-        ),
+        Kind::Sym => Val::Sym(symbols.get(v as usize).cloned().unwrap_or_default()),
         Kind::Entity => Val::Entity(v as u32),
         Kind::Side => Val::Side(v as u32),
     }
