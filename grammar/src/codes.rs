@@ -145,6 +145,8 @@ codes! {
     ConfigUnknownProperty = "sand::config::unknown-property", Error;
     /// A `: scheme` that the block does not know or does not take.
     ConfigUnknownScheme = "sand::config::unknown-scheme", Error;
+    /// An `on EVENT` hook for an event its block never runs (a scenario's `on strat`), which would be ignored silently.
+    ConfigUnknownEvent = "sand::config::unknown-event", Error;
     /// A second `ruleset` block in one ruleset.
     ConfigDuplicateRuleset = "sand::config::duplicate-ruleset", Error;
     /// A list of sides (`first:`, `order:`) that is empty or names a side twice.

@@ -22,6 +22,10 @@ pub enum Val {
     List(Vec<Val>),
     /// Dice results in the order rolled.
     Pool(Vec<i64>),
+    /// A counter the rules keep, by its id in the program's `counters`.
+    Counter(ir::CounterId),
+    /// A kind of piece a rule names (`is(p, soldier)`).
+    Kind(ir::KindId),
     /// A piece on the table during a game (an instance of a unit, weapon or marker entity).
     Piece(u32),
     /// A hex of a game's board; equal to the symbol of its printed label (`S11`).
@@ -104,6 +108,11 @@ impl Val {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
+            Val::Counter(c) => format!("{:?}", p.counter_name(*c)),
+            Val::Kind(k) => p
+                .kinds
+                .get(*k as usize)
+                .map_or("?".into(), |x| x.name.clone()),
             Val::Piece(n) => format!("piece #{n}"),
             Val::Hex(h) => h.to_string(),
             Val::Point(p) => format!("[{}, {}]", p.x(), p.y()),
@@ -146,6 +155,10 @@ impl Val {
             ir::Value::Side(s) => Val::Side(*s),
             ir::Value::Entity(e) => Val::Entity(*e),
             ir::Value::Die(d) => Val::Die(*d),
+            ir::Value::Counter(c) => Val::Counter(*c),
+            ir::Value::Kind(k) => Val::Kind(*k),
+            // The compiler reads only labels the engine's grid can hold.
+            ir::Value::Hex(h) => Val::Hex(crate::board::HexCoord::new(h.column, h.row).ok()?),
             ir::Value::Range(a, b) => Val::Range(*a, *b),
             ir::Value::LabelRange(a, b) => Val::LabelRange(Box::new((a.clone(), b.clone()))),
             ir::Value::List(items) => {

@@ -42,6 +42,8 @@ pub enum ParamTy {
     Number,
     /// A name: a string or a bare word.
     Name,
+    /// A counter's name, written out (a string or a bare word): resolved when compiled.
+    Counter,
     /// Any value.
     Value,
 }
@@ -63,6 +65,7 @@ impl ParamTy {
             ParamTy::Radius => "radius",
             ParamTy::Number => "number",
             ParamTy::Name => "name",
+            ParamTy::Counter => "counter",
             ParamTy::Value => "value",
         }
     }
@@ -332,11 +335,11 @@ engine_functions! {
     /// The distance to the nearest other piece of the same side that matches the filter; 2^40 when there is none.
     NearestDistance = "nearest_distance"(req("piece", Piece), req("F", Filter)) -> Distance, Any, NO;
     /// The number kept on the piece (or on a side: `counter(us, "fired")`) under the name, 0 until set; the engine adds each move's distance to the counter the turn block's `distance_counter:` names, and sets it back to 0 at the end of each turn.
-    Counter = "counter"(req("piece", Piece), req("name", Name)) -> Value, NonNegative, NO;
+    Counter = "counter"(req("piece", Piece), req("name", Counter)) -> Value, NonNegative, NO;
     /// Effect: add `n` to the piece's (or side's) counter.
-    AddCounter = "add_counter"(req("piece", Piece), req("name", Name), req("n", Number)) -> Effect, Any, NO;
+    AddCounter = "add_counter"(req("piece", Piece), req("name", Counter), req("n", Number)) -> Effect, Any, NO;
     /// Effect: set the piece's (or side's) counter to `n`.
-    SetCounter = "set_counter"(req("piece", Piece), req("name", Name), req("n", Number)) -> Effect, Any, NO;
+    SetCounter = "set_counter"(req("piece", Piece), req("name", Counter), req("n", Number)) -> Effect, Any, NO;
     /// The scenario's `options` include the name.
     Option = "option"(req("name", Name)) -> Bool, Any, NO;
     /// The scenario's property of that name (assumptions applied); an error naming the `--assume` to give when the book leaves it `?`.

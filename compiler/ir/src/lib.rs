@@ -34,9 +34,12 @@ pub type ProcId = u32;
 pub type UnknownId = u32;
 pub type SectionId = u32;
 pub type Slot = u32;
+/// A counter a rule keeps on pieces or sides (`counter(p, "fired")`), by its index in
+/// [`Program::counters`]: every counter is named in the rules, so names are resolved once.
+pub type CounterId = u32;
 
 /// Bumped whenever the IR changes shape, so stale JSON is refused rather than misread.
-pub const IR_VERSION: u32 = 5;
+pub const IR_VERSION: u32 = 6;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Program {
@@ -72,6 +75,10 @@ pub struct Program {
     /// people as the book gives them rather than in the internal tenths of a millimetre.
     #[serde(default)]
     pub length_unit: Option<String>,
+    /// The names of the counters the rules keep (`counter`, `add_counter`, `set_counter`, the
+    /// turn's `distance_counter:` and `secret_counters:`), indexed by [`CounterId`].
+    #[serde(default)]
+    pub counters: Vec<Str>,
 }
 
 /// A table cell written `-`: the row and column do not apply (a weapon that cannot fire at
@@ -112,6 +119,19 @@ impl Program {
     /// A length as the ruleset writes them.
     pub fn show_length(&self, v: i64) -> String {
         show_length(v, self.length_unit.as_deref())
+    }
+
+    /// A counter's name as the rules write it (`?` for an id this program does not have).
+    pub fn counter_name(&self, id: CounterId) -> &str {
+        self.counters.get(id as usize).map_or("?", |n| n)
+    }
+
+    /// The id of the counter the rules name `name`, if they name it.
+    pub fn counter_id(&self, name: &str) -> Option<CounterId> {
+        self.counters
+            .iter()
+            .position(|c| **c == *name)
+            .map(|i| i as CounterId)
     }
 }
 
@@ -242,6 +262,13 @@ pub enum Value {
     Range(Option<i64>, Option<i64>),
     /// A range of labels, such as hex columns `M..=U`.
     LabelRange(Option<String>, Option<String>),
+    /// A counter's name as the rules write it, resolved to its index.
+    Counter(CounterId),
+    /// A kind a rule names as a value (`is(p, soldier)`, `count_units(h, soldier)`).
+    Kind(KindId),
+    /// A hex label a rule writes (`S11`) on a ruleset whose boards are grids, read once when
+    /// compiled (and checked against the boards).
+    Hex(HexLabel),
 }
 
 /// Values supplied for the book's unknowns (`--assume`, assumption files), each already

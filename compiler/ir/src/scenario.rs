@@ -314,6 +314,30 @@ pub struct BoardDef {
     pub config: u32,
 }
 
+/// When a scenario's `on EVENT` hook runs.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub enum ScenarioEvent {
+    /// Once, after set-up, before the first turn.
+    Start,
+    /// At the start of every turn, before its first phase.
+    TurnStart,
+    /// At the end of every turn, after the turn block's `on end`.
+    TurnEnd,
+}
+
+impl ScenarioEvent {
+    /// The events as the rules name them (`on turn_end`), in the order of [`Self::ALL`].
+    pub const NAMES: [&'static str; 3] = ["start", "turn_start", "turn_end"];
+    pub const ALL: [ScenarioEvent; 3] = [Self::Start, Self::TurnStart, Self::TurnEnd];
+
+    pub fn named(name: &str) -> Option<ScenarioEvent> {
+        Self::NAMES
+            .iter()
+            .position(|n| *n == name)
+            .map(|i| Self::ALL[i])
+    }
+}
+
 /// How many chips a side puts in the cup (the scenario's `chips: SIDE = …`).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 pub enum ChipsDef {
@@ -339,7 +363,7 @@ pub struct ScenarioDef {
     pub forces: Vec<ForceDef>,
     pub neutral: Vec<NeutralDef>,
     /// `on EVENT` hooks, in order (`victory` is not among them).
-    pub hooks: Vec<(String, ProcId)>,
+    pub hooks: Vec<(ScenarioEvent, ProcId)>,
     pub victory: Option<ProcId>,
     /// `chips:`, per side, for a chip cup.
     pub chips: Vec<(SideId, ChipsDef)>,

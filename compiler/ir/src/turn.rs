@@ -14,9 +14,9 @@ use crate::{ProcId, SideId};
 pub struct TurnDef {
     pub phases: Vec<PhaseDef>,
     /// `distance_counter:`: the piece counter that adds up the distance each piece moves.
-    pub distance_counter: Option<String>,
+    pub distance_counter: Option<crate::CounterId>,
     /// `secret_counters:`: piece counters known to the piece's own side only.
-    pub secret_counters: Vec<String>,
+    pub secret_counters: Vec<crate::CounterId>,
     /// `concealing_markers:`: markers that put the piece carrying one in a concealed place
     /// (down a tunnel, in a hide): while it carries one the other sides do not see it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -132,7 +132,12 @@ impl<'a> Lowerer<'a> {
                 self.diags.push(d);
             }
         }
-        let lowered: Vec<Expr> = typed.into_iter().map(|t| t.expr).collect();
+        let mut lowered: Vec<Expr> = typed.into_iter().map(|t| t.expr).collect();
+        for ((param, arg), e) in func.params().iter().zip(args).zip(&mut lowered) {
+            if param.ty == ParamTy::Counter {
+                self.resolve_counter(file, func, arg, e);
+            }
+        }
         let mut t = Typed::new(
             Expr::Host {
                 func,
@@ -144,6 +149,39 @@ impl<'a> Lowerer<'a> {
             t.reach = Reach::Interval(Some(0), None);
         }
         t
+    }
+
+    /// A counter's name becomes its id, so the engine keeps counters by index. The name must
+    /// be written out: a computed one could name any counter, which no id can stand for.
+    fn resolve_counter(&mut self, file: FileId, func: EngineFn, arg: &ast::Arg, e: &mut Expr) {
+        match e {
+            Expr::Const(Value::Text(n) | Value::Symbol(n)) => {
+                let id = self.counter_id(n);
+                *e = Expr::Const(Value::Counter(id));
+            }
+            _ => self.diags.push(
+                Diagnostic::new(
+                    Code::TypeNotConstant,
+                    file,
+                    arg.value.span,
+                    format!("`{}` takes a counter's name written out", func.name()),
+                )
+                .label("a computed name")
+                .help("write the counter's name (`\"fired\"`); to choose between counters, branch with `if`"),
+            ),
+        }
+    }
+
+    /// The id of the counter named `n`, given it the first time it is named.
+    pub(crate) fn counter_id(&mut self, n: &str) -> ir::CounterId {
+        let kept = &mut self.program.counters;
+        match kept.iter().position(|c| **c == *n) {
+            Some(i) => i as ir::CounterId,
+            None => {
+                kept.push(n.into());
+                (kept.len() - 1) as ir::CounterId
+            }
+        }
     }
 
     /// An argument whose static type cannot be what the parameter takes.

@@ -17,6 +17,9 @@ pub(crate) struct Schema {
     pub schemes: &'static [&'static str],
     /// Properties whose bare names must resolve to definitions (others may be free labels).
     pub references: &'static [&'static str],
+    /// The events its `on EVENT` hooks may name: those the engine runs for the block. A deck
+    /// activation adds its inserts' events and the sides (`on us`: the side's card).
+    pub events: &'static [&'static str],
 }
 
 pub(crate) const SCHEMAS: &[Schema] = &[
@@ -34,6 +37,7 @@ pub(crate) const SCHEMAS: &[Schema] = &[
         blocks: &[],
         schemes: &[],
         references: &[],
+        events: &[],
     },
     Schema {
         keyword: "board",
@@ -66,6 +70,7 @@ pub(crate) const SCHEMAS: &[Schema] = &[
         blocks: &["region", "area", "feature"],
         schemes: &["hex", "open", "sectors", "square"],
         references: &["default"],
+        events: &[],
     },
     Schema {
         keyword: "turn",
@@ -81,6 +86,7 @@ pub(crate) const SCHEMAS: &[Schema] = &[
         blocks: &[],
         schemes: &[],
         references: &["sequence", "concealing_markers"],
+        events: &["end"],
     },
     Schema {
         keyword: "phase",
@@ -99,6 +105,7 @@ pub(crate) const SCHEMAS: &[Schema] = &[
         blocks: &[],
         schemes: &[],
         references: &["actions"],
+        events: &["run"],
     },
     Schema {
         keyword: "activation",
@@ -141,6 +148,7 @@ pub(crate) const SCHEMAS: &[Schema] = &[
             "alternating",
         ],
         references: &["together"],
+        events: &[],
     },
     Schema {
         keyword: "scenario",
@@ -173,6 +181,7 @@ pub(crate) const SCHEMAS: &[Schema] = &[
         blocks: &["force", "special_rule", "terrain", "neutral"],
         schemes: &[],
         references: &["board"],
+        events: &ir::scenario::ScenarioEvent::NAMES,
     },
     Schema {
         keyword: "force",
@@ -203,6 +212,7 @@ pub(crate) const SCHEMAS: &[Schema] = &[
         blocks: &["deploy"],
         schemes: &[],
         references: &["units", "deploy_check"],
+        events: &[],
     },
     // Pieces of no side at fixed places: `neutral { pieces: 2 * objective, at: D4, F6 }`.
     Schema {
@@ -211,6 +221,7 @@ pub(crate) const SCHEMAS: &[Schema] = &[
         blocks: &[],
         schemes: &[],
         references: &["pieces"],
+        events: &[],
     },
 ];
 
@@ -325,6 +336,7 @@ impl<'a> Lowerer<'a> {
         for r in &c.see {
             self.refs.push((file, r.clone()));
         }
+        let mut events: Vec<&ast::Ident> = Vec::new();
         for entry in &c.entries {
             match entry {
                 ast::ConfigEntry::Property {
@@ -409,6 +421,7 @@ impl<'a> Lowerer<'a> {
                     block.blocks.push(b);
                 }
                 ast::ConfigEntry::Hook { event, see, body } => {
+                    events.push(event);
                     let id = self.hook_proc(
                         file,
                         section,
@@ -432,6 +445,9 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
+        if let Some(sch) = sch {
+            self.check_events(file, sch, c, &block, &events);
+        }
         if parent.is_none()
             && let Some(slot) = self.program.configs.iter().position(|x| {
                 x.keyword == block.keyword
@@ -444,6 +460,55 @@ impl<'a> Lowerer<'a> {
             self.program.configs[slot] = block.clone();
         }
         block
+    }
+
+    /// Each `on EVENT` names an event the engine runs for its block: any other would never
+    /// run, and the rule it holds would be lost without a word.
+    fn check_events(
+        &mut self,
+        file: FileId,
+        sch: &Schema,
+        c: &ast::Config,
+        block: &ir::ConfigBlock,
+        events: &[&ast::Ident],
+    ) {
+        let mut allowed: Vec<String> = sch.events.iter().map(|e| e.to_string()).collect();
+        if c.scheme.as_ref().is_some_and(|s| s.name == "deck") {
+            let inserts = block.properties.iter().filter(|p| p.key == "insert");
+            allowed.extend(
+                inserts
+                    .filter_map(super::turn::insert_event)
+                    .map(str::to_string),
+            );
+            allowed.extend(self.program.sides.iter().map(|s| s.name.clone()));
+        }
+        allowed.dedup();
+        for ev in events {
+            if allowed.contains(&ev.name) {
+                continue;
+            }
+            let names: Vec<&str> = allowed.iter().map(String::as_str).collect();
+            let near = names
+                .iter()
+                .map(|n| (super::edit_distance(&ev.name, n), *n))
+                .filter(|(d, n)| *d <= (ev.name.len().max(n.len()) / 3).max(1))
+                .min();
+            let help = match near.map(|(_, n)| n) {
+                Some(s) => format!("did you mean `on {s}`?"),
+                None if allowed.is_empty() => format!("a `{}` block runs no hooks", sch.keyword),
+                None => format!("events here: {}", names.join(", ")),
+            };
+            self.diags.push(
+                Diagnostic::new(
+                    Code::ConfigUnknownEvent,
+                    file,
+                    ev.span,
+                    format!("a `{}` never runs `on {}`", sch.keyword, ev.name),
+                )
+                .label("no such event here")
+                .help(help),
+            );
+        }
     }
 
     /// An activation's `order:`, `sides:` or `first:` lists sides to take turns: an empty list
@@ -523,7 +588,7 @@ impl<'a> Lowerer<'a> {
         }
         let mut scope = Scope::new(&[]);
         self.stmt_lines.clear();
-        let stmts = self.lower_block(file, &mut scope, body, name);
+        let stmts = self.lower_body(file, &mut scope, body, name);
         let cite = self.cite(section, see);
         self.push_hook(
             name.to_string(),

@@ -697,6 +697,11 @@ impl<'a> Lowerer<'a> {
             }
             Some(Sym::Side(id)) => return Typed::new(Expr::Const(Value::Side(id)), Type::Side),
             Some(Sym::Config(_)) => return Typed::any(Expr::Const(Value::Symbol(n.into()))),
+            // In a rule the engine runs, the kind itself; a property keeps the name, which
+            // the typed scenario reads.
+            Some(Sym::Kind(id)) if self.in_body => {
+                return Typed::new(Expr::Const(Value::Kind(id)), Type::Symbol);
+            }
             Some(Sym::Kind(_)) => {
                 return Typed::new(Expr::Const(Value::Symbol(n.into())), Type::Symbol);
             }
@@ -740,6 +745,14 @@ impl<'a> Lowerer<'a> {
             return Typed::new(Expr::Const(Value::Symbol(n.into())), Type::Enum(enums[0]));
         }
         if looks_like_coordinate(n) || self.table_symbols.contains(n) {
+            if self.in_body
+                && self.distance_ty == Type::Int
+                && !self.table_symbols.contains(n)
+                && let Some(hex) = ir::scenario::HexLabel::parse(n)
+            {
+                self.rule_labels.push((hex, file, span));
+                return Typed::new(Expr::Const(Value::Hex(hex)), Type::Symbol);
+            }
             return Typed::new(Expr::Const(Value::Symbol(n.into())), Type::Symbol);
         }
         if self.broken.contains(n) {

@@ -892,6 +892,9 @@ impl<'a> Lowerer<'a> {
             Value::Bool(b) => format!("`{b}`"),
             Value::Text(_) => "text".into(),
             Value::Symbol(s) => format!("`{s}`"),
+            Value::Counter(c) => format!("the counter `{}`", self.program.counter_name(*c)),
+            Value::Hex(h) => format!("hex `{h}`"),
+            Value::Kind(k) => format!("kind `{}`", self.program.kinds[*k as usize].name),
             Value::Side(s) => format!("side `{}`", self.program.sides[*s as usize].name),
             Value::Entity(e) => format!("`{}`", self.program.entities[*e as usize].name),
             Value::Die(_) => "a die".into(),
@@ -1269,7 +1272,7 @@ impl<'a> Lowerer<'a> {
         let mut scope = Scope::new(&params);
         self.stmt_lines.clear();
         self.result_types.clear();
-        let body = self.lower_block(file, &mut scope, &p.body, &p.name.name);
+        let body = self.lower_body(file, &mut scope, &p.body, &p.name.name);
         let pr = &mut self.program.procs[id as usize];
         pr.body = body;
         pr.result_length = !self.result_types.is_empty()

@@ -120,6 +120,13 @@ pub(crate) struct Lowerer<'a> {
     pub na_tested: Vec<ir::TableId>,
     pub na_lookups: Vec<(ir::TableId, FileId, Span)>,
     pub in_applicable: bool,
+    /// Lowering a procedure's or hook's body: on a ruleset whose boards are all grids, a
+    /// name that reads as a hex label there is the hex it names (a constant the engine need
+    /// not parse), not a symbol. Property values keep their labels as written: the typed
+    /// scenarios read them.
+    pub in_body: bool,
+    /// The hex labels read in bodies, where, for [`Lowerer::check_rule_labels`].
+    pub rule_labels: Vec<(ir::scenario::HexLabel, FileId, Span)>,
 }
 
 /// Compile parsed files into one program. `files` are the parsed ASTs, by file id.
@@ -157,6 +164,8 @@ pub fn lower(
         na_tested: Vec::new(),
         na_lookups: Vec::new(),
         in_applicable: false,
+        in_body: false,
+        rule_labels: Vec::new(),
     };
     let mut located = Vec::new();
     for (file, ast) in files {
@@ -170,6 +179,7 @@ pub fn lower(
     lw.check_scenarios(&located);
     lw.lower_typed_scenarios(&located);
     lw.lower_typed_turn();
+    lw.check_rule_labels();
     lw.check_recursion();
     if partial {
         lw.refs.clear();
@@ -678,5 +688,54 @@ mod tests {
         assert_eq!(super::edit_distance("fire", "fir"), 1);
         assert_eq!(super::edit_distance("melee", "melee"), 0);
         assert_eq!(super::edit_distance("", "abc"), 3);
+    }
+
+    /// Names the engine would otherwise look up while playing are resolved here: counters to
+    /// ids shared by every call that names them, hex labels in rules to hexes, kinds to ids. A property's
+    /// labels stay as written (the typed scenario reads them).
+    #[test]
+    fn counters_and_hex_labels_in_rules_are_resolved_when_compiled() {
+        use crate::ir::{Expr, Value, scenario::HexLabel};
+        let c = crate::compile_sources(&[(
+            "r.sand",
+            r#"
+side reds
+kind soldier { fire: int }
+unit rifleman: soldier of reds { fire: 1 }
+enum ground { paddy }
+board map: hex { columns: A..=H, rows: 1..=6, default: paddy }
+action rest(p: soldier) {
+  require counter(p, "tired") == 0 and not adjacent(p, C4) and is(p, soldier)
+  add_counter(p, "tired", 1)
+}
+"#,
+        )]);
+        assert!(!c.has_errors(), "{:?}", c.diagnostics);
+        let p = &c.program;
+        assert_eq!(p.counters, vec![crate::ir::Str::from("tired")]);
+        let mut consts = Vec::new();
+        crate::ir::visit_stmts(
+            &p.proc_by_name("rest").unwrap().1.body,
+            false,
+            &mut |e, _| {
+                e.walk(&mut |x| {
+                    if let Expr::Const(v) = x {
+                        consts.push(v.clone());
+                    }
+                })
+            },
+        );
+        assert_eq!(
+            consts.iter().filter(|v| **v == Value::Counter(0)).count(),
+            2
+        );
+        let c4 = HexLabel { column: 3, row: 4 };
+        assert!(consts.contains(&Value::Hex(c4)), "{consts:?}");
+        assert!(consts.contains(&Value::Kind(0)), "{consts:?}");
+        assert!(
+            !consts
+                .iter()
+                .any(|v| matches!(v, Value::Symbol(_) | Value::Text(_)))
+        );
     }
 }

@@ -138,16 +138,7 @@ pub(super) fn children(c: &ast::Config) -> impl Iterator<Item = &ast::Config> {
 
 /// A hex label `B12` as (column, row), columns counted from A = 1.
 pub(super) fn hex_label(s: &str) -> Option<(u32, u32)> {
-    let split = s.find(|c: char| !c.is_ascii_uppercase())?;
-    let (letters, digits) = s.split_at(split);
-    if letters.is_empty() || letters.len() > 2 || digits.is_empty() || digits.len() > 4 {
-        return None;
-    }
-    let column = letters
-        .bytes()
-        .fold(0u32, |c, b| c * 26 + u32::from(b - b'A') + 1);
-    let row: u32 = digits.parse().ok()?;
-    (row > 0).then_some((column, row))
+    crate::ir::scenario::HexLabel::parse(s).map(|h| (h.column, h.row))
 }
 
 /// A column label `H` as its number.
@@ -605,6 +596,52 @@ impl Lowerer<'_> {
         };
         if c > columns || r > rows {
             self.off_board(file, b, e.span, format!("hex {n} is off the board"));
+        }
+    }
+
+    /// A hex label a rule reads that lies on none of the ruleset's boards could never match
+    /// a piece's place: the rule would be dead, or a place argument fail mid-game. Boards
+    /// whose size the book leaves `?` could hold anything, so they check nothing.
+    pub(super) fn check_rule_labels(&mut self) {
+        let mut sizes = Vec::new();
+        for b in &self.program.boards {
+            match b.shape {
+                crate::ir::BoardShape::Hex { columns, rows } => {
+                    sizes.push((b.name.clone(), columns, rows))
+                }
+                crate::ir::BoardShape::Unknown => return,
+                crate::ir::BoardShape::Table { .. } => {}
+            }
+        }
+        if sizes.is_empty() {
+            return;
+        }
+        for (hex, file, span) in std::mem::take(&mut self.rule_labels) {
+            if sizes
+                .iter()
+                .any(|(_, c, r)| hex.column <= *c && hex.row <= *r)
+            {
+                continue;
+            }
+            let boards: Vec<String> = sizes
+                .iter()
+                .map(|(n, c, r)| {
+                    format!(
+                        "`{n}` has columns A to {} and rows 1 to {r}",
+                        column_name(*c)
+                    )
+                })
+                .collect();
+            self.diags.push(
+                Diagnostic::new(
+                    Code::ScenarioOffBoard,
+                    file,
+                    span,
+                    format!("hex {hex} is on no board of the ruleset"),
+                )
+                .label("outside every board")
+                .help(format!("{}; check the label", boards.join(", "))),
+            );
         }
     }
 
@@ -1148,15 +1185,8 @@ impl Lowerer<'_> {
     }
 }
 
-fn column_name(mut c: u32) -> String {
-    let mut s = Vec::new();
-    while c > 0 {
-        c -= 1;
-        s.push(b'A' + (c % 26) as u8);
-        c /= 26;
-    }
-    s.reverse();
-    String::from_utf8(s).unwrap_or_default()
+fn column_name(c: u32) -> String {
+    crate::ir::scenario::HexLabel::column_name(c)
 }
 
 #[cfg(test)]

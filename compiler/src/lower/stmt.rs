@@ -10,6 +10,21 @@ use crate::reach::Reach;
 use crate::source::FileId;
 
 impl<'a> Lowerer<'a> {
+    /// A procedure's or hook's body: the statements a game runs, where a hex label is read
+    /// as the hex it names (see [`Lowerer::in_body`]).
+    pub(crate) fn lower_body(
+        &mut self,
+        file: FileId,
+        scope: &mut Scope,
+        b: &ast::Block,
+        path: &str,
+    ) -> Vec<Stmt> {
+        let outer = std::mem::replace(&mut self.in_body, true);
+        let out = self.lower_block(file, scope, b, path);
+        self.in_body = outer;
+        out
+    }
+
     pub(crate) fn lower_block(
         &mut self,
         file: FileId,

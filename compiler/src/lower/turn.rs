@@ -25,9 +25,21 @@ impl Lowerer<'_> {
             .configs
             .iter()
             .find(|c| c.keyword == "turn")
-            .map(|t| self.turn(t, &activations));
+            .map(|t| {
+                let distance = first_of(t, "distance_counter").and_then(name);
+                let secret = prop_of(t, "secret_counters").map_or(Vec::new(), |p| {
+                    flat_of(p).into_iter().filter_map(name).collect()
+                });
+                let names: Vec<String> = secret.into_iter().map(str::to_string).collect();
+                let distance = distance.map(str::to_string);
+                (self.turn(t, &activations), distance, names)
+            });
         self.program.activations = activations;
-        self.program.turn = turn;
+        self.program.turn = turn.map(|(mut turn, distance, secret)| {
+            turn.distance_counter = distance.map(|n| self.counter_id(&n));
+            turn.secret_counters = secret.iter().map(|n| self.counter_id(n)).collect();
+            turn
+        });
     }
 
     fn turn(&self, t: &ConfigBlock, activations: &[ActivationDef]) -> TurnDef {
@@ -54,16 +66,9 @@ impl Lowerer<'_> {
                     on_run: hooks(ph, "run"),
                 })
                 .collect(),
-            distance_counter: first_of(t, "distance_counter")
-                .and_then(name)
-                .map(str::to_string),
-            secret_counters: prop_of(t, "secret_counters").map_or(Vec::new(), |p| {
-                flat_of(p)
-                    .into_iter()
-                    .filter_map(name)
-                    .map(str::to_string)
-                    .collect()
-            }),
+            // Resolved to ids by `lower_typed_turn`, which may add names.
+            distance_counter: None,
+            secret_counters: Vec::new(),
             concealing_markers: prop_of(t, "concealing_markers").map_or(Vec::new(), |p| {
                 flat_of(p)
                     .into_iter()
@@ -143,12 +148,6 @@ impl Lowerer<'_> {
     /// `card: red, count = 10, side = us` lines (copies written out), `insert:` lines,
     /// `draws_before_reshuffle:` and `reshuffle:`.
     fn deck(&self, b: &ConfigBlock) -> DeckDef {
-        fn named<'p>(p: &'p Property, key: &str) -> Option<&'p Expr> {
-            p.values
-                .iter()
-                .find(|(k, _)| k.as_deref() == Some(key))
-                .map(|(_, e)| e)
-        }
         let count = |p: &Property, key: &str, or: u32| match named(p, key) {
             Some(e) => int(e)
                 .and_then(|n| u32::try_from(n).ok())
@@ -160,13 +159,7 @@ impl Lowerer<'_> {
             Some(Expr::Const(Value::Side(s))) => Some(*s),
             _ => None,
         };
-        let label = |p: &Property| {
-            p.values
-                .iter()
-                .find(|(k, _)| k.is_none())
-                .and_then(|(_, e)| name(e))
-                .map(str::to_string)
-        };
+        let label = |p: &Property| card_label(p).map(str::to_string);
         let mut deck = DeckDef {
             cards: Vec::new(),
             draws: first_of(b, "draws_before_reshuffle")
@@ -191,14 +184,14 @@ impl Lowerer<'_> {
                     }
                 }
                 "insert" => {
-                    let Some(l) = label(p) else { continue };
+                    let (Some(l), Some(event)) = (label(p), insert_event(p)) else {
+                        continue;
+                    };
                     deck.inserts.push(InsertDef {
                         side: side(p),
                         count: count(p, "count", 1),
                         replaces: count(p, "replaces", 0),
-                        event: named(p, "event")
-                            .and_then(name)
-                            .map_or(l.clone(), str::to_string),
+                        event: event.to_string(),
                         label: l,
                     });
                 }
@@ -207,4 +200,25 @@ impl Lowerer<'_> {
         }
         deck
     }
+}
+
+fn named<'p>(p: &'p Property, key: &str) -> Option<&'p Expr> {
+    p.values
+        .iter()
+        .find(|(k, _)| k.as_deref() == Some(key))
+        .map(|(_, e)| e)
+}
+
+/// A `card:` or `insert:` line's label, its first unnamed value.
+fn card_label(p: &Property) -> Option<&str> {
+    p.values
+        .iter()
+        .find(|(k, _)| k.is_none())
+        .and_then(|(_, e)| name(e))
+}
+
+/// The event an `insert:` line's cards run when first drawn (`on EVENT` in its deck):
+/// `event = NAME`, else the insert's label.
+pub(super) fn insert_event(p: &Property) -> Option<&str> {
+    named(p, "event").and_then(name).or_else(|| card_label(p))
 }

@@ -190,8 +190,7 @@ impl Lowerer<'_> {
                 hooks: sc
                     .hooks
                     .iter()
-                    .filter(|(n, _)| n != "victory")
-                    .cloned()
+                    .filter_map(|(n, p)| Some((ir::scenario::ScenarioEvent::named(n)?, *p)))
                     .collect(),
                 victory: sc
                     .hooks

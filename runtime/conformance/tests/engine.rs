@@ -484,7 +484,13 @@ impl Policy for MoveReferee {
             self.checked += 1;
             let who = &g.state.pieces[i].label;
             // A later leg of a bent move pays from what the earlier ones left of SPD.
-            let left = spd(who) - g.state.pieces[i].counter("move_spent");
+            let left = spd(who)
+                - g.state.pieces[i].counter(
+                    g.rules
+                        .program
+                        .counter_id("move_spent")
+                        .expect("the rules keep move_spent"),
+                );
             if cost(from, to) > left {
                 self.errors.push(format!(
                     "{label}: costs {} of the {left} left of SPD {}",
@@ -510,7 +516,13 @@ impl Policy for MoveReferee {
                 if !q.on_board() || q.side.is_none() || q.side == g.state.pieces[i].side {
                     continue;
                 }
-                let left = spd(&g.state.pieces[i].label) - g.state.pieces[i].counter("move_spent");
+                let left = spd(&g.state.pieces[i].label)
+                    - g.state.pieces[i].counter(
+                        g.rules
+                            .program
+                            .counter_id("move_spent")
+                            .expect("the rules keep move_spent"),
+                    );
                 let reach = left.min(table::distance(from, at(j)) - base);
                 if reach <= 0 {
                     continue;

@@ -519,16 +519,14 @@ fn the_turn_blocks_distance_counter_adds_up_each_move_and_no_counter_is_kept_wit
     let program = compile(&walk("distance_counter: walked", ""));
     let a = Assumptions::default();
     let rules = Rules::new(&program, &a, "stroll").unwrap();
-    assert_eq!(rules.distance_counter.as_deref(), Some("walked"));
+    let walked = rules
+        .distance_counter
+        .expect("the turn names a distance counter");
+    assert_eq!(program.counter_name(walked), "walked");
     let (g, r) = play(&rules, 1);
     assert_eq!(r.winner, Winner::Side(side(&program, "reds")));
     // The turn's end set it back to 0.
-    assert!(
-        g.state
-            .pieces
-            .iter()
-            .any(|p| p.counters == [(sandtable_ir::Str::from("walked"), 0)])
-    );
+    assert!(g.state.pieces.iter().any(|p| p.counters == [(walked, 0)]));
     // Without `distance_counter:` the engine keeps no counter of its own.
     let program = compile(&walk("", ""));
     let rules = Rules::new(&program, &a, "stroll").unwrap();

@@ -68,10 +68,12 @@ fn secret_counters_are_logged_silently_and_shown_to_their_own_side_only() {
     let c = sandtable_conformance::compile_clean(SRC);
     let a = Assumptions::default();
     let rules = Rules::new(&c.program, &a, "meeting").unwrap();
-    assert_eq!(
-        rules.secret_counters,
-        vec![sandtable_ir::Str::from("nerve")]
-    );
+    let names: Vec<&str> = rules
+        .secret_counters
+        .iter()
+        .map(|c| rules.program.counter_name(*c))
+        .collect();
+    assert_eq!(names, ["nerve"]);
     let g = played(&rules, 3);
     let counted: Vec<&Event> = g
         .events
@@ -139,7 +141,7 @@ fn a_look_ahead_shuffles_the_other_sides_secret_counters_and_keeps_its_own() {
             .pieces
             .iter()
             .filter(|p| p.side == Some(side))
-            .map(|p| p.counter("nerve"))
+            .map(|p| p.counter(g.rules.program.counter_id("nerve").expect("kept")))
             .collect()
     };
     for seed in 0..20 {

@@ -407,7 +407,7 @@ fn pieces_moving_together_know_which_of_them_arrives_last() {
         g.state
             .side_counters
             .iter()
-            .find(|(s, n, _)| *s == 0 && **n == *name)
+            .find(|(s, n, _)| *s == 0 && Some(*n) == g.rules.program.counter_id(name))
             .map_or(0, |c| c.2)
     };
     assert_eq!(counter(&g, "steps"), 3);
@@ -463,7 +463,7 @@ fn pieces_moving_together_answer_a_choose_inside_their_action_each_in_turn() {
         .state
         .side_counters
         .iter()
-        .find(|(s, n, _)| *s == 0 && &**n == "last")
+        .find(|(s, n, _)| *s == 0 && Some(*n) == g.rules.program.counter_id("last"))
         .map_or(0, |c| c.2);
     assert_eq!(last, 1, "only the last of the three knows it is last");
 }
@@ -524,7 +524,11 @@ scenario s "S" {
     choose(&mut g, "shout(red_trooper)");
     choose(&mut g, "shout(red_trooper)");
     assert!(g.is_over());
-    let shouts: Vec<i64> = g.state.pieces.iter().map(|p| p.counter("shouts")).collect();
+    let id = c
+        .program
+        .counter_id("shouts")
+        .expect("the rules keep shouts");
+    let shouts: Vec<i64> = g.state.pieces.iter().map(|p| p.counter(id)).collect();
     assert_eq!(shouts, vec![2, 1, 2]);
     assert!(
         g.events.iter().any(|e| matches!(e,

@@ -8,6 +8,7 @@
 //! again. The order of dice draws and of events is the order the rules give: a game stepped
 //! one decision at a time, or copied and resumed, rolls exactly the same dice.
 
+use sandtable_ir::scenario::ScenarioEvent;
 use sandtable_ir::{ProcId, SideId};
 use serde::{Deserialize, Serialize};
 
@@ -526,7 +527,7 @@ impl Game<'_, '_> {
                     self.ask(side, choices)?;
                     return Ok(Stage::Deploy { next: i + 1 });
                 }
-                self.flow.hooks = rules.scenario_hooks("start").collect();
+                self.flow.hooks = rules.scenario_hooks(ScenarioEvent::Start).collect();
                 Stage::TurnBegin
             }
             Stage::TurnBegin => {
@@ -536,13 +537,13 @@ impl Game<'_, '_> {
                 }
                 self.state.turn = turn;
                 self.log(Event::Turn { turn });
-                self.flow.hooks = rules.scenario_hooks("turn_start").collect();
+                self.flow.hooks = rules.scenario_hooks(ScenarioEvent::TurnStart).collect();
                 Stage::PhaseBegin { ph: 0 }
             }
             Stage::PhaseBegin { ph } => {
                 if ph >= rules.phases.len() || self.state.winner.is_some() {
                     let mut hooks = rules.turn_end.clone();
-                    hooks.extend(rules.scenario_hooks("turn_end"));
+                    hooks.extend(rules.scenario_hooks(ScenarioEvent::TurnEnd));
                     self.flow.hooks = hooks;
                     return Ok(Stage::TurnEnd);
                 }
@@ -695,7 +696,7 @@ impl Game<'_, '_> {
             }
             Stage::Unit { unit, then } => self.step_unit(unit, *then)?,
             Stage::TurnEnd => {
-                if let Some(c) = &rules.distance_counter {
+                if let Some(c) = rules.distance_counter {
                     for p in &mut self.state.pieces {
                         p.clear_counter(c);
                     }

@@ -202,6 +202,14 @@ fn err(msg: impl Into<String>) -> RunError {
     RunError::Type(msg.into())
 }
 
+/// A counter argument: the compiler resolves every counter's name to its id.
+fn counter_of(v: &Val) -> Result<sandtable_ir::CounterId, RunError> {
+    match v {
+        Val::Counter(c) => Ok(*c),
+        _ => Err(err("a counter is named by the rules (compiled to its id)")),
+    }
+}
+
 /// A filter on pieces from engine-function arguments: side, kind, entity, exit hexes.
 #[derive(Default)]
 struct Filter {
@@ -323,6 +331,8 @@ impl GameHost<'_, '_> {
             match a {
                 Val::Side(s) => f.side = Some(*s),
                 Val::Entity(e) => f.entity = Some(*e),
+                Val::Kind(k) => f.kind = Some(*k),
+                // A name from a property or an assumption: a kind, or an exit's label.
                 Val::Sym(s) => match self.kind_named(s) {
                     Some(k) => f.kind = Some(k),
                     None => f.exits = Some(vec![a.clone()]),
@@ -713,7 +723,7 @@ impl GameHost<'_, '_> {
     fn set_pos(&mut self, i: usize, to: Pos) -> Result<(), RunError> {
         let from = self.state.pieces[i].pos;
         // The ruleset may name a counter that adds up the distance each piece moves in a turn.
-        if let Some(c) = &self.rules.distance_counter {
+        if let Some(c) = self.rules.distance_counter {
             let travelled = match from {
                 Some(a) => self.distance(a, to).unwrap_or(0),
                 None => 0,
@@ -1189,6 +1199,10 @@ impl Host for GameHost<'_, '_> {
                 let i = self.piece(arg(0)?)?;
                 match arg(1)? {
                     Val::Entity(e) => Val::Bool(self.state.pieces[i].entity == *e),
+                    Val::Kind(k) => Val::Bool(
+                        self.rules.program.entities[self.state.pieces[i].entity as usize].kind
+                            == Some(*k),
+                    ),
                     Val::Sym(k) => Val::Bool(self.kind_named(k).is_some_and(|k| {
                         self.rules.program.entities[self.state.pieces[i].entity as usize].kind
                             == Some(k)
@@ -1540,17 +1554,17 @@ impl Host for GameHost<'_, '_> {
                 Val::Int(best)
             }
             EngineFn::Counter => {
-                let n = self.text(arg(1)?)?;
+                let n = counter_of(arg(1)?)?;
                 if let Val::Side(s) = arg(0)? {
                     let kept = self.state.side_counters.iter();
                     let c = kept.filter(|(k, m, _)| k == s && *m == n).map(|x| x.2);
                     return Ok(Val::Int(c.sum()));
                 }
                 let i = self.piece(arg(0)?)?;
-                Val::Int(self.state.pieces[i].counter(&n))
+                Val::Int(self.state.pieces[i].counter(n))
             }
             EngineFn::AddCounter | EngineFn::SetCounter => {
-                let n = self.text(arg(1)?)?;
+                let n = counter_of(arg(1)?)?;
                 let v = arg(2)?
                     .as_int()
                     .ok_or_else(|| err("a counter holds a number"))?;
@@ -1567,18 +1581,18 @@ impl Host for GameHost<'_, '_> {
                 let i = self.piece(arg(0)?)?;
                 let p = &mut self.state.pieces[i];
                 let new = if func == EngineFn::AddCounter {
-                    p.counter(&n).saturating_add(v)
+                    p.counter(n).saturating_add(v)
                 } else {
                     v
                 };
-                p.set_counter(&n, new);
+                p.set_counter(n, new);
                 self.scratch.version += 1;
                 if self.tell && self.rules.secret_counters.contains(&n) {
                     let p = &self.state.pieces[i];
                     let e = Event::Counted {
                         piece: p.label.to_string(),
                         side: p.side.map(|s| self.rules.side_name(s).to_string()),
-                        counter: n.to_string(),
+                        counter: self.rules.program.counter_name(n).to_string(),
                         value: new,
                         why: self.why.clone(),
                     };

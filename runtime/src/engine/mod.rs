@@ -576,7 +576,7 @@ impl<'r, 'p> Game<'r, 'p> {
         }
         // Secret counters of the other sides' pieces are shuffled among those pieces, so the
         // side imagines scores as likely as the real ones without learning whose is whose.
-        for name in &self.rules.secret_counters {
+        for &name in &self.rules.secret_counters {
             for other in self.rules.sides() {
                 if other == side {
                     continue;
@@ -751,7 +751,10 @@ impl<'r, 'p> Game<'r, 'p> {
                 self.rules
                     .secret_counters
                     .iter()
-                    .map(|c| format!("{c} {}", p.counter(c)))
+                    .map(|&c| {
+                        let name = self.rules.program.counter_name(c);
+                        format!("{name} {}", p.counter(c))
+                    })
                     .collect()
             } else {
                 Vec::new()

@@ -16,8 +16,8 @@ use crate::value::Val;
 
 /// The `format` field of a save file.
 pub const SAVE_FORMAT: &str = "sandtable-saved-game";
-/// Version 1: the first.
-pub const SAVE_VERSION: u32 = 1;
+/// Version 1: the first. Version 2: counters by their id in the rules, not by name.
+pub const SAVE_VERSION: u32 = 2;
 
 /// Everything a game is, at a decision or between steps.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -157,6 +157,7 @@ fn check(rules: &Rules, g: &GameState) -> Result<(), String> {
     let bad = |what: &str| Err(format!("the saved game does not fit these rules: {what}"));
     let sides = program.sides.len();
     let pieces = g.state.pieces.len();
+    let counters = program.counters.len();
     let fresh = Game::new(rules, 0, None);
     if pieces != fresh.state.pieces.len() {
         return bad("a different number of pieces");
@@ -166,6 +167,7 @@ fn check(rules: &Rules, g: &GameState) -> Result<(), String> {
             || p.markers
                 .iter()
                 .any(|m| (*m as usize) >= program.entities.len())
+            || p.counters.iter().any(|(c, _)| (*c as usize) >= counters)
             || p.side != q.side
             || p.placed_by != q.placed_by
         {
@@ -178,6 +180,10 @@ fn check(rules: &Rules, g: &GameState) -> Result<(), String> {
         .any(|(_, m)| (*m as usize) >= program.entities.len())
         || g.state.scores.len() != sides
         || g.state.pending_free.iter().any(|s| (*s as usize) >= sides)
+        || g.state
+            .side_counters
+            .iter()
+            .any(|(s, c, _)| (*s as usize) >= sides || (*c as usize) >= counters)
         || g.flow.chips_drawn.len() != sides
     {
         return bad("a marker, score or side out of range");

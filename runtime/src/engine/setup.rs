@@ -281,7 +281,7 @@ pub struct Rules<'p> {
     /// Pieces of no side at fixed places (`neutral { pieces: objective, at: D4 }`): on the
     /// board from the start, never acting, never scored or counted for a side.
     pub neutral: Vec<(EntityId, crate::engine::state::Pos)>,
-    pub hooks: Vec<(String, ProcId)>,
+    pub hooks: Vec<(ir::scenario::ScenarioEvent, ProcId)>,
     pub victory: Option<ProcId>,
     /// Actions a free action may pick from: those of the first phase with an activation.
     pub free_actions: Vec<ProcId>,
@@ -294,10 +294,10 @@ pub struct Rules<'p> {
     pub hex_adjacent: Vec<Vec<u32>>,
     /// The turn block's `distance_counter:`: the piece counter that adds up the distance each
     /// piece moves, back to 0 when the turn ends.
-    pub distance_counter: Option<sandtable_ir::Str>,
+    pub distance_counter: Option<ir::CounterId>,
     /// The turn block's `secret_counters:`: piece counters known to the piece's own side
     /// only (shown in its view, logged as `counted` events, shuffled in others' look-ahead).
-    pub secret_counters: Vec<sandtable_ir::Str>,
+    pub secret_counters: Vec<ir::CounterId>,
     /// The turn block's `concealing_markers:`: a piece carrying one is in a concealed place,
     /// unseen by the other sides until it comes off.
     pub concealing_markers: Vec<EntityId>,
@@ -496,12 +496,8 @@ impl<'p> Rules<'p> {
             .turn
             .as_ref()
             .ok_or_else(|| EngineError::Setup("the ruleset has no `turn` block".into()))?;
-        r.distance_counter = turn.distance_counter.as_deref().map(Into::into);
-        r.secret_counters = turn
-            .secret_counters
-            .iter()
-            .map(|c| c.as_str().into())
-            .collect();
+        r.distance_counter = turn.distance_counter;
+        r.secret_counters = turn.secret_counters.clone();
         r.concealing_markers = turn.concealing_markers.clone();
         r.turn_end = turn.end.clone();
         for ph in &turn.phases {
@@ -546,8 +542,10 @@ impl<'p> Rules<'p> {
         &self.program.sides[s as usize].name
     }
 
-    pub fn scenario_hooks(&self, event: &str) -> impl Iterator<Item = ProcId> + '_ {
-        let event = event.to_string();
+    pub fn scenario_hooks(
+        &self,
+        event: ir::scenario::ScenarioEvent,
+    ) -> impl Iterator<Item = ProcId> + '_ {
         self.hooks
             .iter()
             .filter(move |(n, _)| *n == event)

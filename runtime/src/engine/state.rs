@@ -1,7 +1,7 @@
 //! The state of one game: where every piece is, what it carries, the scores. Cloned freely
 //! (a greedy policy looks ahead on a copy), so it holds no references and no random stream.
 
-use sandtable_ir::{EntityId, SideId};
+use sandtable_ir::{CounterId, EntityId, SideId};
 use serde::{Deserialize, Serialize};
 
 use crate::board::{HexCoord, Point};
@@ -61,8 +61,9 @@ pub struct Piece {
     pub status: Status,
     /// Markers on the piece (at most one of each).
     pub markers: Vec<EntityId>,
-    /// Named counters (damage taken, turns of reloading, distance moved this turn).
-    pub counters: Vec<(sandtable_ir::Str, i64)>,
+    /// Counters the rules keep (damage taken, turns of reloading, distance moved this turn),
+    /// by id; a counter never set is absent (0).
+    pub counters: Vec<(CounterId, i64)>,
     /// Face down to the other sides (their policies do not learn which entity it is).
     pub hidden: bool,
     /// Unseen by the sides that did not place it (a force with `secret_markers: true`): not
@@ -95,22 +96,22 @@ impl Piece {
     pub fn out_of_sight(&self) -> bool {
         self.secret || self.concealed
     }
-    pub fn counter(&self, name: &str) -> i64 {
+    pub fn counter(&self, id: CounterId) -> i64 {
         self.counters
             .iter()
-            .find(|(n, _)| **n == *name)
+            .find(|(n, _)| *n == id)
             .map_or(0, |(_, v)| *v)
     }
     /// Back to 0 (a counter never set stays absent: nothing to allocate).
-    pub fn clear_counter(&mut self, name: &str) {
-        if let Some(c) = self.counters.iter_mut().find(|(n, _)| **n == *name) {
+    pub fn clear_counter(&mut self, id: CounterId) {
+        if let Some(c) = self.counters.iter_mut().find(|(n, _)| *n == id) {
             c.1 = 0;
         }
     }
-    pub fn set_counter(&mut self, name: &sandtable_ir::Str, value: i64) {
-        match self.counters.iter_mut().find(|(n, _)| *n == *name) {
+    pub fn set_counter(&mut self, id: CounterId, value: i64) {
+        match self.counters.iter_mut().find(|(n, _)| *n == id) {
             Some(c) => c.1 = value,
-            None => self.counters.push((name.clone(), value)),
+            None => self.counters.push((id, value)),
         }
     }
 }
@@ -141,7 +142,7 @@ pub struct State {
     pub events_fired: Vec<String>,
     /// Named counters kept on a side rather than a piece (`counter(side, name)`).
     #[serde(default)]
-    pub side_counters: Vec<(SideId, sandtable_ir::Str, i64)>,
+    pub side_counters: Vec<(SideId, CounterId, i64)>,
     /// Chips and side cards drawn so far, per side: a side's own turns on a card or chip
     /// activation (`activations(side)`).
     #[serde(default)]
