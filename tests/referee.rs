@@ -476,19 +476,70 @@ fn dinky_dau_jungle_patrol_against_the_jungle_ghost_is_played_as_printed() {
 }
 
 /// The village sweep: the same referee with the village rules (2.3 Search / Pacify, 9b.2
-/// tunnels, 9b.3 civic drift, 3.4 medic, fording and mud, 5.7.A grenades), over 200 seeded
-/// games with the stand-in sweeping player (`village_sweeper`, ours) against a random VC,
-/// and 200 with random players on both sides.
+/// tunnels, 9b.3 civic drift, 3.4 medic, fording and mud, 5.7.A grenades, the Reserve Hand of
+/// 4.2 State 0 with its ambushes, tripwires and trapdoors), over 200 seeded games with the
+/// stand-in sweeping player (`village_sweeper`, ours) against a random VC, 200 with random
+/// players on both sides, and 200 with the sweeper against `trap_setter` (ours), a VC that
+/// notes its tripwires in the patrol's way and keeps its reserve for them.
 #[test]
 fn dinky_dau_village_sweep_is_played_as_printed() {
-    for (kinds, title) in [
+    // The reserve's rules, met in every run where the sweep reaches the hamlet.
+    const RESERVE: [&str; 5] = [
+        "4.2 State 0: a reserve element enters only when sprung by a token or a tripwire",
+        "2.3 item 5: a reserve element enters into cover within 2in of its marker",
+        "2.3 item 4: an ambush from the reserve or a trapdoor costs one token",
+        "4.2 State 0: no allied choice names a reserve element before it enters",
+        "4.2 State 1 trigger 2: a blind that crosses water is an echo",
+    ];
+    let sweeper: Vec<&str> = [
+        "2.3: CP spent never exceeds CP available",
+        "4.2: a side is never shown an unconfirmed enemy element",
+        "5.1 steps 1-2: the pool is rolled and hits on its target",
+        "3.3 / 3.4: VP recount",
+        "2.3 / 9b.2 item 3: a search tests each site within 2in once",
+        "2.3: a cache or spider hole is found on its score",
+        "9b.2 item 3: an entrance is found on a 4+",
+        "2.3 / 9b.2 item 3: a site is found only on a successful search",
+        "3.4 item 3: the medic's roll exactly when a medic is with the casualty",
+        "3.4 item 3: a tended casualty that lives is stabilised",
+        "3.4 item 5: first aid by a medic alongside a ringed element",
+        "3.4 item 6: first aid takes the ring off on 5+",
+        "9b.3: a Medcap is the medic's, by a hootch",
+        "3.4 (second) A: a ford at half speed",
+        "3.2 item 2: a sprint through flooded paddies or mud winds the squad",
+        "9b.2 items 5-6: down by an intact entrance, up at another on a later turn",
+    ]
+    .into_iter()
+    .chain(RESERVE)
+    .collect();
+    let random: Vec<&str> = RESERVE
+        .into_iter()
+        .chain([
+            "9b.2 item 6: an element comes up in an allied order only by a trapdoor ambush",
+            "9b.2 item 6 / 2.3 item 5: a trapdoor ambush comes up in cover by another entrance, a later turn",
+        ])
+        .collect();
+    // The trap setter keeps its reserve for the tripwires (no token is spent on it).
+    let traps: Vec<&str> = RESERVE
+        .into_iter()
+        .filter(|r| !r.starts_with("2.3 item 4"))
+        .chain(["9b.1: a tripwire trips exactly when an allied move runs over it"])
+        .collect();
+    for (kinds, title, rules) in [
         (
             ["village_sweeper", "random"],
             "Dinky Dau, village sweep (sweeper against random)",
+            sweeper,
         ),
         (
             ["random", "random"],
             "Dinky Dau, village sweep (random against random)",
+            random,
+        ),
+        (
+            ["village_sweeper", "trap_setter"],
+            "Dinky Dau, village sweep (sweeper against trap setter)",
+            traps,
         ),
     ] {
         let mut r = Report::default();
@@ -506,30 +557,10 @@ fn dinky_dau_village_sweep_is_played_as_printed() {
             },
         );
         judge(title, &r);
-        if kinds[0] != "village_sweeper" {
-            continue;
-        }
-        for rule in [
-            "2.3: CP spent never exceeds CP available",
-            "4.2: a side is never shown an unconfirmed enemy element",
-            "5.1 steps 1-2: the pool is rolled and hits on its target",
-            "3.3 / 3.4: VP recount",
-            "2.3 / 9b.2 item 3: a search tests each site within 2in once",
-            "2.3: a cache or spider hole is found on its score",
-            "9b.2 item 3: an entrance is found on a 4+",
-            "2.3 / 9b.2 item 3: a site is found only on a successful search",
-            "3.4 item 3: the medic's roll exactly when a medic is with the casualty",
-            "3.4 item 3: a tended casualty that lives is stabilised",
-            "3.4 item 5: first aid by a medic alongside a ringed element",
-            "3.4 item 6: first aid takes the ring off on 5+",
-            "9b.3: a Medcap is the medic's, by a hootch",
-            "3.4 (second) A: a ford at half speed",
-            "3.2 item 2: a sprint through flooded paddies or mud winds the squad",
-            "9b.2 items 5-6: down by an intact entrance, up at another on a later turn",
-        ] {
+        for rule in rules {
             assert!(
                 r.checked.get(rule).copied().unwrap_or(0) > 0,
-                "{rule}: never played"
+                "{title}: {rule}: never played"
             );
         }
     }

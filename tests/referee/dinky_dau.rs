@@ -52,6 +52,18 @@
 //!   hole; 4+ lands, then 2 dice at 4+ with no save.
 //! - Fording (3.4 (second) A) and mud (3.2 item 2): a move into, across or out of the creek
 //!   goes at most half its allowance; a sprint through flooded paddies winds the squad.
+//! - The Reserve Hand (4.2 State 0, 2.3 items 2-5, 9b.1, 9b.2 item 6): a reserve element
+//!   enters only right after the insurgent springs it, with an ambush token or at a tripwire
+//!   just tripped; it enters in cover (hootch, jungle, scrub) within 2in (centre 3in) of an
+//!   ambush marker, spider hole or intact entrance in reach of the mover (6in, or at most the
+//!   24in of open sight), or of the tripwire; an ambush from the reserve or a trapdoor costs
+//!   one token and the tokens never go below 0; an element down a tunnel comes up by a
+//!   trapdoor only at another entrance, on a later turn, in cover; a tripwire trips exactly
+//!   when an allied move's line runs under the mover's base over it (within 1in) or the move
+//!   ends inside the hootch it lies in, from outside; no allied
+//!   choice names a reserve element before it enters.
+//! - Water (4.2 State 1 trigger 2): a blind whose move enters, crosses or leaves the creek is
+//!   an echo (or confirmed) once the move is over.
 //! - Civic Drift (9b.3) in the VP recount: +2 per cache found, -1 per hootch burned with no
 //!   cache found by it, +1 per Medcap, -3 (or 4.3's -1) per Recon by Fire "1" with an
 //!   unburned hootch within 4in of its target; the track clamped to -5..+5 and scored.
@@ -122,6 +134,78 @@ pub struct DinkyDau {
     insurgent_area: Option<Rect>,
     table: (i64, i64),
     base: i64,
+    /// The labels of the insurgent's reserve pieces (4.2 State 0), from the assumptions.
+    reserve: Vec<String>,
+}
+
+/// 2.3 item 5: the terrains that are cover for a reserve deployed "directly into cover" (5.1
+/// step 2: to-hit cover).
+const COVER: [&str; 4] = [
+    "hootch",
+    "dense_jungle",
+    "secondary_jungle",
+    "rubber_plantation",
+];
+/// 2.3 item 2: an allied element within 6in of the ambush point or in its sight, so at most
+/// the longest line of sight (4.1: open ground).
+const SIGHT_OPEN: i64 = 24 * INCH;
+/// 9b.1: the mover's base runs over the token: its line within 1in (half the 2in base).
+const TRIP_REACH: i64 = INCH;
+/// The moves whose line may trip a wire (2.3's moves).
+const MOVES: [&str; 4] = ["patrol_move", "trail_rush", "sprint", "fire_and_maneuver"];
+
+/// The labels of a force's `reserve:` list as written in an assumption (`[2 * x, y]`).
+fn reserve_labels(list: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for item in list
+        .trim()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .split(',')
+    {
+        let item = item.trim();
+        if item.is_empty() {
+            continue;
+        }
+        let (n, name) = match item.split_once('*') {
+            Some((n, name)) => (n.trim().parse::<usize>().unwrap_or(1), name.trim()),
+            None => (1, item),
+        };
+        if n == 1 {
+            out.push(name.to_string());
+        } else {
+            out.extend((1..=n).map(|k| format!("{name} #{k}")));
+        }
+    }
+    out
+}
+
+/// Whether the segment `a`-`b` passes strictly nearer than `r` to `c` (exact, in integers).
+fn passes_near(a: (i64, i64), b: (i64, i64), c: (i64, i64), r: i64) -> bool {
+    let (dx, dy) = (i128::from(b.0 - a.0), i128::from(b.1 - a.1));
+    let (wx, wy) = (i128::from(c.0 - a.0), i128::from(c.1 - a.1));
+    let r2 = i128::from(r) * i128::from(r);
+    let along = dx * wx + dy * wy;
+    let len2 = dx * dx + dy * dy;
+    let d2 = |p: (i64, i64)| {
+        let (x, y) = (i128::from(c.0 - p.0), i128::from(c.1 - p.1));
+        x * x + y * y
+    };
+    if along <= 0 || len2 == 0 {
+        return d2(a) < r2;
+    }
+    if along >= len2 {
+        return d2(b) < r2;
+    }
+    let cross = dx * wy - dy * wx;
+    cross * cross < r2 * len2
+}
+
+/// The point `[x, y]` written as an action's argument in an `acted` event.
+fn raw_point(v: &Value) -> Option<(i64, i64)> {
+    let t = v.as_str()?.trim().strip_prefix('[')?.strip_suffix(']')?;
+    let (x, y) = t.split_once(',')?;
+    Some((x.trim().parse().ok()?, y.trim().parse().ok()?))
 }
 
 /// 10.2 step 1: the unit the shadow blinds are, and what a reveal leaves of a squad (ours:
@@ -507,6 +591,10 @@ impl DinkyDau {
             insurgent_area,
             table,
             base,
+            reserve: assumed
+                .get("force.insurgent.reserve")
+                .map(|l| reserve_labels(l))
+                .unwrap_or_default(),
             stats,
             dense,
             terrain,
@@ -591,8 +679,58 @@ impl DinkyDau {
         let mut set_up: Vec<(i64, i64)> = Vec::new();
         let mut blinds_at: Vec<(i64, i64)> = Vec::new();
         let mut reveal_owed: Option<String> = None;
+        // The Reserve Hand: where each element down a tunnel stands below ground; a mover
+        // whose line crossed the creek, owed an echo at the end of its order (4.2 State 1).
+        // The calls that spring a reserve are logged after the events of the order they
+        // interrupt, so the k-th entry of an order answers to its k-th call.
+        let order_bounds = |n: usize| {
+            let starts = |x: &Line| {
+                (x.kind() == "decision" && !x.s("label").starts_with("choose "))
+                    || x.kind() == "phase"
+                    || x.kind() == "turn"
+                    || x.kind() == "end"
+            };
+            let from = (0..n).rev().find(|&i| starts(&lines[i])).unwrap_or(0);
+            let to = (n + 1..lines.len())
+                .find(|&i| starts(&lines[i]))
+                .unwrap_or(lines.len());
+            (from, to)
+        };
+        // The call that answers the event at line `n` that is the k-th of those `is_event`
+        // picks in its order: the k-th insurgent call among `calls`.
+        let call_for = |n: usize, is_event: &dyn Fn(&Line) -> bool, calls: &[&str]| {
+            let (from, to) = order_bounds(n);
+            let k = lines[from..n].iter().filter(|x| is_event(x)).count();
+            lines[from..to]
+                .iter()
+                .filter(|x| {
+                    x.kind() == "decision"
+                        && x.s("side") == insurgent
+                        && calls.contains(&x.s("label").as_str())
+                })
+                .nth(k)
+                .map(|x| x.s("label"))
+        };
+        let mut below: BTreeMap<String, (i64, i64)> = BTreeMap::new();
+        let mut water_due: Option<(String, usize)> = None;
 
         for (n, l) in lines.iter().enumerate() {
+            if let Some((m, end)) = water_due.clone()
+                && n >= end
+            {
+                water_due = None;
+                let ok = pieces.get(&m).is_none_or(|p| {
+                    p.gone
+                        || p.markers.contains("echo_marker")
+                        || p.markers.contains("confirmed_contact")
+                });
+                r.check(
+                    "4.2 State 1 trigger 2: a blind that crosses water is an echo",
+                    (!ok).then(|| {
+                        format!("{m} crossed the creek unheard (order ending line {end})")
+                    }),
+                );
+            }
             match l.kind() {
                 "turn" => {
                     turn = l.v["turn"].as_i64().unwrap_or(0);
@@ -685,7 +823,139 @@ impl DinkyDau {
                 "moved" => {
                     if let (Some(p), Some(to)) = (pieces.get_mut(&l.s("piece")), point(&l.v["to"]))
                     {
+                        if p.markers.contains("in_tunnel") {
+                            below.entry(l.s("piece")).or_insert(p.at);
+                        }
                         p.at = to;
+                    }
+                }
+                "entered" => {
+                    // 4.2 State 0 / 2.3 item 5: a reserve element comes on.
+                    let label = l.s("piece");
+                    let at = point(&l.v["at"]).unwrap_or_default();
+                    let call = call_for(
+                        n,
+                        &|x: &Line| x.kind() == "entered",
+                        &["choose spring_from_reserve", "choose spring_at_tripwire"],
+                    );
+                    let how = match call.as_deref() {
+                        Some("choose spring_from_reserve") => Some("reserve"),
+                        Some("choose spring_at_tripwire") => Some("tripwire"),
+                        _ => None,
+                    };
+                    r.check(
+                        "4.2 State 0: a reserve element enters only when sprung by a token or a tripwire",
+                        how.is_none()
+                            .then(|| format!("{label} entered with no spring (line {n})")),
+                    );
+                    let mover = order
+                        .as_ref()
+                        .filter(|(s, _)| *s == allied)
+                        .and_then(|(_, lab)| label_args(lab).first().cloned())
+                        .and_then(|m| pieces.get(&m))
+                        .map(|p| p.at);
+                    let in_cover = COVER.iter().any(|t| self.in_terrain(t, at));
+                    let by = |p: &Piece| {
+                        dist(p.at, at) <= REACH_SITE
+                            && if how == Some("tripwire") {
+                                p.entity == "booby_trap" && p.markers.contains("tripped_marker")
+                            } else {
+                                matches!(
+                                    p.entity.as_str(),
+                                    "ambush_marker" | "spider_hole" | "tunnel_entrance"
+                                ) && !p.markers.contains("collapsed_marker")
+                                    && mover.is_some_and(|m| dist(p.at, m) <= SIGHT_OPEN)
+                            }
+                    };
+                    let near = pieces.values().any(by);
+                    r.check(
+                        "2.3 item 5: a reserve element enters into cover within 2in of its marker",
+                        (!(in_cover && near)).then(|| {
+                            format!("{label} entered at {at:?}, cover {in_cover}, by its marker {near} (line {n})")
+                        }),
+                    );
+                    pieces.insert(
+                        label.clone(),
+                        Piece {
+                            entity: entity_of(&label, &self.sides).to_string(),
+                            side: insurgent.clone(),
+                            at,
+                            ..Piece::default()
+                        },
+                    );
+                }
+                "acted" => {
+                    // The moves of 2.3: the tripwires on their line (9b.1) and the creek
+                    // (4.2 State 1 trigger 2).
+                    let action = l.s("action");
+                    let args: Vec<Value> = l.v["args"].as_array().cloned().unwrap_or_default();
+                    let mover = args.first().and_then(|v| v.as_str()).unwrap_or_default();
+                    let (Some(from), Some(dest)) = (
+                        pieces.get(mover).map(|p| p.at),
+                        args.last().and_then(raw_point),
+                    ) else {
+                        continue;
+                    };
+                    if !MOVES.contains(&action.as_str()) {
+                        continue;
+                    }
+                    let starts = |x: &Line| {
+                        (x.kind() == "decision" && !x.s("label").starts_with("choose "))
+                            || x.kind() == "phase"
+                            || x.kind() == "turn"
+                            || x.kind() == "end"
+                    };
+                    let end = (n + 1..lines.len())
+                        .find(|&i| starts(&lines[i]))
+                        .unwrap_or(lines.len());
+                    let seg = &lines[n + 1..end];
+                    let went = seg
+                        .iter()
+                        .any(|x| x.kind() == "moved" && x.s("piece") == mover);
+                    if l.s("side") == allied {
+                        let mut want: BTreeSet<String> = BTreeSet::new();
+                        if went {
+                            for (name, p) in &pieces {
+                                if p.entity == "booby_trap"
+                                    && !p.markers.contains("tripped_marker")
+                                    && passes_near(from, dest, p.at, TRIP_REACH)
+                                {
+                                    want.insert(name.clone());
+                                }
+                            }
+                        }
+                        let got: BTreeSet<String> = seg
+                            .iter()
+                            .filter(|x| x.kind() == "marked" && x.s("marker") == "tripped_marker")
+                            .map(|x| x.s("piece"))
+                            .collect();
+                        // 9b.1 "enters a trapped hootch": a move that ends inside the hootch
+                        // the token lies in, from outside it.
+                        if went {
+                            for (name, p) in &pieces {
+                                if p.entity == "booby_trap"
+                                    && !p.markers.contains("tripped_marker")
+                                    && self.rects("hootch").iter().any(|h| {
+                                        inside(h, p.at) && inside(h, dest) && !inside(h, from)
+                                    })
+                                {
+                                    want.insert(name.clone());
+                                }
+                            }
+                        }
+                        if !want.is_empty() || !got.is_empty() {
+                            r.check(
+                                "9b.1: a tripwire trips exactly when an allied move runs over it",
+                                (want != got).then(|| {
+                                    format!("{mover} from {from:?} to {dest:?}: over {want:?}, tripped {got:?} (line {n})")
+                                }),
+                            );
+                        }
+                    }
+                    let wet = self.in_terrain("stream", from)
+                        || self.crosses_inside("stream", from, dest);
+                    if went && wet {
+                        water_due = Some((mover.to_string(), end));
                     }
                 }
                 "counted" => {
@@ -776,6 +1046,42 @@ impl DinkyDau {
                         continue;
                     };
                     let marked = l.kind() == "marked";
+                    if !marked && marker == "in_tunnel" {
+                        let down_at = below.remove(&label);
+                        // Up by a trapdoor ambush: not the `emerge_from_tunnel` order.
+                        let by_spring = order.as_ref().is_some_and(|(s, _)| *s == allied);
+                        let call = call_for(
+                            n,
+                            &|x: &Line| x.kind() == "unmarked" && x.s("marker") == "in_tunnel",
+                            &["choose spring_from_tunnel"],
+                        );
+                        if by_spring {
+                            r.check(
+                                "9b.2 item 6: an element comes up in an allied order only by a trapdoor ambush",
+                                call.is_none().then(|| format!("{label} came up (line {n})")),
+                            );
+                        }
+                        if by_spring && call.is_some() {
+                            // 9b.2 item 6 with 2.3 item 5: up by another entrance, on a later
+                            // turn than it went down, into cover within 2in of it.
+                            let at = pieces.get(&label).map(|p| p.at).unwrap_or_default();
+                            let later = entered.get(&label).is_some_and(|&t| t < turn);
+                            let by_other = pieces.values().any(|x| {
+                                x.entity == "tunnel_entrance"
+                                    && !x.markers.contains("collapsed_marker")
+                                    && dist(x.at, at) <= REACH_SITE
+                                    && down_at.is_none_or(|d| dist(x.at, d) > REACH_SITE)
+                            });
+                            let in_cover = COVER.iter().any(|t| self.in_terrain(t, at));
+                            r.check(
+                                "9b.2 item 6 / 2.3 item 5: a trapdoor ambush comes up in cover by another entrance, a later turn",
+                                (!(later && by_other && in_cover)).then(|| {
+                                    format!("{label} up at {at:?} from {down_at:?}: later {later}, other entrance {by_other}, cover {in_cover} (line {n})")
+                                }),
+                            );
+                            entered.remove(&label);
+                        }
+                    }
                     if marked
                         && marker == "confirmed_contact"
                         && pieces
@@ -829,7 +1135,8 @@ impl DinkyDau {
                         // order (a dummy blind fired on is discarded before any die is rolled).
                         let interrupted = seg.iter().any(|x| {
                             x.kind() == "decision"
-                                && x.s("label") == "choose 1"
+                                && (x.s("label") == "choose 1"
+                                    || x.s("label").starts_with("choose spring_"))
                                 && order.as_ref().is_some_and(|(s, _)| *s != x.s("side"))
                         });
                         let ok = spotted || fired || recon || noisy || interrupted;
@@ -929,6 +1236,34 @@ impl DinkyDau {
                 "decision" => {
                     let side = l.s("side");
                     let label = l.s("label");
+                    // 4.2 State 0: the Reserve Hand stays off the table, unseen, until it enters.
+                    if side == allied {
+                        for res in &self.reserve {
+                            if !pieces.contains_key(res) {
+                                r.check(
+                                    "4.2 State 0: no allied choice names a reserve element before it enters",
+                                    label.contains(res.as_str()).then(|| {
+                                        format!("{side} was shown {res} (line {n}: {label})")
+                                    }),
+                                );
+                            }
+                        }
+                    }
+                    if side == insurgent {
+                        match label.as_str() {
+                            "choose spring_from_reserve" | "choose spring_from_tunnel" => {
+                                // 2.3 item 4: one token, from the pool (never below 0).
+                                tokens -= 1;
+                                r.check(
+                                    "2.3 item 4: an ambush from the reserve or a trapdoor costs one token",
+                                    (tokens < 0).then(|| {
+                                        format!("sprung with no token left (line {n})")
+                                    }),
+                                );
+                            }
+                            _ => {}
+                        }
+                    }
                     // Fog: a choice never names an enemy element not confirmed.
                     for (name, p) in &pieces {
                         if SITES.contains(&p.entity.as_str())
@@ -1201,6 +1536,11 @@ impl DinkyDau {
                                 ((result == "squad_activates") != (first >= 4))
                                     .then(|| format!("{dice:?} = {result} (line {n})")),
                             );
+                            // 1.5: on a failure the squad only holds: its order (a search)
+                            // is not carried out.
+                            if result == "hold_position" {
+                                search_expect.clear();
+                            }
                         }
                         "ambush_discipline_check" => r.check(
                             "2.3 item 12: discipline check 4+",
@@ -1227,11 +1567,15 @@ impl DinkyDau {
                                 (result != want).then(|| format!("{dice:?} = {result} (line {n})")),
                             );
                             recon_six = result == "direct_hit_revealed";
-                            // 4.3 item 4 / 9b.3: villagers within 4in of the target marker.
-                            let target = order
-                                .as_ref()
-                                .and_then(|(_, lab)| label_args(lab).get(1).cloned())
-                                .and_then(|t| pieces.get(&t).map(|p| p.at));
+                            // 4.3 item 4 / 9b.3: villagers within 4in of the target marker
+                            // (named in the order's `acted` event: the choice's label shows a
+                            // blind only as a hidden piece).
+                            let target = lines[..n]
+                                .iter()
+                                .rev()
+                                .find(|x| x.kind() == "acted")
+                                .and_then(|x| x.v["args"].get(1).and_then(|a| a.as_str()))
+                                .and_then(|t| pieces.get(t).map(|p| p.at));
                             if result == "friendly_fire_incident"
                                 && let Some(t) = target
                                 && self.hootches.iter().enumerate().any(|(k, &h)| {
@@ -1708,7 +2052,8 @@ impl DinkyDau {
             r.check(
                 "2.3 / 9b.2 item 3: a search tests each site within 2in once",
                 Some(format!(
-                    "{} site(s) within reach not searched",
+                    "game {}: {} site(s) within reach not searched",
+                    r.games,
                     search_expect.len()
                 )),
             );

@@ -372,6 +372,12 @@ engine_functions! {
     Conceal = "conceal"(req("piece", Piece)) -> Effect, Any, NO;
     /// The piece is held off the table in its force's `reserve:`. As a leading `require` on an action's acting piece it offers the action to the side's pieces in reserve (not to those on the board); `move` then brings the piece onto the board, and when the next place parameter is narrowed by `distance(X, p) <= r` from a piece `X` on a table, the points offered ring `X` (see docs/language.md, reserves).
     InReserve = "in_reserve"(req("piece", Piece)) -> Bool, Any, NO;
+    /// The pieces held off the table in their force's `reserve:` that match the filters (as `units` lists those on the board): for a rule that brings one on from inside a procedure (`choose x from reserve_units(red) { move x to p }`).
+    ReserveUnits = "reserve_units"(opt("F", Filter), opt("F", Filter), opt("F", Filter)) -> Pieces, Any, NO;
+    /// Open tables: the points within `r` of the place where a figure may stand (on the table, a base from every other figure on it, unseen ones aside): the place itself, then the board's `move_directions` directions (the first toward the top edge), each at `k / move_steps` of `r`; with terrains, only the points lying in a feature of one of them. For a `choose` of where a piece is put.
+    PointsAround = "points_around"(req("P", Place), req("r", Radius), opt("T", Terrain), opt("T", Terrain), opt("T", Terrain), opt("T", Terrain)) -> Value, Any, NO;
+    /// Open tables: the straight line from `a` to `b` passes strictly nearer than `r` to the place `P` (a figure of base diameter `r` moving along it would touch a figure standing there; exact).
+    PassesWithin = "passes_within"(req("a", Place), req("b", Place), req("P", Place), req("r", Radius)) -> Bool, Any, NO;
 }
 
 impl EngineFn {

@@ -1523,6 +1523,89 @@ impl Host for GameHost<'_, '_> {
                 let i = self.piece(arg(0)?)?;
                 Val::Bool(self.state.pieces[i].status == Status::Reserve)
             }
+            EngineFn::ReserveUnits => Self::pieces_list(self.count(Status::Reserve, a)?),
+            EngineFn::PassesWithin => {
+                let (Pos::Point(from), Pos::Point(to), Pos::Point(c)) = (
+                    self.place(arg(0)?)?,
+                    self.place(arg(1)?)?,
+                    self.place(arg(2)?)?,
+                ) else {
+                    return Err(err("`passes_within` is for open tables"));
+                };
+                let r = arg(3)?.as_int().ok_or_else(|| err("a distance"))?;
+                Val::Bool(table::passes_within(from, to, c, r))
+            }
+            EngineFn::PointsAround => {
+                let (
+                    Pos::Point(at),
+                    BoardSpec::Table {
+                        width,
+                        depth,
+                        base,
+                        moves,
+                        ..
+                    },
+                ) = (self.place(arg(0)?)?, &self.rules.board)
+                else {
+                    return Err(err("`points_around` is for open tables"));
+                };
+                let r = arg(1)?.as_int().ok_or_else(|| err("a distance"))?;
+                let terrains = &a[2..];
+                if terrains
+                    .iter()
+                    .any(|t| !matches!(t, Val::Entity(_) | Val::Sym(_)))
+                {
+                    return Err(err("`points_around` takes a place, a radius and terrains"));
+                }
+                // The place, then the ring of an entry from the reserve (`reserve.rs`).
+                let mut ring = vec![at];
+                let steps = i64::from(moves.steps.max(1));
+                for d in 0..moves.directions {
+                    let angle =
+                        std::f64::consts::TAU * f64::from(d) / f64::from(moves.directions.max(1));
+                    for s in 1..=steps {
+                        let len = r * s / steps;
+                        // Rounded to the nearest tenth of a millimetre, then pulled in until
+                        // it is within `r` exactly.
+                        for shrink in 0..4 {
+                            let l = (len - shrink) as f64;
+                            if l <= 0.0 {
+                                break;
+                            }
+                            let (x, y) = (
+                                at.x() + (angle.sin() * l).round() as i64,
+                                at.y() - (angle.cos() * l).round() as i64,
+                            );
+                            if let Ok(q) = Point::new(x, y)
+                                && table::distance(at, q) <= r
+                            {
+                                ring.push(q);
+                                break;
+                            }
+                        }
+                    }
+                }
+                let mut out: Vec<Val> = Vec::new();
+                for p in ring {
+                    let free = (0..=*width).contains(&p.x())
+                        && (0..=*depth).contains(&p.y())
+                        && self.state.pieces.iter().all(|q| {
+                            !q.on_board()
+                                || q.out_of_sight()
+                                || !matches!(q.pos, Some(Pos::Point(c))
+                                    if table::distance_squared(c, p) < base * base)
+                        });
+                    let inside = terrains.is_empty()
+                        || self
+                            .terrains_at(Pos::Point(p))
+                            .any(|g| terrains.iter().any(|t| self.rules.board.ground_is(g, t)));
+                    let v = Val::Point(p);
+                    if free && inside && !out.contains(&v) {
+                        out.push(v);
+                    }
+                }
+                Val::List(out)
+            }
             EngineFn::PlacedBy => {
                 let i = self.piece(arg(0)?)?;
                 let p = &self.state.pieces[i];
