@@ -220,3 +220,76 @@ fn a_human_player_is_never_told_of_the_other_sides_secret_marker() {
     assert!(shown.contains("red_trooper"), "{shown}");
     assert!(!shown.contains("mine"), "{shown}");
 }
+
+/// A pick another side makes inside an action (`choose … by SIDE`) is not told to a human
+/// player: only what follows is. Here red is asked, whenever blue waits, whether to mark the
+/// trooper; blue's screen shows the marks that land, never red's answer.
+#[test]
+fn a_human_player_is_not_told_what_the_other_side_picks_inside_an_action() {
+    use sandtable_runtime::engine::policy::Human;
+    const ASKED: &str = r#"
+side blue "Blue"
+side red "Red"
+kind trooper { speed: length }
+unit blue_trooper: trooper of blue "Blue trooper" { speed: 6cm }
+unit red_trooper: trooper of red "Red trooper" { speed: 6cm }
+marker marked "Marked"
+
+board field: open {
+  width: 60cm
+  depth: 30cm
+  area blue_edge { rect: 0cm, 0cm, 10cm, 30cm }
+  area red_edge { rect: 50cm, 0cm, 60cm, 30cm }
+}
+
+activation sides: alternating { sides: blue, red }
+
+turn {
+  phase wait "Wait" {
+    activation: sides
+    actions: lie_still
+  }
+}
+
+action lie_still(t: trooper) {
+  choose mark from [0, 1] by enemy(t) {
+    if mark == 1 { place marked on t }
+  }
+}
+
+scenario waiting "Waiting" {
+  board: field
+  turns: 3
+  force blue { units: 1 * blue_trooper, deploy: blue_edge }
+  force red { units: 1 * red_trooper, deploy: red_edge }
+  victory { win blue }
+}
+"#;
+    let c = sandtable_conformance::compile_clean(ASKED);
+    let a = Assumptions::default();
+    let rules = Rules::new(&c.program, &a, "waiting").unwrap();
+    let mut out = Vec::new();
+    let red_picks;
+    {
+        let answers = std::io::Cursor::new("1\n".repeat(200));
+        let mut policies: Vec<Box<dyn Policy + '_>> = vec![
+            Box::new(Human::new(answers, &mut out)),
+            Box::new(Random::new(4, 1)),
+        ];
+        let mut g = Game::new(&rules, 4, None);
+        g.play(&mut policies).unwrap();
+        red_picks = g
+            .events
+            .iter()
+            .filter(|e| {
+                matches!(e, Event::Decision { side, label, .. }
+                if side == "red" && label.starts_with("choose "))
+            })
+            .count();
+    }
+    // Red was asked (the record has its answers), and blue was told none of them.
+    assert!(red_picks >= 3, "red answered {red_picks} times");
+    let shown = String::from_utf8(out).unwrap();
+    assert!(shown.contains("lie_still(blue_trooper)"), "{shown}");
+    assert!(!shown.contains("red: choose"), "{shown}");
+}

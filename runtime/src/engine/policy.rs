@@ -228,6 +228,15 @@ fn as_seen_by(
     e: &super::Event,
     told_apart: Option<bool>,
 ) -> Option<String> {
+    // What another side picks inside an action (`choose … by SIDE`) is its own counsel: the
+    // others learn it from what follows, as across a table. Told, a pick would give away
+    // what the rules ask only of some pieces (an ambush offered only by a real blind).
+    if let super::Event::Decision { side: s, label, .. } = e
+        && s != game.rules.side_name(side)
+        && label.starts_with(&choose_label(""))
+    {
+        return None;
+    }
     let mut line = super::log::narrate(e, game.rules.program.length_unit.as_deref())?;
     let face_down_side = |name: &str| {
         game.state.pieces.iter().any(|p| {
