@@ -94,6 +94,40 @@ pub fn distance(a: Point, b: Point) -> Length {
     rounded as Length
 }
 
+/// The points around `at` a piece may be put at within `r`: on each of `directions` bearings
+/// (from straight up, clockwise), one at every `k / steps` of `r`, each rounded to the tenth
+/// of a millimetre and pulled in until it is within `r` by [`distance`] (the engine's guards
+/// are tested in integers). The trigonometry only spaces the candidates; which of them a rule
+/// allows is decided in integers. The caller keeps the points on its table and free of other
+/// pieces.
+pub fn ring_points(at: Point, r: Length, directions: u32, steps: u32) -> Vec<Point> {
+    let steps = i64::from(steps.max(1));
+    let mut out = Vec::new();
+    for d in 0..directions {
+        let angle = std::f64::consts::TAU * f64::from(d) / f64::from(directions.max(1));
+        for s in 1..=steps {
+            let len = r * s / steps;
+            for shrink in 0..4 {
+                let l = len - shrink;
+                if l <= 0 {
+                    break;
+                }
+                let (x, y) = (
+                    at.x + (angle.sin() * l as f64).round() as i64,
+                    at.y - (angle.cos() * l as f64).round() as i64,
+                );
+                if let Ok(q) = Point::new(x, y)
+                    && distance(at, q) <= r
+                {
+                    out.push(q);
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Whether `b` is at most `range` from `a`, exactly (no rounding). A negative range holds
 /// nothing.
 pub fn within(a: Point, b: Point, range: Length) -> bool {
@@ -505,6 +539,22 @@ mod tests {
 
     fn p(x: Length, y: Length) -> Point {
         Point::new(x, y).expect("test point")
+    }
+
+    #[test]
+    fn ring_points_lie_within_the_radius_on_every_bearing() {
+        let at = p(10_000, 10_000);
+        let r = 2 * 254;
+        let ring = ring_points(at, r, 8, 2);
+        // Eight bearings, two steps out on each: half the radius and the whole.
+        assert_eq!(ring.len(), 16);
+        assert!(ring.iter().all(|q| distance(at, *q) <= r && *q != at));
+        // Straight up first (a smaller y), then clockwise.
+        assert_eq!(ring[0], p(10_000, 10_000 - r / 2));
+        assert_eq!(ring[1], p(10_000, 10_000 - r));
+        assert_eq!(ring[5], p(10_000 + r, 10_000));
+        // The table's edges are the caller's to apply: the ring of a corner leaves it.
+        assert!(ring_points(p(0, 0), r, 8, 2).iter().any(|q| q.x() < 0));
     }
 
     fn shape(geometry: Geometry, blocks_sight: bool, terrain: TerrainId) -> Shape {

@@ -1559,32 +1559,7 @@ impl Host for GameHost<'_, '_> {
                 }
                 // The place, then the ring of an entry from the reserve (`reserve.rs`).
                 let mut ring = vec![at];
-                let steps = i64::from(moves.steps.max(1));
-                for d in 0..moves.directions {
-                    let angle =
-                        std::f64::consts::TAU * f64::from(d) / f64::from(moves.directions.max(1));
-                    for s in 1..=steps {
-                        let len = r * s / steps;
-                        // Rounded to the nearest tenth of a millimetre, then pulled in until
-                        // it is within `r` exactly.
-                        for shrink in 0..4 {
-                            let l = (len - shrink) as f64;
-                            if l <= 0.0 {
-                                break;
-                            }
-                            let (x, y) = (
-                                at.x() + (angle.sin() * l).round() as i64,
-                                at.y() - (angle.cos() * l).round() as i64,
-                            );
-                            if let Ok(q) = Point::new(x, y)
-                                && table::distance(at, q) <= r
-                            {
-                                ring.push(q);
-                                break;
-                            }
-                        }
-                    }
-                }
+                ring.extend(table::ring_points(at, r, moves.directions, moves.steps));
                 let mut out: Vec<Val> = Vec::new();
                 for p in ring {
                     let free = (0..=*width).contains(&p.x())

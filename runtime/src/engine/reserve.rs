@@ -12,7 +12,6 @@ use sandtable_ir::{EntityId, Expr, ForceDef, ProcId, Program, SideId};
 use super::setup::{BoardSpec, Rules};
 use super::state::Status;
 use super::{EngineError, Game};
-use crate::board::Point;
 use crate::interp::Interp;
 use crate::value::Val;
 
@@ -97,38 +96,11 @@ pub(super) fn entry_points(
     let Some((k, _, at, r)) = game.distance_bound(a, args)? else {
         return Ok(None);
     };
-    let steps = i64::from(moves.steps.max(1));
     let mut out: Vec<Val> = Vec::new();
-    for d in 0..moves.directions {
-        let angle = std::f64::consts::TAU * f64::from(d) / f64::from(moves.directions.max(1));
-        for s in 1..=steps {
-            let len = r * s / steps;
-            if len <= 0 {
-                continue;
-            }
-            // Rounded to the nearest tenth of a millimetre, then pulled in until it is
-            // within `r` exactly (the guard is tested in integers).
-            let mut p = None;
-            for shrink in 0..4 {
-                let l = (len - shrink) as f64;
-                let (x, y) = (
-                    at.x() + (angle.sin() * l).round() as i64,
-                    at.y() - (angle.cos() * l).round() as i64,
-                );
-                if let Ok(q) = Point::new(x, y)
-                    && crate::board::table::distance(at, q) <= r
-                {
-                    p = Some(q);
-                    break;
-                }
-            }
-            let Some(p) = p else { continue };
-            if game.table_point_free(args.first(), p) {
-                let v = Val::Point(p);
-                if !out.contains(&v) {
-                    out.push(v);
-                }
-            }
+    for p in crate::board::table::ring_points(at, r, moves.directions, moves.steps) {
+        let v = Val::Point(p);
+        if game.table_point_free(args.first(), p) && !out.contains(&v) {
+            out.push(v);
         }
     }
     Ok(Some((out, vec![k])))
