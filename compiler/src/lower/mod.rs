@@ -665,18 +665,25 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-/// Levenshtein distance, for suggestions only.
+/// Edit distance (optimal string alignment), for suggestions only.
 pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
+    // Optimal string alignment: two neighbouring letters swapped (`strat` for `start`, the
+    // commonest slip of a typist) count as one change, not two.
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
+    let mut before: Vec<usize> = Vec::new();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
+    for (i, ca) in a.iter().enumerate() {
         let mut cur = vec![i + 1; b.len() + 1];
         for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
                 .min(prev[j + 1] + 1)
                 .min(cur[j] + 1);
+            if i > 0 && j > 0 && *ca == b[j - 1] && a[i - 1] == *cb {
+                cur[j + 1] = cur[j + 1].min(before[j - 1] + 1);
+            }
         }
-        prev = cur;
+        before = std::mem::replace(&mut prev, cur);
     }
     prev[b.len()]
 }
@@ -688,6 +695,9 @@ mod tests {
         assert_eq!(super::edit_distance("fire", "fir"), 1);
         assert_eq!(super::edit_distance("melee", "melee"), 0);
         assert_eq!(super::edit_distance("", "abc"), 3);
+        assert_eq!(super::edit_distance("strat", "start"), 1);
+        assert_eq!(super::edit_distance("ab", "ba"), 1);
+        assert_eq!(super::edit_distance("abc", "ca"), 3);
     }
 
     /// Names the engine would otherwise look up while playing are resolved here: counters to
