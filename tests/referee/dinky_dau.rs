@@ -157,22 +157,9 @@ const MOVES: [&str; 4] = ["patrol_move", "trail_rush", "sprint", "fire_and_maneu
 /// The labels of a force's `reserve:` list as written in an assumption (`[2 * x, y]`).
 fn reserve_labels(list: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for item in list
-        .trim()
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .split(',')
-    {
-        let item = item.trim();
-        if item.is_empty() {
-            continue;
-        }
-        let (n, name) = match item.split_once('*') {
-            Some((n, name)) => (n.trim().parse::<usize>().unwrap_or(1), name.trim()),
-            None => (1, item),
-        };
+    for (n, name) in super::log::counted_pieces(list) {
         if n == 1 {
-            out.push(name.to_string());
+            out.push(name);
         } else {
             out.extend((1..=n).map(|k| format!("{name} #{k}")));
         }

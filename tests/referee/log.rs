@@ -385,3 +385,19 @@ pub fn board<'a>(ir: &'a Value, scenario: &Value) -> &'a Value {
         })
         .expect("the scenario's board")
 }
+
+/// A list of pieces as an assumption writes it (`[regular, 2 * guard]`): each name with its
+/// count (1 when none is written).
+pub fn counted_pieces(text: &str) -> Vec<(usize, String)> {
+    text.trim()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .split(',')
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(|item| match item.split_once('*') {
+            Some((n, name)) => (n.trim().parse().expect("a count"), name.trim().to_string()),
+            None => (1, item.to_string()),
+        })
+        .collect()
+}

@@ -125,26 +125,10 @@ pub struct PlasticBattle {
 
 /// A list of pieces as an assumption writes it: `[regular, 2 * guard]`.
 fn pieces_listed(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for item in text
-        .trim()
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .split(',')
-    {
-        let item = item.trim();
-        if item.is_empty() {
-            continue;
-        }
-        match item.split_once('*') {
-            Some((n, name)) => {
-                let n: usize = n.trim().parse().expect("a count");
-                out.extend(std::iter::repeat_n(name.trim().to_string(), n));
-            }
-            None => out.push(item.to_string()),
-        }
-    }
-    out
+    super::log::counted_pieces(text)
+        .into_iter()
+        .flat_map(|(n, name)| std::iter::repeat_n(name, n))
+        .collect()
 }
 
 impl PlasticBattle {

@@ -488,12 +488,7 @@ impl<'a> Lowerer<'a> {
                 continue;
             }
             let names: Vec<&str> = allowed.iter().map(String::as_str).collect();
-            let near = names
-                .iter()
-                .map(|n| (super::edit_distance(&ev.name, n), *n))
-                .filter(|(d, n)| *d <= (ev.name.len().max(n.len()) / 3).max(1))
-                .min();
-            let help = match near.map(|(_, n)| n) {
+            let help = match super::closest(&ev.name, names.iter().copied()) {
                 Some(s) => format!("did you mean `on {s}`?"),
                 None if allowed.is_empty() => format!("a `{}` block runs no hooks", sch.keyword),
                 None => format!("events here: {}", names.join(", ")),

@@ -488,21 +488,13 @@ impl<'a> Lowerer<'a> {
 
     /// Names close to `name`, for "did you mean" help.
     pub(crate) fn suggest(&self, name: &str, locals: &[String]) -> Option<String> {
-        let mut best: Option<(usize, &str)> = None;
         let candidates = self
             .globals
             .keys()
             .map(String::as_str)
             .chain(self.members.keys().map(String::as_str))
             .chain(locals.iter().map(String::as_str));
-        for c in candidates {
-            let d = edit_distance(name, c);
-            let limit = (name.len().max(c.len()) / 3).max(1);
-            if d <= limit && best.is_none_or(|(bd, bc)| (d, c) < (bd, bc)) {
-                best = Some((d, c));
-            }
-        }
-        best.map(|(_, c)| c.to_string())
+        closest(name, candidates).map(str::to_string)
     }
 
     /// Every program must end: a procedure may not call itself, directly or through others.
@@ -663,6 +655,23 @@ impl<'a> Lowerer<'a> {
             );
         }
     }
+}
+
+/// The candidate nearest `name` within a third of its length in changes (at least one), the
+/// alphabetically first of equals.
+pub(crate) fn closest<'a>(
+    name: &str,
+    candidates: impl Iterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let mut best: Option<(usize, &str)> = None;
+    for c in candidates {
+        let d = edit_distance(name, c);
+        let limit = (name.len().max(c.len()) / 3).max(1);
+        if d <= limit && best.is_none_or(|(bd, bc)| (d, c) < (bd, bc)) {
+            best = Some((d, c));
+        }
+    }
+    best.map(|(_, c)| c)
 }
 
 /// Edit distance (optimal string alignment), for suggestions only.
