@@ -772,17 +772,18 @@ impl GameHost<'_, '_> {
         };
         let start = BoardSpec::hex_index(grid, start);
         let side = self.state.pieces[i].side;
-        // A hex holding enemy units can be entered but not left (as in `reach`).
-        let enemy_at = |k: usize| {
-            self.state.pieces.iter().any(|p| {
-                p.on_board()
-                    && p.is_unit
-                    && p.side != side
-                    && p.pos
-                        .is_some_and(|q| matches!(q, Pos::Hex(h) if Some(h) == at(k)))
+        // A hex holding enemy units can be entered but not left (as in `reach`). Few hexes
+        // hold enemies, and the walk back asks about a handful: a list, not a board-sized map.
+        let enemy: Vec<usize> = self
+            .state
+            .pieces
+            .iter()
+            .filter(|p| p.on_board() && p.is_unit && p.side != side)
+            .filter_map(|p| match p.pos {
+                Some(Pos::Hex(h)) => Some(BoardSpec::hex_index(grid, h)),
+                _ => None,
             })
-        };
-        let enemy: Vec<bool> = (0..grid.hex_count() as usize).map(enemy_at).collect();
+            .collect();
         let dist = self.reach(i, None)?.to_vec();
         let mut k = BoardSpec::hex_index(grid, to);
         if dist.get(k).is_none_or(|d| *d == u32::MAX) {
@@ -800,7 +801,7 @@ impl GameHost<'_, '_> {
                 .find(|&n| {
                     dist[n] != u32::MAX
                         && dist[n].saturating_add(c) == dist[k]
-                        && (n == start || !enemy[n])
+                        && (n == start || !enemy.contains(&n))
                 });
             match prev {
                 Some(n) => k = n,
@@ -1986,6 +1987,12 @@ impl Host for GameHost<'_, '_> {
         // from the same stream in the same order, but rolls inline, unseen).
         let def = &self.rules.program.procs[proc as usize];
         let watch = self.tell && def.kind == ProcKind::Resolve;
+        if let Some(v) = &self.rules.constant_results[proc as usize] {
+            return Some(Ok(Outcome {
+                key: OutcomeKey::of_value(v.clone()),
+                effects: Vec::new(),
+            }));
+        }
         let first_roll = if watch { Some(dice.watch()) } else { None };
         let compiled = if self.tell {
             None

@@ -17,6 +17,7 @@
 //! thinks (rolls dice in look-ahead) never shifts the game's dice.
 
 pub mod flow;
+mod fold;
 pub mod groups;
 pub mod host;
 pub mod log;

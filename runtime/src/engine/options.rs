@@ -998,7 +998,15 @@ impl Game<'_, '_> {
             )
         }) {
             Some(Ready::Within { centre, r, .. }) => {
-                grid.hexes_within(*centre, (*r).min(1000) as u32)
+                let mut hexes = grid.hexes_within(*centre, (*r).min(1000) as u32);
+                // Asked only whether there is a legal choice, the nearest places are tried
+                // first: they are the likeliest to be in reach. The answer is the same in any
+                // order when the guards draw no dice (a guard that rolls would see other
+                // rolls in another order).
+                if self.first_only && rules.dice_free_guards[a as usize] {
+                    hexes.sort_by_cached_key(|h| grid.distance(*centre, *h));
+                }
+                hexes
             }
             Some(Ready::Occupied { set, .. }) => set.iter().copied().collect(),
             _ => grid.hexes().collect(),

@@ -310,6 +310,12 @@ pub struct Rules<'p> {
     pub guards: Vec<Vec<(&'p Expr, usize)>>,
     /// Per procedure and parameter: the guards that narrow the hexes it may take.
     pub(crate) narrowings: Vec<Vec<Vec<(usize, super::options::Narrow<'p>)>>>,
+    /// Per procedure: its result in every game of this scenario, when the options alone
+    /// decide it ([`super::fold`]).
+    pub(crate) constant_results: Vec<Option<Val>>,
+    /// Per procedure: its leading guards draw no dice ([`super::fold::dice_free`]), so
+    /// they may be tested in any order.
+    pub(crate) dice_free_guards: Vec<bool>,
     /// The scenario's properties (first value, assumptions applied; `None` if unknown), for
     /// `scenario_value`.
     pub scenario_values: Vec<(String, Option<Val>)>,
@@ -389,6 +395,8 @@ impl<'p> Rules<'p> {
                 .iter()
                 .map(|p| super::options::leading_guards(&p.body))
                 .collect(),
+            constant_results: Vec::new(),
+            dice_free_guards: Vec::new(),
             narrowings: program
                 .procs
                 .iter()
@@ -483,6 +491,15 @@ impl<'p> Rules<'p> {
                 }
             }
         }
+        r.constant_results = super::fold::constant_results(program, assumptions, &r.options);
+        r.dice_free_guards = r
+            .guards
+            .iter()
+            .map(|gs| {
+                gs.iter()
+                    .all(|(g, _)| super::fold::dice_free(g, &r.constant_results))
+            })
+            .collect();
         let chips = typed
             .chips
             .iter()
