@@ -264,10 +264,9 @@ impl<'p> Interp<'p> {
                         .cloned()
                         .unwrap_or_default();
                     let length = pd.slot_types.get(*slot as usize) == Some(&ir::Type::Length);
-                    let vv = v.clone();
                     ctx.event(|| Event::Let {
                         name,
-                        value: vv,
+                        value: v.clone(),
                         length,
                     });
                 }
@@ -305,10 +304,9 @@ impl<'p> Interp<'p> {
                     });
                 };
                 let arm = &arms[i];
-                let vv = v.clone();
                 ctx.event(|| Event::Band {
                     proc: f.proc,
-                    value: vv,
+                    value: v.clone(),
                     arm: i,
                     patterns: arm.patterns.clone(),
                     outcome: arm.outcome.clone(),
@@ -319,34 +317,29 @@ impl<'p> Interp<'p> {
                     return Ok(Flow::Done(k));
                 }
                 if let Some(o) = &arm.outcome {
-                    let o2 = o.clone();
-                    ctx.event(|| Event::Outcome(o2));
+                    ctx.event(|| Event::Outcome(o.clone()));
                     return Ok(Flow::Done(OutcomeKey::Named(o.clone())));
                 }
                 if let Some(e) = &arm.value {
                     let v = applies(self.expr(e, f, ctx)?)?;
-                    let v2 = v.clone();
-                    ctx.event(|| Event::Result(v2));
+                    ctx.event(|| Event::Result(v.clone()));
                     return Ok(Flow::Done(OutcomeKey::of_value(normalize(v))));
                 }
                 Ok(Flow::Next)
             }
             Stmt::Result(e) => {
                 let v = applies(normalize(self.expr(e, f, ctx)?))?;
-                let v2 = v.clone();
-                ctx.event(|| Event::Result(v2));
+                ctx.event(|| Event::Result(v.clone()));
                 Ok(Flow::Done(OutcomeKey::of_value(v)))
             }
             Stmt::Outcome(o) => {
-                let o2 = o.clone();
-                ctx.event(|| Event::Outcome(o2));
+                ctx.event(|| Event::Outcome(o.clone()));
                 Ok(Flow::Done(OutcomeKey::Named(o.clone())))
             }
             Stmt::Effect(e) => {
                 let rec = self.effect(e, f, ctx)?;
                 ctx.host.effect(&rec)?;
-                let r2 = rec.clone();
-                ctx.event(|| Event::Effect(r2));
+                ctx.event(|| Event::Effect(rec.clone()));
                 f.effects.push(rec);
                 Ok(Flow::Next)
             }
@@ -644,7 +637,9 @@ impl<'p> Interp<'p> {
                 }
             }
             Expr::Call { proc, args } => {
-                let mut vals = Vec::with_capacity(args.len());
+                // Room for the callee's locals too, so its frame needs no second allocation.
+                let callee = &self.program.procs[*proc as usize];
+                let mut vals = Vec::with_capacity(args.len().max(callee.n_slots as usize));
                 for a in args {
                     vals.push(self.expr(a, f, ctx)?);
                 }
@@ -677,11 +672,10 @@ impl<'p> Interp<'p> {
                     vals.push(normalize(self.expr(k, f, ctx)?));
                 }
                 let cell = self.lookup(*table, &vals)?;
-                let c2 = cell.clone();
                 ctx.event(|| Event::Lookup {
                     table: *table,
                     keys: vals,
-                    cell: c2,
+                    cell: cell.clone(),
                 });
                 cell
             }

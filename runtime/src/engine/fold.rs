@@ -1,8 +1,9 @@
 //! What the scenario alone decides. A game's options are fixed when it starts, so a
-//! procedure whose whole body is `result E`, where `E` reads nothing but constants and
-//! `option(NAME)`, gives one result for the whole game: Platoon's `carry_load` is 0 unless
-//! the scenario plays `carry_bodies`. Guards call such procedures at every place they test,
-//! so the engine answers them from a table made once, instead of running them each time.
+//! procedure whose whole body is `result E`, where `E` reads nothing but constants, the
+//! assumptions' answers and `option(NAME)`, gives one result for the whole game: Platoon's
+//! `carry_load` is 0 unless the scenario plays `carry_bodies`, Plastic Battle's
+//! `legs_per_move` is what the assumptions say. Guards call such procedures at every place
+//! they test, so the engine answers them from a table made once instead of running them.
 
 use sandtable_ir::{BinOp, Builtin, EngineFn, Expr, ProcKind, Program, Stmt, UnOp, Value};
 
@@ -39,7 +40,9 @@ fn fold(interp: &Interp, options: &[String], e: &Expr) -> Option<Val> {
         _ => None,
     };
     match e {
-        Expr::Const(v) if !matches!(v, Value::Unknown(_)) => interp.constant(v).ok(),
+        // A `?` the assumptions answer is as fixed as a number; one they leave open is
+        // left to the run, which reports it where the rule reads it.
+        Expr::Const(v) => interp.constant(v).ok(),
         Expr::Host {
             func: EngineFn::Option,
             args,
@@ -113,11 +116,30 @@ mod tests {
         Box::new(Expr::Const(Value::Int(n)))
     }
 
-    fn folded(options: &[&str], e: &Expr) -> Option<Val> {
-        let program = Program::default();
-        let assumptions = Assumptions::default();
+    /// `e` folded in a program with one `?` (id 0), answered by `assumed` when given.
+    fn folded_with(assumed: Option<i64>, options: &[&str], e: &Expr) -> Option<Val> {
+        let program = Program {
+            unknowns: vec![sandtable_ir::UnknownDef {
+                name: "legs_per_move".into(),
+                note: None,
+                file: "turn.sand".into(),
+                line: 1,
+                column: 1,
+                cite: Default::default(),
+                ty: None,
+            }],
+            ..Program::default()
+        };
+        let mut assumptions = Assumptions::default();
+        if let Some(n) = assumed {
+            assumptions.values.insert(0, Val::Int(n));
+        }
         let options: Vec<String> = options.iter().map(|s| s.to_string()).collect();
         fold(&Interp::new(&program, &assumptions), &options, e)
+    }
+
+    fn folded(options: &[&str], e: &Expr) -> Option<Val> {
+        folded_with(None, options, e)
     }
 
     #[test]
@@ -173,7 +195,9 @@ mod tests {
     }
 
     #[test]
-    fn a_value_left_unknown_is_not_folded() {
-        assert_eq!(folded(&[], &Expr::Const(Value::Unknown(0))), None);
+    fn a_value_the_assumptions_answer_is_folded_and_one_they_leave_open_is_not() {
+        let unknown = Expr::Const(Value::Unknown(0));
+        assert_eq!(folded_with(Some(3), &[], &unknown), Some(Val::Int(3)));
+        assert_eq!(folded_with(None, &[], &unknown), None);
     }
 }

@@ -1182,8 +1182,11 @@ impl Game<'_, '_> {
         {
             // The force's rule for where such a piece may go: a point it refuses, or where
             // it cannot be answered, is not offered.
+            let slots = self.rules.program.procs[check as usize].n_slots as usize;
             out.retain(|c| {
-                self.with_host(|interp, ctx| interp.run(check, c.args.clone(), ctx))
+                let mut args = Vec::with_capacity(slots.max(c.args.len()));
+                args.extend_from_slice(&c.args);
+                self.with_host(|interp, ctx| interp.run(check, args, ctx))
                     .is_ok_and(|o| o.key == crate::value::OutcomeKey::Value(Val::Bool(true)))
             });
         }
