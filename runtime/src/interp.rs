@@ -178,6 +178,18 @@ impl<'p> Interp<'p> {
 
     /// Run a procedure with its arguments (one per parameter, defaults already filled).
     pub fn run(&self, proc: u32, args: Vec<Val>, ctx: &mut Ctx) -> Result<Outcome, RunError> {
+        self.run_body(proc, &self.program.procs[proc as usize].body, args, ctx)
+    }
+
+    /// Run `body` in a frame of procedure `proc`: its own body, or one the engine has
+    /// specialised for arguments it knows ahead (same slots, same result).
+    pub fn run_body(
+        &self,
+        proc: u32,
+        body: &[Stmt],
+        args: Vec<Val>,
+        ctx: &mut Ctx,
+    ) -> Result<Outcome, RunError> {
         if ctx.depth >= MAX_CALL_DEPTH {
             return Err(RunError::Limit {
                 what: "call depth".into(),
@@ -196,7 +208,7 @@ impl<'p> Interp<'p> {
         };
         ctx.event(|| Event::Enter { proc });
         ctx.depth += 1;
-        let flow = self.block(&p.body, &mut frame, ctx);
+        let flow = self.block(body, &mut frame, ctx);
         ctx.depth -= 1;
         ctx.event(|| Event::Exit { proc });
         let key = match flow? {

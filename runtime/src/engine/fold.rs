@@ -5,7 +5,7 @@
 //! `legs_per_move` is what the assumptions say. Guards call such procedures at every place
 //! they test, so the engine answers them from a table made once instead of running them.
 
-use sandtable_ir::{BinOp, Builtin, EngineFn, Expr, ProcKind, Program, Stmt, UnOp, Value};
+use sandtable_ir::{BinOp, Builtin, EngineFn, EntityId, Expr, ProcKind, Program, Stmt, UnOp, Value};
 
 use crate::interp::{Assumptions, Interp};
 use crate::value::Val;
@@ -101,6 +101,147 @@ pub(crate) fn dice_free(e: &Expr, constant: &[Option<Val>]) -> bool {
     free
 }
 
+/// `body` of a procedure whose parameter `slot` is known to be a piece of entity `entity`,
+/// with what that decides folded away: `is(p, KIND)` and `is(p, UNIT)` become constants,
+/// and the `if`s, `and`s, `or`s and `not`s they settle are cut to the branch taken. Run in
+/// the procedure's frame, it gives the same result for such a piece. `None` when nothing
+/// folds. (A force's `deploy_check:` tests the piece's kind first, at every place offered.)
+pub(crate) fn for_piece(
+    program: &Program,
+    body: &[Stmt],
+    slot: u32,
+    entity: EntityId,
+) -> Option<Vec<Stmt>> {
+    let known = Known {
+        program,
+        slot,
+        entity,
+    };
+    let mut folded = false;
+    let out = known.block(body, &mut folded);
+    folded.then_some(out)
+}
+
+struct Known<'a> {
+    program: &'a Program,
+    slot: u32,
+    entity: EntityId,
+}
+
+impl Known<'_> {
+    fn block(&self, body: &[Stmt], folded: &mut bool) -> Vec<Stmt> {
+        let mut out = Vec::with_capacity(body.len());
+        for s in body {
+            match s {
+                Stmt::If {
+                    cond,
+                    then,
+                    otherwise,
+                } => match self.expr(cond, folded) {
+                    // A settled `if` is its branch: the slots are the procedure's, so the
+                    // branch's statements run the same spliced in.
+                    Expr::Const(Value::Bool(b)) => {
+                        out.extend(self.block(if b { then } else { otherwise }, folded));
+                    }
+                    cond => out.push(Stmt::If {
+                        cond,
+                        then: self.block(then, folded),
+                        otherwise: self.block(otherwise, folded),
+                    }),
+                },
+                Stmt::Let { slot, value } => out.push(Stmt::Let {
+                    slot: *slot,
+                    value: self.expr(value, folded),
+                }),
+                Stmt::Result(e) => out.push(Stmt::Result(self.expr(e, folded))),
+                Stmt::Require(e) => out.push(Stmt::Require(self.expr(e, folded))),
+                other => out.push(other.clone()),
+            }
+        }
+        out
+    }
+
+    /// `e` with the known piece's `is` tests settled. `and` and `or` fold only on their
+    /// first part, which the interpreter evaluates first (the checker makes both parts
+    /// conditions, so `true and X` is `X`).
+    fn expr(&self, e: &Expr, folded: &mut bool) -> Expr {
+        let bool_of = |e: &Expr| match e {
+            Expr::Const(Value::Bool(b)) => Some(*b),
+            _ => None,
+        };
+        match e {
+            Expr::Host {
+                func: EngineFn::Is,
+                args,
+            } => match args.as_slice() {
+                [Expr::Local(s), Expr::Const(what)] if *s == self.slot => {
+                    let ent = &self.program.entities[self.entity as usize];
+                    let is = match what {
+                        Value::Entity(e) => Some(*e == self.entity),
+                        Value::Kind(k) => Some(ent.kind == Some(*k)),
+                        _ => None,
+                    };
+                    match is {
+                        Some(b) => {
+                            *folded = true;
+                            Expr::Const(Value::Bool(b))
+                        }
+                        None => e.clone(),
+                    }
+                }
+                _ => e.clone(),
+            },
+            Expr::Unary {
+                op: UnOp::Not,
+                operand,
+            } => {
+                let o = self.expr(operand, folded);
+                match bool_of(&o) {
+                    Some(b) => Expr::Const(Value::Bool(!b)),
+                    None => Expr::Unary {
+                        op: UnOp::Not,
+                        operand: Box::new(o),
+                    },
+                }
+            }
+            Expr::Binary {
+                op: op @ (BinOp::And | BinOp::Or),
+                lhs,
+                rhs,
+            } => {
+                let l = self.expr(lhs, folded);
+                let decides = *op == BinOp::Or;
+                match bool_of(&l) {
+                    // `false and X`, `true or X`: X is never evaluated.
+                    Some(b) if b == decides => Expr::Const(Value::Bool(b)),
+                    Some(_) => self.expr(rhs, folded),
+                    None => Expr::Binary {
+                        op: *op,
+                        lhs: Box::new(l),
+                        rhs: Box::new(self.expr(rhs, folded)),
+                    },
+                }
+            }
+            Expr::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let c = self.expr(cond, folded);
+                match bool_of(&c) {
+                    Some(b) => self.expr(if b { then } else { otherwise }, folded),
+                    None => Expr::If {
+                        cond: Box::new(c),
+                        then: Box::new(self.expr(then, folded)),
+                        otherwise: Box::new(self.expr(otherwise, folded)),
+                    },
+                }
+            }
+            other => other.clone(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,6 +333,63 @@ mod tests {
         assert!(dice_free(&call(0), &constant));
         assert!(!dice_free(&call(1), &constant));
         assert!(dice_free(&option("night"), &constant));
+    }
+
+    #[test]
+    fn a_check_that_tests_the_pieces_kind_keeps_only_the_branch_of_that_kind() {
+        // if is(p, fortification) { result false } else { if is(p, soldier) { result
+        // count_units(at) == 0 } else { result true } }, for a piece of kind 1 (soldier).
+        let entity = |kind| sandtable_ir::EntityDef {
+            name: "rifleman".into(),
+            category: sandtable_ir::Category::Unit,
+            kind: Some(kind),
+            side: None,
+            title: None,
+            fields: Vec::new(),
+            cite: Default::default(),
+        };
+        let program = Program {
+            entities: vec![entity(0), entity(1)],
+            ..Program::default()
+        };
+        let is = |k| Expr::Host {
+            func: EngineFn::Is,
+            args: vec![Expr::Local(0), Expr::Const(Value::Kind(k))],
+        };
+        let empty = Expr::Binary {
+            op: BinOp::Eq,
+            lhs: Box::new(Expr::Host {
+                func: EngineFn::CountUnits,
+                args: vec![Expr::Local(1)],
+            }),
+            rhs: int(0),
+        };
+        let body = vec![Stmt::If {
+            cond: is(0),
+            then: vec![Stmt::Result(Expr::Const(Value::Bool(false)))],
+            otherwise: vec![Stmt::If {
+                cond: Expr::Binary {
+                    op: BinOp::And,
+                    lhs: Box::new(is(1)),
+                    rhs: Box::new(Expr::Local(2)),
+                },
+                then: vec![Stmt::Result(empty.clone())],
+                otherwise: vec![Stmt::Result(Expr::Const(Value::Bool(true)))],
+            }],
+        }];
+        let soldier = for_piece(&program, &body, 0, 1).unwrap();
+        assert_eq!(
+            soldier,
+            vec![Stmt::If {
+                cond: Expr::Local(2),
+                then: vec![Stmt::Result(empty)],
+                otherwise: vec![Stmt::Result(Expr::Const(Value::Bool(true)))],
+            }]
+        );
+        let fort = for_piece(&program, &body, 0, 0).unwrap();
+        assert_eq!(fort, vec![Stmt::Result(Expr::Const(Value::Bool(false)))]);
+        // Another parameter's kind is not known: nothing folds.
+        assert_eq!(for_piece(&program, &body, 1, 1), None);
     }
 
     #[test]

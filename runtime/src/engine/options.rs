@@ -1182,11 +1182,17 @@ impl Game<'_, '_> {
         {
             // The force's rule for where such a piece may go: a point it refuses, or where
             // it cannot be answered, is not offered.
-            let slots = self.rules.program.procs[check as usize].n_slots as usize;
+            let rules = self.rules;
+            let slots = rules.program.procs[check as usize].n_slots as usize;
+            let body = rules
+                .deploy_bodies
+                .iter()
+                .find(|(k, _)| *k == (check, entity))
+                .map_or(&rules.program.procs[check as usize].body, |(_, b)| b);
             out.retain(|c| {
                 let mut args = Vec::with_capacity(slots.max(c.args.len()));
                 args.extend_from_slice(&c.args);
-                self.with_host(|interp, ctx| interp.run(check, args, ctx))
+                self.with_host(|interp, ctx| interp.run_body(check, body, args, ctx))
                     .is_ok_and(|o| o.key == crate::value::OutcomeKey::Value(Val::Bool(true)))
             });
         }

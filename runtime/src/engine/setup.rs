@@ -316,6 +316,9 @@ pub struct Rules<'p> {
     /// Per procedure: its leading guards draw no dice ([`super::fold::dice_free`]), so
     /// they may be tested in any order.
     pub(crate) dice_free_guards: Vec<bool>,
+    /// Each force's `deploy_check:` specialised for each entity the force sets up
+    /// ([`super::fold::for_piece`]), where the piece's kind settles part of it.
+    pub(crate) deploy_bodies: Vec<((ProcId, EntityId), Vec<ir::Stmt>)>,
     /// The scenario's properties (first value, assumptions applied; `None` if unknown), for
     /// `scenario_value`.
     pub scenario_values: Vec<(String, Option<Val>)>,
@@ -397,6 +400,7 @@ impl<'p> Rules<'p> {
                 .collect(),
             constant_results: Vec::new(),
             dice_free_guards: Vec::new(),
+            deploy_bodies: Vec::new(),
             narrowings: program
                 .procs
                 .iter()
@@ -551,6 +555,20 @@ impl<'p> Rules<'p> {
         }
         for n in &typed.neutral {
             r.read_neutral(&interp, n)?;
+        }
+        for f in &r.forces {
+            let Some(check) = f.deploy_check else {
+                continue;
+            };
+            for &e in f.units.iter().chain(&f.reserve).chain(&f.markers) {
+                if r.deploy_bodies.iter().any(|((c, x), _)| *c == check && *x == e) {
+                    continue;
+                }
+                let body = &program.procs[check as usize].body;
+                if let Some(b) = super::fold::for_piece(program, body, 0, e) {
+                    r.deploy_bodies.push(((check, e), b));
+                }
+            }
         }
         Ok(r)
     }
