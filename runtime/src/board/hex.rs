@@ -429,7 +429,7 @@ impl HexGrid {
             // radius < 1_000 here, so `i32` is ample.
             let r = radius as i32;
             let c = self.to_axial(centre);
-            let mut found = Vec::new();
+            let mut found = Vec::with_capacity((span * span) as usize);
             for dq in -r..=r {
                 for dr in (-r).max(-dq - r)..=r.min(-dq + r) {
                     if let Some(hex) = self.from_axial(Axial {
@@ -448,6 +448,41 @@ impl HexGrid {
                 .collect()
         };
         out.sort();
+        out
+    }
+
+    /// The hexes of [`HexGrid::hexes_within`], nearest first: the centre, then each ring
+    /// outward (walked round, so no sorting). For a search that stops at the first hex
+    /// that will do.
+    pub fn hexes_by_distance(&self, centre: HexCoord, radius: u32) -> Vec<HexCoord> {
+        // Rings past the board's own span hold no hex of it.
+        let radius = radius.min(self.columns() + self.rows());
+        let c = self.to_axial(centre);
+        let mut out = Vec::with_capacity(3 * radius as usize * (radius as usize + 1) + 1);
+        if self.contains(centre) {
+            out.push(centre);
+        }
+        const STEPS: [(i32, i32); 6] = [(1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1)];
+        for k in 1..=radius as i32 {
+            // Start at the ring's corner k steps along (-1, +1), then walk its six sides.
+            let mut at = Axial {
+                q: c.q - k,
+                r: c.r + k,
+            };
+            for (dq, dr) in STEPS {
+                for _ in 0..k {
+                    if let Some(hex) = self.from_axial(at)
+                        && self.contains(hex)
+                    {
+                        out.push(hex);
+                    }
+                    at = Axial {
+                        q: at.q + dq,
+                        r: at.r + dr,
+                    };
+                }
+            }
+        }
         out
     }
 
@@ -799,6 +834,23 @@ mod tests {
         let mut v: Vec<HexCoord> = texts.iter().map(|t| h(t)).collect();
         v.sort();
         v
+    }
+
+    #[test]
+    fn hexes_by_distance_are_those_within_nearest_first() {
+        for layout in [HexLayout::EvenColumnsDown, HexLayout::OddColumnsDown] {
+            let grid = HexGrid::new(12, 9, layout).unwrap();
+            for centre in [h("A1"), h("F5"), h("L9"), h("B8")] {
+                for r in [0, 1, 2, 5, 30] {
+                    let near = grid.hexes_by_distance(centre, r);
+                    let mut sorted = near.clone();
+                    sorted.sort();
+                    assert_eq!(sorted, grid.hexes_within(centre, r), "{centre:?} r {r}");
+                    let d: Vec<u32> = near.iter().map(|x| grid.distance(centre, *x)).collect();
+                    assert!(d.windows(2).all(|w| w[0] <= w[1]), "{centre:?} r {r}: {d:?}");
+                }
+            }
+        }
     }
 
     fn grid(columns: u32, rows: u32) -> HexGrid {

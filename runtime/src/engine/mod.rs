@@ -124,6 +124,10 @@ pub struct Game<'r, 'p> {
     together_left: u32,
     /// The listing in progress only asks whether there is a legal choice ([`Game::has_legal`]).
     first_only: bool,
+    /// While `first_only`: list a distance narrowing's places next to its centre only
+    /// (`near_cap`), and whether that left some out (`near_capped`).
+    near_cap: bool,
+    near_capped: bool,
 }
 
 impl Clone for Game<'_, '_> {
@@ -145,6 +149,8 @@ impl Clone for Game<'_, '_> {
             listing_unit: self.listing_unit.clone(),
             together_left: self.together_left,
             first_only: false,
+            near_cap: false,
+            near_capped: false,
         }
     }
 }
@@ -284,6 +290,8 @@ impl<'r, 'p> Game<'r, 'p> {
             listing_unit: None,
             together_left: 0,
             first_only: false,
+            near_cap: false,
+            near_capped: false,
         }
     }
 

@@ -441,9 +441,33 @@ impl Game<'_, '_> {
             out.push(self.choice(a, args.clone()));
             return Ok(());
         }
+        // Asked only whether there is a legal choice, the places next to the centre of a
+        // distance narrowing are tried before the rest is listed: usually one of them is
+        // legal, and listing the whole circle costs more than testing them.
+        let mut tried = 0;
+        if self.first_only {
+            self.near_cap = true;
+            let listed = self.candidates(a, params, args);
+            self.near_cap = false;
+            let capped = std::mem::take(&mut self.near_capped);
+            let (values, implied) = listed?;
+            tried = values.len();
+            for v in values {
+                args.push(v);
+                self.bind(a, params, guards, k, &implied, args, out, bindings)?;
+                args.pop();
+                if !out.is_empty() {
+                    return Ok(());
+                }
+            }
+            if !capped {
+                return Ok(());
+            }
+        }
         let (values, implied) = self.candidates(a, params, args)?;
         let bindings = bindings.saturating_mul(values.len() as u64);
-        for v in values {
+        // The near places come first in the whole list too (nearest first): skip them.
+        for v in values.into_iter().skip(tried) {
             args.push(v);
             self.bind(a, params, guards, k, &implied, args, out, bindings)?;
             args.pop();
@@ -998,15 +1022,20 @@ impl Game<'_, '_> {
             )
         }) {
             Some(Ready::Within { centre, r, .. }) => {
-                let mut hexes = grid.hexes_within(*centre, (*r).min(1000) as u32);
                 // Asked only whether there is a legal choice, the nearest places are tried
                 // first: they are the likeliest to be in reach. The answer is the same in any
                 // order when the guards draw no dice (a guard that rolls would see other
                 // rolls in another order).
+                let mut radius = (*r).min(1000) as u32;
                 if self.first_only && rules.dice_free_guards[a as usize] {
-                    hexes.sort_by_cached_key(|h| grid.distance(*centre, *h));
+                    if self.near_cap && radius > 1 {
+                        radius = 1;
+                        self.near_capped = true;
+                    }
+                    grid.hexes_by_distance(*centre, radius)
+                } else {
+                    grid.hexes_within(*centre, radius)
                 }
-                hexes
             }
             Some(Ready::Occupied { set, .. }) => set.iter().copied().collect(),
             _ => grid.hexes().collect(),
