@@ -847,7 +847,10 @@ mod tests {
                     sorted.sort();
                     assert_eq!(sorted, grid.hexes_within(centre, r), "{centre:?} r {r}");
                     let d: Vec<u32> = near.iter().map(|x| grid.distance(centre, *x)).collect();
-                    assert!(d.windows(2).all(|w| w[0] <= w[1]), "{centre:?} r {r}: {d:?}");
+                    assert!(
+                        d.windows(2).all(|w| w[0] <= w[1]),
+                        "{centre:?} r {r}: {d:?}"
+                    );
                 }
             }
         }

@@ -5,7 +5,9 @@
 //! `legs_per_move` is what the assumptions say. Guards call such procedures at every place
 //! they test, so the engine answers them from a table made once instead of running them.
 
-use sandtable_ir::{BinOp, Builtin, EngineFn, EntityId, Expr, ProcKind, Program, Stmt, UnOp, Value};
+use sandtable_ir::{
+    BinOp, Builtin, EngineFn, EntityId, Expr, ProcKind, Program, Stmt, UnOp, Value,
+};
 
 use crate::interp::{Assumptions, Interp};
 use crate::value::Val;
@@ -118,8 +120,78 @@ pub(crate) fn for_piece(
         entity,
     };
     let mut folded = false;
-    let out = known.block(body, &mut folded);
+    let mut out = known.block(body, &mut folded);
+    if folded {
+        drop_dead_lets(&mut out);
+    }
     folded.then_some(out)
+}
+
+/// Remove the `let`s of `body` (top level) whose slot nothing reads, when their value can
+/// neither fail nor change the game: folding often leaves a test only the cut branches read
+/// (`marker_here` of a soldier's set-up check). Bodies with statements whose expressions are
+/// not walked here are left whole.
+fn drop_dead_lets(body: &mut Vec<Stmt>) {
+    fn exprs<'a>(s: &'a Stmt, out: &mut Vec<&'a Expr>) -> bool {
+        match s {
+            Stmt::Let { value: e, .. } | Stmt::Result(e) | Stmt::Require(e) | Stmt::Expr(e) => {
+                out.push(e);
+                true
+            }
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                out.push(cond);
+                then.iter().chain(otherwise).all(|s| exprs(s, out))
+            }
+            _ => false,
+        }
+    }
+    let mut all = Vec::new();
+    if !body.iter().all(|s| exprs(s, &mut all)) {
+        return;
+    }
+    let mut read = std::collections::HashSet::new();
+    for e in &all {
+        e.walk(&mut |x| {
+            if let Expr::Local(slot) = x {
+                read.insert(*slot);
+            }
+        });
+    }
+    body.retain(|s| match s {
+        Stmt::Let { slot, value } => read.contains(slot) || !quiet(value),
+        _ => true,
+    });
+}
+
+/// Whether evaluating `e` can neither fail nor change anything: slots, known constants,
+/// `not`, `and`, `or`, comparisons, and engine functions that only look (not effects).
+fn quiet(e: &Expr) -> bool {
+    let mut ok = true;
+    e.walk(&mut |x| {
+        ok &= match x {
+            Expr::Local(_) => true,
+            Expr::Const(v) => !matches!(v, Value::Unknown(_)),
+            Expr::Unary { op: UnOp::Not, .. } => true,
+            Expr::Binary { op, .. } => matches!(
+                op,
+                BinOp::And
+                    | BinOp::Or
+                    | BinOp::Eq
+                    | BinOp::Ne
+                    | BinOp::Lt
+                    | BinOp::Le
+                    | BinOp::Gt
+                    | BinOp::Ge
+            ),
+            Expr::Host { func, .. } => func.ret() != sandtable_ir::functions::Ret::Effect,
+            _ => false,
+        }
+    });
+    ok
 }
 
 struct Known<'a> {
@@ -385,6 +457,27 @@ mod tests {
                 then: vec![Stmt::Result(empty)],
                 otherwise: vec![Stmt::Result(Expr::Const(Value::Bool(true)))],
             }]
+        );
+        // A test only the cut branch read goes with it; one read later stays.
+        let marker = |slot| Stmt::Let {
+            slot,
+            value: Expr::Host {
+                func: EngineFn::HasMarker,
+                args: vec![Expr::Local(1), Expr::Const(Value::Entity(0))],
+            },
+        };
+        let with_lets = vec![
+            marker(3),
+            marker(4),
+            Stmt::If {
+                cond: is(0),
+                then: vec![Stmt::Result(Expr::Local(3))],
+                otherwise: vec![Stmt::Result(Expr::Local(4))],
+            },
+        ];
+        assert_eq!(
+            for_piece(&program, &with_lets, 0, 1).unwrap(),
+            vec![marker(4), Stmt::Result(Expr::Local(4))]
         );
         let fort = for_piece(&program, &body, 0, 0).unwrap();
         assert_eq!(fort, vec![Stmt::Result(Expr::Const(Value::Bool(false)))]);

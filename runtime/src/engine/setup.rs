@@ -561,7 +561,10 @@ impl<'p> Rules<'p> {
                 continue;
             };
             for &e in f.units.iter().chain(&f.reserve).chain(&f.markers) {
-                if r.deploy_bodies.iter().any(|((c, x), _)| *c == check && *x == e) {
+                if r.deploy_bodies
+                    .iter()
+                    .any(|((c, x), _)| *c == check && *x == e)
+                {
                     continue;
                 }
                 let body = &program.procs[check as usize].body;
