@@ -1975,6 +1975,10 @@ impl Host for GameHost<'_, '_> {
         self.entity_field(e, field)
     }
 
+    fn constant_result(&self, proc: u32) -> Option<Val> {
+        self.rules.constant_results[proc as usize].clone()
+    }
+
     fn compiled(
         &mut self,
         proc: u32,
