@@ -452,24 +452,43 @@ impl Game<'_, '_> {
             let capped = std::mem::take(&mut self.near_capped);
             let (values, implied) = listed?;
             tried = values.len();
-            for v in values {
-                args.push(v);
-                self.bind(a, params, guards, k, &implied, args, out, bindings)?;
-                args.pop();
-                if !out.is_empty() {
-                    return Ok(());
-                }
-            }
-            if !capped {
+            let next = (k, implied.as_slice(), bindings);
+            self.bind_each(a, params, guards, next, values, args, out)?;
+            if !out.is_empty() || !capped {
                 return Ok(());
             }
         }
-        let (values, implied) = self.candidates(a, params, args)?;
+        let (mut values, implied) = self.candidates(a, params, args)?;
         let bindings = bindings.saturating_mul(values.len() as u64);
         // The near places come first in the whole list too (nearest first): skip them.
-        for v in values.into_iter().skip(tried) {
+        values.drain(..tried.min(values.len()));
+        self.bind_each(
+            a,
+            params,
+            guards,
+            (k, &implied, bindings),
+            values,
+            args,
+            out,
+        )
+    }
+
+    /// [`Game::bind`] on with each of `values` as the next argument; `next` is the guard to
+    /// test next, the guards the values meet by construction, and the bindings spanned.
+    #[allow(clippy::too_many_arguments)]
+    fn bind_each(
+        &mut self,
+        a: ProcId,
+        params: &[sandtable_ir::Param],
+        guards: &[(&Expr, usize)],
+        (k, implied, bindings): (usize, &[usize], u64),
+        values: Vec<Val>,
+        args: &mut Vec<Val>,
+        out: &mut Vec<Choice>,
+    ) -> Result<(), EngineError> {
+        for v in values {
             args.push(v);
-            self.bind(a, params, guards, k, &implied, args, out, bindings)?;
+            self.bind(a, params, guards, k, implied, args, out, bindings)?;
             args.pop();
             if self.first_only && !out.is_empty() {
                 break;
