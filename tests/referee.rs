@@ -621,6 +621,8 @@ fn dinky_dau_mech_sweep_is_played_as_printed() {
                 "5.1 step 4: the vehicle damage chart by the d6",
                 "7.1: small arms never harm the hull; only a penetration damages it",
                 "7.1: a buttoned-up gunner fires no pintle weapon",
+                "3.4 (second) C: the hasty bailout, a d6 per stand aboard, a hit on a 1",
+                "3.4 (second) C / 7.6.2: the squad aboard bails out exactly when its carrier is hit",
             ]);
         }
         for rule in rules {

@@ -150,6 +150,8 @@ pub struct Armour {
     at_cover: i64,
     at_moving: i64,
     screens: bool,
+    /// The option that reads 7.6.2 alone: no hasty bailout on a hit that does not penetrate.
+    bailout_7_6_only: bool,
     hp: i64,
 }
 
@@ -201,6 +203,9 @@ impl Armour {
             screens: assumed
                 .get("scenario.mech_sweep.options")
                 .is_some_and(|o| o.contains("acav_screens")),
+            bailout_7_6_only: assumed
+                .get("scenario.mech_sweep.options")
+                .is_some_and(|o| o.contains("bailout_7_6_only")),
             hp: int("m113_acav", "hit_points"),
         }
     }
@@ -258,14 +263,36 @@ impl Armour {
         let mut acting: Option<(String, Vec<String>)> = None;
         let mut passenger_rolls_due = 0i64;
         let mut bailing: Vec<String> = Vec::new();
+        // A bailout owed by the hit just resolved (3.4 (second) C or 7.6.2), and the hasty
+        // bailout rolls owed: stands per element come off.
+        let mut bail_due: Option<&'static str> = None;
+        let mut hasty_due: Vec<i64> = Vec::new();
         for (n, ev) in evs.iter().enumerate() {
             match ev {
                 Ev::Turn(t) => {
+                    self.close_bail(
+                        &mut bailing,
+                        &mut passenger_rolls_due,
+                        &mut bail_due,
+                        &mut hasty_due,
+                        r,
+                        n,
+                    );
                     turn = *t;
                     phase_in_turn = 0;
                     saved_this_turn = 0;
                 }
-                Ev::Phase => phase_in_turn += 1,
+                Ev::Phase => {
+                    self.close_bail(
+                        &mut bailing,
+                        &mut passenger_rolls_due,
+                        &mut bail_due,
+                        &mut hasty_due,
+                        r,
+                        n,
+                    );
+                    phase_in_turn += 1;
+                }
                 Ev::Deployed { piece, at } => {
                     let p = pieces.entry(piece.clone()).or_default();
                     p.at = at_point(at).unwrap_or_default();
@@ -305,11 +332,26 @@ impl Armour {
                     }
                     if why == "rpg_fire" && last_damage.as_deref() != Some("catastrophic_kill") {
                         bailing.push(piece.clone());
-                        passenger_rolls_due += {
+                        let stands = {
                             let p = pieces.get(piece).cloned().unwrap_or_default();
                             let (m, s) = stands_of(entity(piece));
                             (m - p.mediums_lost).max(0) + (s - p.smalls_lost).max(0)
                         };
+                        match bail_due {
+                            Some("passenger") => passenger_rolls_due += stands,
+                            Some(_) => hasty_due.push(stands.clamp(1, 4)),
+                            None => r.check(
+                                "3.4 (second) C / 7.6.2: the squad aboard bails out exactly when its carrier is hit",
+                                Some(format!("{piece} came off with no hit owing it (event {n})")),
+                            ),
+                        }
+                        if bail_due.is_some() {
+                            r.check(
+                                "3.4 (second) C / 7.6.2: the squad aboard bails out exactly when its carrier is hit",
+                                None,
+                            );
+                        }
+                        bail_due = None;
                     }
                     reserve_aboard.remove(piece);
                     entered.insert(piece.clone());
@@ -393,11 +435,16 @@ impl Armour {
                         p.markers.remove(marker);
                     }
                 }
-                Ev::Decision => {
-                    self.close_bail(&mut bailing, &mut passenger_rolls_due, r, n);
-                    acting = None;
-                }
+                Ev::Decision => {}
                 Ev::Acted { action, args, .. } => {
+                    self.close_bail(
+                        &mut bailing,
+                        &mut passenger_rolls_due,
+                        &mut bail_due,
+                        &mut hasty_due,
+                        r,
+                        n,
+                    );
                     acting = Some((action.clone(), args.clone()));
                     match action.as_str() {
                         "call_fire_mission" => {
@@ -590,6 +637,9 @@ impl Armour {
                             );
                             if result == "saved" {
                                 saved_this_turn += 1;
+                                if !reserve_aboard.is_empty() && !self.bailout_7_6_only {
+                                    bail_due = Some("hasty");
+                                }
                             }
                             last_vehicle_roll = Some(result.clone());
                         }
@@ -634,6 +684,14 @@ impl Armour {
                             if result == "superficial_scrape" {
                                 scrapes += 1;
                             }
+                            if !reserve_aboard.is_empty() {
+                                bail_due = match result.as_str() {
+                                    "superficial_scrape" if !self.bailout_7_6_only => Some("hasty"),
+                                    "spall_and_bailout" => Some("hasty"),
+                                    "knocked_out" => Some("passenger"),
+                                    _ => None,
+                                };
+                            }
                             if result == "catastrophic_kill" {
                                 // 7.6.2: every stand still aboard dies there.
                                 let aboard: Vec<String> = reserve_aboard.iter().cloned().collect();
@@ -655,6 +713,21 @@ impl Armour {
                             last_damage = Some(result.clone());
                             last_vehicle_roll = Some(result.clone());
                         }
+                        "hasty_bailout" => {
+                            let stands = hasty_due.first().copied();
+                            let ones = faces.iter().filter(|f| **f == 1).count() as i64;
+                            r.check(
+                                "3.4 (second) C: the hasty bailout, a d6 per stand aboard, a hit on a 1",
+                                (stands.is_none()
+                                    || args.first().and_then(|a| a.parse::<i64>().ok()) != stands
+                                    || faces.len() as i64 != stands.unwrap_or(0)
+                                    || result.parse::<i64>().ok() != Some(ones))
+                                .then(|| format!("{args:?} {faces:?} -> {result}, owed {hasty_due:?} (event {n})")),
+                            );
+                            if !hasty_due.is_empty() {
+                                hasty_due.remove(0);
+                            }
+                        }
                         "passenger_hit" => {
                             let face = faces.first().copied().unwrap_or(0);
                             passenger_rolls_due -= 1;
@@ -668,7 +741,14 @@ impl Armour {
                     }
                 }
                 Ev::End { .. } => {
-                    self.close_bail(&mut bailing, &mut passenger_rolls_due, r, n);
+                    self.close_bail(
+                        &mut bailing,
+                        &mut passenger_rolls_due,
+                        &mut bail_due,
+                        &mut hasty_due,
+                        r,
+                        n,
+                    );
                     // Every mission whose turn came has landed.
                     for (m, (t, _)) in &pending {
                         r.check(
@@ -692,16 +772,33 @@ impl Armour {
         }
     }
 
-    /// 7.6.2: the stands that came off a bailing vehicle are pinned and rolled for.
-    fn close_bail(&self, bailing: &mut Vec<String>, due: &mut i64, r: &mut Report, n: usize) {
-        if !bailing.is_empty() || *due != 0 {
+    /// 7.6.2 / 3.4 (second) C: the stands that came off a hit carrier are pinned and rolled
+    /// for, and a bailout owed has come.
+    fn close_bail(
+        &self,
+        bailing: &mut Vec<String>,
+        due: &mut i64,
+        bail_due: &mut Option<&'static str>,
+        hasty_due: &mut Vec<i64>,
+        r: &mut Report,
+        n: usize,
+    ) {
+        if !bailing.is_empty() || *due != 0 || !hasty_due.is_empty() {
             r.check(
                 "7.6.2: bailing passengers come off pinned, a d6 per stand",
-                (!bailing.is_empty() || *due != 0)
-                    .then(|| format!("unpinned {bailing:?}, rolls owed {due} (event {n})")),
+                (!bailing.is_empty() || *due != 0 || !hasty_due.is_empty()).then(|| {
+                    format!("unpinned {bailing:?}, rolls owed {due} / {hasty_due:?} (event {n})")
+                }),
+            );
+        }
+        if let Some(b) = bail_due.take() {
+            r.check(
+                "3.4 (second) C / 7.6.2: the squad aboard bails out exactly when its carrier is hit",
+                Some(format!("no {b} bailout after the hit (event {n})")),
             );
         }
         bailing.clear();
+        hasty_due.clear();
         *due = 0;
     }
 }

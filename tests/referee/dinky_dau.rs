@@ -1738,12 +1738,17 @@ impl DinkyDau {
                             unsaved_left += hits as i64;
                             unsaved_target = None;
                         }
-                        // 5.1 step 4 result 5 / 7.6.2: a passenger's hit is an unsaved hit.
+                        // 5.1 step 4 result 5 / 7.6.2: a passenger's hit is an unsaved hit;
+                        // so is each hit of a hasty bailout (3.4 (second) C).
                         "passenger_hit" => {
                             if result == "hit" {
                                 unsaved_left += 1;
                                 unsaved_target = None;
                             }
+                        }
+                        "hasty_bailout" => {
+                            unsaved_left += result.parse::<i64>().unwrap_or(0);
+                            unsaved_target = None;
                         }
                         "hot_lz_ground_fire" => {
                             let want = match first {
