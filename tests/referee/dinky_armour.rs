@@ -299,10 +299,10 @@ impl Armour {
                 }
                 Ev::Moved { piece, to, why, .. } => {
                     let to = at_point(to).unwrap_or_default();
-                    if piece.starts_with("fire_mission_marker") {
-                        if let Some(t) = awaiting_marker.take() {
-                            pending.insert(piece.clone(), t);
-                        }
+                    if piece.starts_with("fire_mission_marker")
+                        && let Some(t) = awaiting_marker.take()
+                    {
+                        pending.insert(piece.clone(), t);
                     }
                     if entity(piece) == "m113_acav" && why == "vehicle_move" {
                         let p = &pieces[piece];
@@ -555,10 +555,10 @@ impl Armour {
                                 .unwrap_or(evs.len());
                             let mut moved_to = None;
                             for e in &evs[n + 1..end] {
-                                if let Ev::Moved { piece, to, .. } = e {
-                                    if *piece == marker {
-                                        moved_to = at_point(to);
-                                    }
+                                if let Ev::Moved { piece, to, .. } = e
+                                    && *piece == marker
+                                {
+                                    moved_to = at_point(to);
                                 }
                             }
                             if let Some(to) = moved_to {

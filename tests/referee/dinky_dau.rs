@@ -1740,11 +1740,9 @@ impl DinkyDau {
                         }
                         // 5.1 step 4 result 5 / 7.6.2: a passenger's hit is an unsaved hit;
                         // so is each hit of a hasty bailout (3.4 (second) C).
-                        "passenger_hit" => {
-                            if result == "hit" {
-                                unsaved_left += 1;
-                                unsaved_target = None;
-                            }
+                        "passenger_hit" if result == "hit" => {
+                            unsaved_left += 1;
+                            unsaved_target = None;
                         }
                         "hasty_bailout" => {
                             unsaved_left += result.parse::<i64>().unwrap_or(0);
