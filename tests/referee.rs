@@ -7,6 +7,7 @@
 mod referee {
     pub mod dinky_armour;
     pub mod dinky_dau;
+    pub mod dinky_night;
     pub mod log;
     pub mod nam_bread_man;
     pub mod plastic_battle;
@@ -631,6 +632,39 @@ fn dinky_dau_mech_sweep_is_played_as_printed() {
                 "{title}: {rule}: never played"
             );
         }
+    }
+}
+
+/// The night perimeter (4.5.B, 9.1.1): the Meeting Engagement referee and the night referee
+/// (`dinky_night.rs`) read 200 seeded random games played at night.
+#[test]
+fn dinky_dau_night_perimeter_is_played_as_printed() {
+    let mut r = Report::default();
+    let mut referee = None;
+    let mut night = None;
+    play("dinky_dau", "night-perimeter", &mut |ir, text, assumed| {
+        let p = referee.get_or_insert_with(|| {
+            referee::dinky_dau::DinkyDau::new(ir, "night_perimeter", assumed)
+        });
+        p.referee(text, &mut r);
+        let n = night
+            .get_or_insert_with(|| referee::dinky_night::Night::new(assumed, "night_perimeter"));
+        n.referee(text, &mut r);
+    });
+    judge("Dinky Dau, night perimeter", &r);
+    for rule in [
+        "2.3: CP spent never exceeds CP available",
+        "5.1 steps 1-2: the pool is rolled and hits on its target",
+        "3.3 / 3.4: VP recount",
+        "9.1.1: trip flares only at night",
+        "9.1.1 items 2-3: a flare goes up exactly when an enemy moves within 2in of it",
+        "4.5.B: at night a firer is illuminated (muzzle bloom), never by day",
+        "4.1 / 9.1.1: at night fire reaches the night sight, or into the light",
+    ] {
+        assert!(
+            r.checked.get(rule).copied().unwrap_or(0) > 0,
+            "{rule}: never played"
+        );
     }
 }
 
