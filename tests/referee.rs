@@ -5,7 +5,9 @@
 //! assumptions file of the scenario, and writes the book's numbers itself with citations.
 
 mod referee {
+    pub mod dinky_armour;
     pub mod dinky_dau;
+    pub mod dinky_night;
     pub mod log;
     pub mod nam_bread_man;
     pub mod plastic_battle;
@@ -563,6 +565,106 @@ fn dinky_dau_village_sweep_is_played_as_printed() {
                 "{title}: {rule}: never played"
             );
         }
+    }
+}
+
+/// The mechanised sweep (chapters 7 and 8 played): the Meeting Engagement referee (CP, fog,
+/// pools and saves, morale, VP recount) and the armour and fire-support referee
+/// (`dinky_armour.rs`) read every log: 200 seeded games random against random, and 200 with
+/// `tank_hunter` (ours: its RPG squad hunts the ACAV) as the insurgent, so that the
+/// anti-tank fire and the vehicle damage chart are met.
+#[test]
+fn dinky_dau_mech_sweep_is_played_as_printed() {
+    for (kinds, title) in [
+        (
+            ["random", "random"],
+            "Dinky Dau, mechanised sweep (random against random)",
+        ),
+        (
+            ["random", "tank_hunter"],
+            "Dinky Dau, mechanised sweep (random against tank hunter)",
+        ),
+    ] {
+        let mut r = Report::default();
+        let mut referee = None;
+        let mut armour = None;
+        play_with(
+            "dinky_dau",
+            "mech-sweep",
+            GAMES,
+            &kinds,
+            &mut |ir, text, assumed| {
+                let p = referee.get_or_insert_with(|| {
+                    referee::dinky_dau::DinkyDau::new(ir, "mech_sweep", assumed)
+                });
+                p.referee(text, &mut r);
+                let a =
+                    armour.get_or_insert_with(|| referee::dinky_armour::Armour::new(ir, assumed));
+                a.referee(text, &mut r);
+            },
+        );
+        judge(title, &r);
+        let mut rules = vec![
+            "2.3: CP spent never exceeds CP available",
+            "5.1 steps 1-2: the pool is rolled and hits on its target",
+            "3.3 / 3.4: VP recount",
+            "8.2 step 1: a fire mission is called by the officer or RTO",
+            "2.2 items 1-2 / 8.2 step 2: a mission lands when its clock reaches 0",
+            "8.2 step 3: scatter 1-2 on target, else 1D6 (2D6 unobserved)",
+            "8.2 step 3: the drift moves the template no farther than rolled",
+            "8.2 step 4: every stand the template touches takes the dice",
+            "7.6.1: the squad aboard dismounts within 2in of the hull",
+        ];
+        if kinds[1] == "tank_hunter" {
+            rules.extend([
+                "7.3 step 1: the AT roll hits on 4+ with its modifiers",
+                "7.3 step 2: the armour save needs the base save plus AP",
+                "5.1 step 4: the vehicle damage chart by the d6",
+                "7.1: small arms never harm the hull; only a penetration damages it",
+                "7.1: a buttoned-up gunner fires no pintle weapon",
+                "3.4 (second) C: the hasty bailout, a d6 per stand aboard, a hit on a 1",
+                "3.4 (second) C / 7.6.2: the squad aboard bails out exactly when its carrier is hit",
+            ]);
+        }
+        for rule in rules {
+            assert!(
+                r.checked.get(rule).copied().unwrap_or(0) > 0,
+                "{title}: {rule}: never played"
+            );
+        }
+    }
+}
+
+/// The night perimeter (4.5.B, 9.1.1): the Meeting Engagement referee and the night referee
+/// (`dinky_night.rs`) read 200 seeded random games played at night.
+#[test]
+fn dinky_dau_night_perimeter_is_played_as_printed() {
+    let mut r = Report::default();
+    let mut referee = None;
+    let mut night = None;
+    play("dinky_dau", "night-perimeter", &mut |ir, text, assumed| {
+        let p = referee.get_or_insert_with(|| {
+            referee::dinky_dau::DinkyDau::new(ir, "night_perimeter", assumed)
+        });
+        p.referee(text, &mut r);
+        let n = night
+            .get_or_insert_with(|| referee::dinky_night::Night::new(assumed, "night_perimeter"));
+        n.referee(text, &mut r);
+    });
+    judge("Dinky Dau, night perimeter", &r);
+    for rule in [
+        "2.3: CP spent never exceeds CP available",
+        "5.1 steps 1-2: the pool is rolled and hits on its target",
+        "3.3 / 3.4: VP recount",
+        "9.1.1: trip flares only at night",
+        "9.1.1 items 2-3: a flare goes up exactly when an enemy moves within 2in of it",
+        "4.5.B: at night a firer is illuminated (muzzle bloom), never by day",
+        "4.1 / 9.1.1: at night fire reaches the night sight, or into the light",
+    ] {
+        assert!(
+            r.checked.get(rule).copied().unwrap_or(0) > 0,
+            "{rule}: never played"
+        );
     }
 }
 

@@ -136,6 +136,11 @@ pub struct DinkyDau {
     base: i64,
     /// The labels of the insurgent's reserve pieces (4.2 State 0), from the assumptions.
     reserve: Vec<String>,
+    /// The mechanised sweep: the allied squad aboard the ACAV (the force's reserve, written
+    /// in the scenario), and the VP the scenario gives the insurgent per vehicle lost (OURS,
+    /// assumed).
+    aboard: Vec<String>,
+    vehicle_vp: i64,
 }
 
 /// 2.3 item 5: the terrains that are cover for a reserve deployed "directly into cover" (5.1
@@ -237,6 +242,9 @@ const DRIFT_BURNED: i64 = -1;
 const DRIFT_MEDCAP: i64 = 1;
 const DRIFT_RECON_9B: i64 = -3;
 const DRIFT_RECON_4_3: i64 = -1;
+/// 9b.3: artillery, mortars or napalm within 6in of a village, -2.
+const DRIFT_HEAVY_FIRE: i64 = -2;
+const VILLAGE_FIRE: i64 = 6 * INCH;
 /// 2.3 move allowances, inches.
 fn allowance(action: &str) -> Option<i64> {
     match action {
@@ -486,7 +494,7 @@ impl DinkyDau {
         let site_target = int_field("rice_cache", "search_target");
         let tunnel_tokens = int_field("tunnel_network", "tokens");
         // The drift track is scored by the village sweep only.
-        let drift_vp = if scenario == "village_sweep" {
+        let drift_vp = if scenario == "village_sweep" || scenario == "mech_sweep" {
             int_field("civic_track", "vp_per_step")
         } else {
             0
@@ -582,6 +590,16 @@ impl DinkyDau {
                 .get("force.insurgent.reserve")
                 .map(|l| reserve_labels(l))
                 .unwrap_or_default(),
+            // `reserve: 1 * cav_rifle_squad` after its two squads set up: the third.
+            aboard: if scenario == "mech_sweep" {
+                vec!["cav_rifle_squad #3".to_string()]
+            } else {
+                Vec::new()
+            },
+            vehicle_vp: assumed
+                .get(&format!("scenario.{scenario}.points"))
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0),
             stats,
             dense,
             terrain,
@@ -631,6 +649,13 @@ impl DinkyDau {
         let mut extracted = 0i64;
         let mut abandoned = 0i64;
         let mut comm_left = 0i64;
+        // The mechanised sweep: stands killed aboard a vehicle (KIA, 7.6.2), vehicles lost,
+        // fire missions landing within 6in of a hootch (9b.3), the missions called and landed.
+        let mut aboard_killed = 0i64;
+        let mut vehicles_lost = 0i64;
+        let mut heavy_fire = 0i64;
+        let mut called: BTreeSet<String> = BTreeSet::new();
+        let mut landed: BTreeSet<String> = BTreeSet::new();
         // The order in progress: its side, its cost, and what happened in it so far.
         let mut order: Option<(String, String)> = None; // (side, label)
         let mut cost_due: i64 = 0;
@@ -745,6 +770,15 @@ impl DinkyDau {
                             cp = self.leaders(&pieces);
                         }
                     }
+                    // 2.2 items 1-2 come before item 4: a fire mission landing in the Tension
+                    // phase may kill the officer before the CP are rolled (none is then rolled).
+                    if phase.contains("Engagement")
+                        && !pieces.values().any(|p| {
+                            !p.gone && self.stats.get(&p.entity).is_some_and(|s| s.officer)
+                        })
+                    {
+                        cp = self.leaders(&pieces);
+                    }
                     if phase.contains("Consolidation") {
                         // 3.4 item 3 / 6.2: the bleed rolls owed, element by element in set-up
                         // order, each with or without a medic alongside, then the abandoned.
@@ -808,6 +842,9 @@ impl DinkyDau {
                     );
                 }
                 "moved" => {
+                    if l.s("why") == "call_fire_mission" {
+                        called.insert(l.s("piece"));
+                    }
                     if let (Some(p), Some(to)) = (pieces.get_mut(&l.s("piece")), point(&l.v["to"]))
                     {
                         if p.markers.contains("in_tunnel") {
@@ -820,6 +857,20 @@ impl DinkyDau {
                     // 4.2 State 0 / 2.3 item 5: a reserve element comes on.
                     let label = l.s("piece");
                     let at = point(&l.v["at"]).unwrap_or_default();
+                    // 7.6: an allied squad off a vehicle (its rules: dinky_armour.rs).
+                    if l.s("side") == allied {
+                        deploy_order.push(label.clone());
+                        pieces.insert(
+                            label.clone(),
+                            Piece {
+                                entity: entity_of(&label, &self.sides).to_string(),
+                                side: allied.clone(),
+                                at,
+                                ..Piece::default()
+                            },
+                        );
+                        continue;
+                    }
                     let call = call_for(
                         n,
                         &|x: &Line| x.kind() == "entered",
@@ -1105,7 +1156,9 @@ impl DinkyDau {
                         });
                         let fired = seg.iter().any(|x| {
                             x.kind() == "resolved"
-                                && (x.s("name") == "hit_roll" || x.s("name") == "frag_grenade")
+                                && (x.s("name") == "hit_roll"
+                                    || x.s("name") == "frag_grenade"
+                                    || x.s("name") == "at_hit_roll")
                         });
                         let recon = seg.iter().any(|x| {
                             x.kind() == "resolved" && x.s("result") == "direct_hit_revealed"
@@ -1114,9 +1167,14 @@ impl DinkyDau {
                             .get(&label)
                             .map(|p| p.side.clone())
                             .unwrap_or_default();
+                        // A vehicle's engine is noise as a sprint is (reading, 4.2 State 1); a
+                        // shot at a pintle gunner is fire (4.5.B) with no die to hit.
                         let noisy = order.as_ref().is_some_and(|(s, lab)| {
                             *s == own
-                                && (lab.starts_with("sprint(") || lab.starts_with("recon_by_fire("))
+                                && (lab.starts_with("sprint(")
+                                    || lab.starts_with("recon_by_fire(")
+                                    || lab.starts_with("vehicle_move(")
+                                    || lab.starts_with("shoot_pintle_crew("))
                         });
                         // Opportunity fire or an ambush: the other side's "choose 1" inside the
                         // order (a dummy blind fired on is discarded before any die is rolled).
@@ -1194,6 +1252,30 @@ impl DinkyDau {
                 }
                 "eliminated" => {
                     let label = l.s("piece");
+                    if entity_of(&label, &self.sides) == "m113_acav" {
+                        vehicles_lost += 1;
+                    }
+                    // 7.6.2 / 5.1 step 4 result 6: the squad aboard a brewed-up vehicle is
+                    // killed there, every stand a KIA.
+                    let brewed = lines[..n]
+                        .iter()
+                        .rev()
+                        .find(|x| x.kind() == "resolved")
+                        .is_some_and(|x| {
+                            x.s("name") == "vehicle_damage_roll"
+                                && x.s("result") == "catastrophic_kill"
+                        });
+                    if brewed && self.aboard.contains(&label) {
+                        let stands = self
+                            .stats
+                            .get(entity_of(&label, &self.sides))
+                            .map_or(0, |s| s.mediums + s.smalls);
+                        aboard_killed += stands;
+                        if let Some(p) = pieces.get_mut(&label) {
+                            p.gone = true;
+                        }
+                        continue;
+                    }
                     if let Some(p) = pieces.get(&label).cloned() {
                         let stat = self.stats.get(&p.entity).cloned();
                         // A shadow blind the table found empty is discarded as a dummy.
@@ -1204,7 +1286,7 @@ impl DinkyDau {
                         });
                         r.check(
                             "5.1 step 4: an element goes when its last stand collapses",
-                            (!dummy && !no_stand)
+                            (stat.is_some() && !dummy && !no_stand)
                                 .then(|| format!("{label} eliminated with stands left (line {n})")),
                         );
                         if !dummy {
@@ -1349,6 +1431,27 @@ impl DinkyDau {
                     let result = l.s("result");
                     let first = dice.first().copied().unwrap_or(0);
                     match name.as_str() {
+                        "scatter" => {
+                            // 8.2 steps 3-4 / 9b.3: the first mission called and not landed
+                            // lands; where its drift leaves it, heavy fire within 6in of a
+                            // hootch drifts the track.
+                            let Some(m) = called.difference(&landed).next().cloned() else {
+                                continue;
+                            };
+                            landed.insert(m.clone());
+                            let mut at = pieces.get(&m).map(|p| p.at).unwrap_or_default();
+                            for x in lines[n + 1..].iter().take_while(|x| {
+                                !(x.kind() == "resolved" && x.s("name") != "scatter_direction")
+                                    && x.kind() != "phase"
+                            }) {
+                                if x.kind() == "moved" && x.s("piece") == m {
+                                    at = point(&x.v["to"]).unwrap_or(at);
+                                }
+                            }
+                            if self.hootches.iter().any(|h| dist(*h, at) <= VILLAGE_FIRE) {
+                                heavy_fire += 1;
+                            }
+                        }
                         "contact_reveal" => {
                             // 10.4: the Threat Level's table, the cell of the face rolled.
                             let want = self.reveal.get(&(first, self.threat.clone()));
@@ -1635,6 +1738,16 @@ impl DinkyDau {
                             unsaved_left += hits as i64;
                             unsaved_target = None;
                         }
+                        // 5.1 step 4 result 5 / 7.6.2: a passenger's hit is an unsaved hit;
+                        // so is each hit of a hasty bailout (3.4 (second) C).
+                        "passenger_hit" if result == "hit" => {
+                            unsaved_left += 1;
+                            unsaved_target = None;
+                        }
+                        "hasty_bailout" => {
+                            unsaved_left += result.parse::<i64>().unwrap_or(0);
+                            unsaved_target = None;
+                        }
                         "hot_lz_ground_fire" => {
                             let want = match first {
                                 1 => "waved_off",
@@ -1703,6 +1816,7 @@ impl DinkyDau {
                     let drift = ((DRIFT_CACHE * caches
                         + DRIFT_BURNED * burned_bare
                         + DRIFT_MEDCAP * medcaps
+                        + DRIFT_HEAVY_FIRE * heavy_fire
                         + recon)
                         .clamp(-5, 5)
                         + if self.recon_4_3 {
@@ -1714,7 +1828,9 @@ impl DinkyDau {
                     let want_allied =
                         lost(&insurgent) + comm_left + 2 * extracted + drift.max(0) * self.drift_vp;
                     let want_insurgent = lost(&allied)
-                        + 3 * kia
+                        + aboard_killed
+                        + 3 * (kia + aboard_killed)
+                        + self.vehicle_vp * vehicles_lost
                         + 2 * left2
                         + 3 * left3
                         + (-drift).max(0) * self.drift_vp;
@@ -1785,15 +1901,24 @@ impl DinkyDau {
 
     /// Surviving Squad Leader stands: squads still on the table with their small stand.
     fn leaders(&self, pieces: &BTreeMap<String, Piece>) -> i64 {
-        pieces
-            .values()
-            .filter(|p| {
-                !p.gone
-                    && self.stats.get(&p.entity).is_some_and(|s| {
-                        s.squad_leader && s.side == self.sides[0] && p.c("smalls_lost") < s.smalls
-                    })
-            })
-            .count() as i64
+        // 2.2 item 4: a Squad Leader aboard a vehicle (not yet off it) survives too.
+        let aboard = self
+            .aboard
+            .iter()
+            .filter(|a| !pieces.contains_key(*a))
+            .count() as i64;
+        aboard
+            + pieces
+                .values()
+                .filter(|p| {
+                    !p.gone
+                        && self.stats.get(&p.entity).is_some_and(|s| {
+                            s.squad_leader
+                                && s.side == self.sides[0]
+                                && p.c("smalls_lost") < s.smalls
+                        })
+                })
+                .count() as i64
     }
 
     /// The largest pool any element can roll (5.1 step 1).
