@@ -399,14 +399,66 @@ pub fn mixture<W: Weight>(branches: Vec<(W, Dense<W>)>, total: &W) -> Result<Den
     Ok(r)
 }
 
+/// The counts of a sum of dice as its kernel left them: a flat die's (a `dN`) still in 64-bit
+/// words, one buffer however wide the weights (a session keeps that buffer, which copies in
+/// one move, and makes the weights from it for each use: big integers only once, where they
+/// are wanted), or any other die's as weights.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Counts<W> {
+    /// `words[i · limbs..(i + 1) · limbs]` is the count of `lo + i`, little-endian.
+    Words {
+        lo: i64,
+        limbs: usize,
+        words: Vec<u64>,
+        total: W,
+    },
+    Weights(Dense<W>),
+}
+
+impl<W: Weight> Counts<W> {
+    pub fn to_dense(&self) -> Result<Dense<W>, Fail> {
+        match self {
+            Counts::Words {
+                lo,
+                limbs,
+                words,
+                total,
+            } => {
+                let w = words
+                    .chunks_exact(*limbs)
+                    .map(W::from_limbs)
+                    .collect::<Result<Vec<W>, _>>()?;
+                Ok(Dense::new(*lo, w, total.clone()))
+            }
+            Counts::Weights(d) => Ok(d.clone()),
+        }
+    }
+
+    pub fn into_dense(self) -> Result<Dense<W>, Fail> {
+        match self {
+            Counts::Weights(d) => Ok(d),
+            c => c.to_dense(),
+        }
+    }
+}
+
 /// The sum of `n` independent copies of `one`: `n` sliding-window steps for a flat die (a
 /// `dN`), schoolbook products otherwise. `charge` is told the size of each step first and may
 /// refuse it.
 pub fn sum_of<W: Weight, E: From<Fail>>(
     one: &Dense<W>,
     n: u64,
-    mut charge: impl FnMut(usize, usize) -> Result<(), E>,
+    charge: impl FnMut(usize, usize) -> Result<(), E>,
 ) -> Result<Dense<W>, E> {
+    Ok(sum_counts(one, n, charge)?.into_dense()?)
+}
+
+/// [`sum_of`], a flat die's counts left in words.
+pub fn sum_counts<W: Weight, E: From<Fail>>(
+    one: &Dense<W>,
+    n: u64,
+    mut charge: impl FnMut(usize, usize) -> Result<(), E>,
+) -> Result<Counts<W>, E> {
     // The total first: when it cannot be represented, give up before any work.
     let total = one.total.pow(n).map_err(Fail::from)?;
     let lo = i64::try_from(n)
@@ -467,7 +519,7 @@ pub fn sum_of<W: Weight, E: From<Fail>>(
         }
         std::mem::swap(&mut acc, &mut next);
     }
-    Ok(Dense::new(lo, acc, total))
+    Ok(Counts::Weights(Dense::new(lo, acc, total)))
 }
 
 /// Buffers of the limb kernel past this many words (256 MiB) are not worth it: the general
@@ -482,7 +534,7 @@ fn flat_sum_in_limbs<W: Weight, E: From<Fail>>(
     lo: i64,
     total: &W,
     charge: &mut impl FnMut(usize, usize) -> Result<(), E>,
-) -> Result<Option<Dense<W>>, E> {
+) -> Result<Option<Counts<W>>, E> {
     let limbs = (total.to_big().bits() as usize).div_ceil(64).max(1);
     let Some(words) = usize::try_from(n)
         .ok()
@@ -495,12 +547,12 @@ fn flat_sum_in_limbs<W: Weight, E: From<Fail>>(
     };
     let buf = crate::limbs::flat_sum(f, n, limbs, charge)?;
     debug_assert_eq!(buf.len(), words);
-    let w = buf
-        .chunks_exact(limbs)
-        .map(W::from_limbs)
-        .collect::<Result<Vec<W>, _>>()
-        .map_err(Fail::from)?;
-    Ok(Some(Dense::new(lo, w, total.clone())))
+    Ok(Some(Counts::Words {
+        lo,
+        limbs,
+        words: buf,
+        total: total.clone(),
+    }))
 }
 
 /// How many of `n` dice land on one of `s` of their `f` equally likely faces: `C(n, k) ·
