@@ -654,8 +654,9 @@ pub fn keep<W: Weight>(
     // Dice not yet placed can show any face not yet walked: `beyond` of them.
     let mut beyond = f;
     let faces_walked = order.len();
-    let mut mpow: Vec<W> = Vec::with_capacity(nu + 1);
+    let mut mpow: Vec<W> = Vec::with_capacity(ku + 1);
     let mut rpow: Vec<W> = Vec::with_capacity(nu + 1);
+    let mut opow: Vec<W> = Vec::with_capacity(nu + 1);
     for (walked, (value, mult)) in order.into_iter().enumerate() {
         beyond -= mult;
         // After the last face every die must be placed: only the transitions that decide the
@@ -663,18 +664,25 @@ pub fn keep<W: Weight>(
         let last = walked + 1 == faces_walked;
         let m = W::from_u64(mult);
         let rest = W::from_u64(beyond);
-        // m^c and rest^r for every count that can occur.
+        let open = W::from_u64(mult + beyond);
+        // m^c for the counts below `k`, rest^r and (m + rest)^r for every count that can occur.
         mpow.clear();
         rpow.clear();
+        opow.clear();
         mpow.push(W::one());
         rpow.push(W::one());
-        for c in 1..=nu {
+        opow.push(W::one());
+        for c in 1..=ku {
             let p = mpow[c - 1].mul(&m)?;
             mpow.push(p);
+        }
+        for c in 1..=nu {
             // `rest` may be 0, and its powers are then 0 past the first: ways that need the
             // other dice beyond the last face do not exist.
             let r = rpow[c - 1].mul(&rest)?;
             rpow.push(r);
+            let o = opow[c - 1].mul(&open)?;
+            opow.push(o);
         }
         for x in &mut next {
             x.assign(&W::zero());
@@ -714,11 +722,14 @@ pub fn keep<W: Weight>(
             // `k` or more placed: the kept sum gains `value · (k − p)` whatever their number,
             // and the other dice show faces beyond this one; the ways of every such number
             // are added up first, so the states are walked once.
-            let mut ways = W::zero();
-            for c in (ku - p)..=left {
+            // Σ over c ≥ k − p of C(left, c) m^c rest^(left − c) is the whole binomial
+            // expansion, (m + rest)^left, less its terms below k − p: fewer products.
+            let mut below = W::zero();
+            for c in 0..(ku - p) {
                 let w = pascal[row(left) + c].mul(&mpow[c])?.mul(&rpow[left - c])?;
-                ways.add_assign(&w)?;
+                below.add_assign(&w)?;
             }
+            let ways = opow[left].sub(&below);
             if !ways.is_zero() {
                 let add = value
                     .checked_mul(i64::try_from(ku - p).map_err(|_| Fail::Value)?)

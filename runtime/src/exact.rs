@@ -269,12 +269,14 @@ impl<W: Weight> Answer<W> {
             Answer::Ints(a) => {
                 let lo = a.lo;
                 // Values in ascending order: the map is built from a sorted run.
-                let weights: BTreeMap<OutcomeKey, V> =
+                let mut pairs = Vec::with_capacity(a.w.len());
+                pairs.extend(
                     a.w.into_iter()
                         .enumerate()
                         .filter(|(_, w)| !w.is_zero())
-                        .map(|(i, w)| (OutcomeKey::Value(Val::Int(lo + i as i64)), f(w)))
-                        .collect();
+                        .map(|(i, w)| (OutcomeKey::Value(Val::Int(lo + i as i64)), f(w))),
+                );
+                let weights = BTreeMap::from_iter(pairs);
                 Dist {
                     weights,
                     total: f(a.total),
@@ -641,13 +643,8 @@ impl<'p, W: Weight> Exact<'p, W> {
         self.exec(proc, vec![Cont::Stmts(&p.body)], env, 1)
     }
 
-    fn exec<'a>(
-        &'a self,
-        proc: u32,
-        mut stack: Vec<Cont<'a>>,
-        mut env: Env<W>,
-        paths: u128,
-    ) -> Result<Answer<W>, RunError> {
+    /// The work of starting a path (`exec`), and the refusal of one path too many.
+    fn enter(&self, paths: u128) -> Result<(), RunError> {
         self.charge(1)?;
         if paths > u128::from(self.limit) {
             return Err(RunError::TooLarge {
@@ -655,6 +652,17 @@ impl<'p, W: Weight> Exact<'p, W> {
                 limit: self.limit,
             });
         }
+        Ok(())
+    }
+
+    fn exec<'a>(
+        &'a self,
+        proc: u32,
+        mut stack: Vec<Cont<'a>>,
+        mut env: Env<W>,
+        paths: u128,
+    ) -> Result<Answer<W>, RunError> {
+        self.enter(paths)?;
         loop {
             let Some(top) = stack.pop() else {
                 let key = if env.effects.is_empty() {
@@ -732,18 +740,24 @@ impl<'p, W: Weight> Exact<'p, W> {
                             })?;
                         crate::dist::bump(&mut by_arm.weights, arm, w.clone())?;
                     }
-                    let mut branches = Vec::new();
+                    let mut branches = Vec::with_capacity(by_arm.weights.len());
+                    let more = paths.saturating_mul(by_arm.weights.len() as u128);
                     for (i, w) in &by_arm.weights {
                         let arm = &arms[*i];
+                        // An arm that only names its outcome ends there: its branch is that
+                        // outcome, charged as the path it is, without copying the rest.
+                        if arm.body.is_empty()
+                            && let Some(o) = &arm.outcome
+                        {
+                            self.enter(more)?;
+                            let point = Dist::point(OutcomeKey::Named(o.clone()));
+                            branches.push((w.clone(), Answer::Keys(point)));
+                            continue;
+                        }
                         let mut st: Vec<Cont> = stack.iter().map(clone_cont).collect();
                         st.push(Cont::ArmEnd(arm));
                         st.push(Cont::Stmts(&arm.body));
-                        let sub = self.exec(
-                            proc,
-                            st,
-                            env.clone(),
-                            paths.saturating_mul(by_arm.weights.len() as u128),
-                        )?;
+                        let sub = self.exec(proc, st, env.clone(), more)?;
                         branches.push((w.clone(), sub));
                     }
                     return mix_answers(branches, &by_arm.total);
@@ -1052,11 +1066,15 @@ impl<'p, W: Weight> Exact<'p, W> {
     /// maps of sums ([`Exact::keep_sparse`]).
     fn keep_dist(&self, k: i64, n: i64, die: u32, highest: bool) -> Result<ValDist<W>, RunError> {
         crate::interp::pool_size(n)?;
-        let mut faces: BTreeMap<i64, u64> = BTreeMap::new();
-        for f in self.faces(die)? {
-            *faces.entry(*f).or_default() += 1;
+        let mut sorted = self.faces(die)?.to_vec();
+        sorted.sort_unstable();
+        let mut distinct: Vec<(i64, u64)> = Vec::with_capacity(sorted.len());
+        for f in sorted {
+            match distinct.last_mut() {
+                Some((v, m)) if *v == f => *m += 1,
+                _ => distinct.push((f, 1)),
+            }
         }
-        let distinct: Vec<(i64, u64)> = faces.into_iter().collect();
         let spread = match (distinct.first(), distinct.last()) {
             (Some((a, _)), Some((b, _))) => b.checked_sub(*a).and_then(|x| u64::try_from(x).ok()),
             _ => Some(0),
