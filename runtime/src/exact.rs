@@ -358,12 +358,8 @@ pub fn distribution(
     proc: u32,
     args: Vec<Val>,
 ) -> Result<Dist<OutcomeKey, BigUint>, RunError> {
-    let session = Session::new(program, assumptions, limit);
-    let d = session.distribution(proc, args)?;
-    // The session keeps a second reference: gone with it, the answer is moved out, not
-    // copied.
-    drop(session);
-    Ok(Rc::unwrap_or_clone(d))
+    // Asked once: nothing to remember the answer for.
+    Session::new(program, assumptions, limit).compute(proc, args)
 }
 
 /// Exact evaluation of one program, remembering what it computed: the answer to each query
@@ -461,21 +457,23 @@ impl<'p> Session<'p> {
         if let Some(d) = self.answers.borrow().get(&key) {
             return Ok(Rc::clone(d));
         }
-        // The map of outcomes is made once, from whichever width held the query.
-        let d = match self.small.answer(proc, key.1.clone()) {
-            Ok(d) => d.into_dist_with(|w| BigUint::from(w)),
-            Err(RunError::WeightOverflow) => match self.mid().answer(proc, key.1.clone()) {
-                Ok(d) => d.into_dist_with(|w| BigUint::from(w)),
-                Err(RunError::WeightOverflow) => {
-                    self.big().answer(proc, key.1.clone())?.into_dist()
-                }
-                Err(e) => return Err(e),
-            },
-            Err(e) => return Err(e),
-        };
-        let d = Rc::new(d);
+        let d = Rc::new(self.compute(proc, key.1.clone())?);
         self.answers.borrow_mut().insert(key, Rc::clone(&d));
         Ok(d)
+    }
+
+    /// The answer to a query, not remembered (its kernels and nested calls are). The map of
+    /// outcomes is made once, from whichever width held the query.
+    fn compute(&self, proc: u32, args: Vec<Val>) -> Result<Dist<OutcomeKey, BigUint>, RunError> {
+        match self.small.answer(proc, args.clone()) {
+            Ok(d) => Ok(d.into_dist_with(|w| BigUint::from(w))),
+            Err(RunError::WeightOverflow) => match self.mid().answer(proc, args.clone()) {
+                Ok(d) => Ok(d.into_dist_with(|w| BigUint::from(w))),
+                Err(RunError::WeightOverflow) => Ok(self.big().answer(proc, args)?.into_dist()),
+                Err(e) => Err(e),
+            },
+            Err(e) => Err(e),
+        }
     }
 }
 
