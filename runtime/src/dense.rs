@@ -252,6 +252,20 @@ pub fn add<W: Weight>(a: &Dense<W>, b: &Dense<W>) -> Result<Dense<W>, Fail> {
     Ok(Dense::new(lo, out, total))
 }
 
+/// The distribution of `a − b`: `a + (−b)`, and when `a` is a certain value of weight one (a
+/// constant, `hits − saved` on one branch of `hits`) the reflection of `b` moved, with one
+/// array made instead of two.
+pub fn sub<W: Weight>(a: &Dense<W>, b: &Dense<W>) -> Result<Dense<W>, Fail> {
+    let mut r = neg(b)?;
+    if a.w.len() == 1 && a.w[0].is_one() && a.total.is_one() {
+        // The same checks as `add`, whose product with a unit point is this shift.
+        a.hi().checked_add(r.hi()).ok_or(Fail::Value)?;
+        r.lo = a.lo.checked_add(r.lo).ok_or(Fail::Value)?;
+        return Ok(r);
+    }
+    add(a, &r)
+}
+
 /// A comparison of two independent integers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cmp {
@@ -823,6 +837,15 @@ mod tests {
         let negated = neg(&max).unwrap();
         assert_eq!(negated.as_point(), Some(-i64::MAX));
         assert_eq!(neg(&negated).unwrap().as_point(), Some(i64::MAX));
+        // A constant minus a distribution, at the edges: MAX − MAX is 0, −1 − MAX is the
+        // smallest integer, −MAX − MAX and −2 − MAX leave the 64-bit range.
+        assert_eq!(sub(&max, &max).unwrap().as_point(), Some(0));
+        assert_eq!(sub(&negated, &max), Err(Fail::Value));
+        let near = dense_of(&[i64::MAX - 1, i64::MAX]);
+        assert_eq!(sub(&Dense::point(-1), &near).unwrap().lo, i64::MIN);
+        assert_eq!(sub(&Dense::point(-2), &near), Err(Fail::Value));
+        let d = sub(&Dense::point(0), &near).unwrap();
+        assert_eq!((d.lo, d.hi()), (-i64::MAX, 1 - i64::MAX));
     }
 
     #[test]
@@ -937,7 +960,8 @@ mod tests {
             let want = product(&sparse(&a), &sparse(&b), |x, y| Ok::<_, Overflow>(x + y)).unwrap();
             prop_assert_eq!(add(&a, &b).unwrap().to_dist(), want);
             let want = product(&sparse(&a), &sparse(&b), |x, y| Ok::<_, Overflow>(x - y)).unwrap();
-            prop_assert_eq!(add(&a, &neg(&b).unwrap()).unwrap().to_dist(), want);
+            prop_assert_eq!(add(&a, &neg(&b).unwrap()).unwrap().to_dist(), want.clone());
+            prop_assert_eq!(sub(&a, &b).unwrap().to_dist(), want);
         }
 
         #[test]

@@ -1281,7 +1281,7 @@ impl<'p, W: Weight> Exact<'p, W> {
         };
         Ok(match op {
             BinOp::Add => Some(ValDist::from_dense(dense::add(x, y)?)),
-            BinOp::Sub => Some(ValDist::from_dense(dense::add(x, &dense::neg(y)?)?)),
+            BinOp::Sub => Some(ValDist::from_dense(dense::sub(x, y)?)),
             BinOp::Lt => cmp(Cmp::Lt)?,
             BinOp::Le => cmp(Cmp::Le)?,
             BinOp::Gt => cmp(Cmp::Gt)?,
