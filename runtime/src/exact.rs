@@ -466,9 +466,9 @@ impl<'p> Session<'p> {
     /// outcomes is made once, from whichever width held the query.
     fn compute(&self, proc: u32, args: Vec<Val>) -> Result<Dist<OutcomeKey, BigUint>, RunError> {
         match self.small.answer(proc, args.clone()) {
-            Ok(d) => Ok(d.into_dist_with(|w| BigUint::from(w))),
+            Ok(d) => Ok(d.into_dist_with(BigUint::from)),
             Err(RunError::WeightOverflow) => match self.mid().answer(proc, args.clone()) {
-                Ok(d) => Ok(d.into_dist_with(|w| BigUint::from(w))),
+                Ok(d) => Ok(d.into_dist_with(BigUint::from)),
                 Err(RunError::WeightOverflow) => Ok(self.big().answer(proc, args)?.into_dist()),
                 Err(e) => Err(e),
             },
