@@ -35,6 +35,10 @@ fn kernels(c: &mut Criterion) {
     c.bench_function("dense/max(2d6, 2d6)", |b| {
         b.iter(|| dense::extreme(black_box(&two_d6), black_box(&two_d6), true).unwrap())
     });
+    let seven: Dense<u64> = Dense::point(7);
+    c.bench_function("dense/7 - 2d6 (a constant minus a distribution)", |b| {
+        b.iter(|| dense::sub(black_box(&seven), black_box(&two_d6)).unwrap())
+    });
     let d6: Dense<u64> = die(6);
     c.bench_function("dense/20d6 (u64 weights)", |b| {
         b.iter(|| dense::sum_of(black_box(&d6), 20, no_budget).unwrap())

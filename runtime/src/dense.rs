@@ -252,6 +252,20 @@ pub fn add<W: Weight>(a: &Dense<W>, b: &Dense<W>) -> Result<Dense<W>, Fail> {
     Ok(Dense::new(lo, out, total))
 }
 
+/// The distribution of `a − b`: `a + (−b)`, and when `a` is a certain value of weight one (a
+/// constant, `hits − saved` on one branch of `hits`) the reflection of `b` moved, with one
+/// array made instead of two.
+pub fn sub<W: Weight>(a: &Dense<W>, b: &Dense<W>) -> Result<Dense<W>, Fail> {
+    let mut r = neg(b)?;
+    if a.w.len() == 1 && a.w[0].is_one() && a.total.is_one() {
+        // The same checks as `add`, whose product with a unit point is this shift.
+        a.hi().checked_add(r.hi()).ok_or(Fail::Value)?;
+        r.lo = a.lo.checked_add(r.lo).ok_or(Fail::Value)?;
+        return Ok(r);
+    }
+    add(a, &r)
+}
+
 /// A comparison of two independent integers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cmp {
@@ -399,14 +413,66 @@ pub fn mixture<W: Weight>(branches: Vec<(W, Dense<W>)>, total: &W) -> Result<Den
     Ok(r)
 }
 
+/// The counts of a sum of dice as its kernel left them: a flat die's (a `dN`) still in 64-bit
+/// words, one buffer however wide the weights (a session keeps that buffer, which copies in
+/// one move, and makes the weights from it for each use: big integers only once, where they
+/// are wanted), or any other die's as weights.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Counts<W> {
+    /// `words[i · limbs..(i + 1) · limbs]` is the count of `lo + i`, little-endian.
+    Words {
+        lo: i64,
+        limbs: usize,
+        words: Vec<u64>,
+        total: W,
+    },
+    Weights(Dense<W>),
+}
+
+impl<W: Weight> Counts<W> {
+    pub fn to_dense(&self) -> Result<Dense<W>, Fail> {
+        match self {
+            Counts::Words {
+                lo,
+                limbs,
+                words,
+                total,
+            } => {
+                let w = words
+                    .chunks_exact(*limbs)
+                    .map(W::from_limbs)
+                    .collect::<Result<Vec<W>, _>>()?;
+                Ok(Dense::new(*lo, w, total.clone()))
+            }
+            Counts::Weights(d) => Ok(d.clone()),
+        }
+    }
+
+    pub fn into_dense(self) -> Result<Dense<W>, Fail> {
+        match self {
+            Counts::Weights(d) => Ok(d),
+            c => c.to_dense(),
+        }
+    }
+}
+
 /// The sum of `n` independent copies of `one`: `n` sliding-window steps for a flat die (a
 /// `dN`), schoolbook products otherwise. `charge` is told the size of each step first and may
 /// refuse it.
 pub fn sum_of<W: Weight, E: From<Fail>>(
     one: &Dense<W>,
     n: u64,
-    mut charge: impl FnMut(usize, usize) -> Result<(), E>,
+    charge: impl FnMut(usize, usize) -> Result<(), E>,
 ) -> Result<Dense<W>, E> {
+    Ok(sum_counts(one, n, charge)?.into_dense()?)
+}
+
+/// [`sum_of`], a flat die's counts left in words.
+pub fn sum_counts<W: Weight, E: From<Fail>>(
+    one: &Dense<W>,
+    n: u64,
+    mut charge: impl FnMut(usize, usize) -> Result<(), E>,
+) -> Result<Counts<W>, E> {
     // The total first: when it cannot be represented, give up before any work.
     let total = one.total.pow(n).map_err(Fail::from)?;
     let lo = i64::try_from(n)
@@ -467,7 +533,7 @@ pub fn sum_of<W: Weight, E: From<Fail>>(
         }
         std::mem::swap(&mut acc, &mut next);
     }
-    Ok(Dense::new(lo, acc, total))
+    Ok(Counts::Weights(Dense::new(lo, acc, total)))
 }
 
 /// Buffers of the limb kernel past this many words (256 MiB) are not worth it: the general
@@ -482,7 +548,7 @@ fn flat_sum_in_limbs<W: Weight, E: From<Fail>>(
     lo: i64,
     total: &W,
     charge: &mut impl FnMut(usize, usize) -> Result<(), E>,
-) -> Result<Option<Dense<W>>, E> {
+) -> Result<Option<Counts<W>>, E> {
     let limbs = (total.to_big().bits() as usize).div_ceil(64).max(1);
     let Some(words) = usize::try_from(n)
         .ok()
@@ -495,12 +561,12 @@ fn flat_sum_in_limbs<W: Weight, E: From<Fail>>(
     };
     let buf = crate::limbs::flat_sum(f, n, limbs, charge)?;
     debug_assert_eq!(buf.len(), words);
-    let w = buf
-        .chunks_exact(limbs)
-        .map(W::from_limbs)
-        .collect::<Result<Vec<W>, _>>()
-        .map_err(Fail::from)?;
-    Ok(Some(Dense::new(lo, w, total.clone())))
+    Ok(Some(Counts::Words {
+        lo,
+        limbs,
+        words: buf,
+        total: total.clone(),
+    }))
 }
 
 /// How many of `n` dice land on one of `s` of their `f` equally likely faces: `C(n, k) ·
@@ -561,74 +627,91 @@ pub fn keep<W: Weight>(
             total,
         });
     }
-    let order: Vec<(i64, u64)> = if highest {
-        faces.iter().rev().copied().collect()
-    } else {
-        faces.to_vec()
-    };
     let (fmin, fmax) = (faces[0].0, faces[faces.len() - 1].0);
     let kk = i64::try_from(k).map_err(|_| Fail::Value)?;
     // Every partial kept sum lies in [base, top].
     let base = fmin.checked_mul(kk).ok_or(Fail::Value)?.min(0);
     let top = fmax.checked_mul(kk).ok_or(Fail::Value)?.max(0);
     let width = usize::try_from(top - base + 1).map_err(|_| Fail::Value)?;
-    // Binomials C(r, c) for r up to n, built by additions, row r at r(r + 1) / 2.
     let nu = n as usize;
-    let row = |r: usize| r * (r + 1) / 2;
-    let mut pascal: Vec<W> = Vec::with_capacity(row(nu + 1));
-    for i in 0..=nu {
-        for j in 0..=i {
-            let c = if j == 0 || j == i {
-                W::one()
-            } else {
-                pascal[row(i - 1) + j - 1].add(&pascal[row(i - 1) + j])?
-            };
-            pascal.push(c);
+    let ku = k as usize;
+    // The binomials the walk uses: C(n − p, c) for p, c below k (the dice left after `p` are
+    // placed, of which `c` show the current face), each from the one before by one product
+    // and one exact division, k² of them instead of Pascal's triangle up to n.
+    let mut binom: Vec<W> = vec![W::zero(); ku * ku];
+    for p in 0..ku {
+        let r = (nu - p) as u64;
+        binom[p * ku] = W::one();
+        for c in 1..ku - p {
+            // r + 1 − c ≥ 2: c < k − p ≤ n − p = r.
+            let x = binom[p * ku + c - 1]
+                .mul(&W::from_u64(r + 1 - c as u64))?
+                .div(&W::from_u64(c as u64));
+            binom[p * ku + c] = x;
         }
     }
-    let ku = k as usize;
     // states[p · width + s]: ways to have placed p < k dice on the faces walked so far with
     // kept sum base + s; each row's non-zero entries lie in [from[p], to[p]) (empty when equal),
-    // so the walk skips the sums no state reaches yet. One buffer for all rows, and one for
-    // the next face's, swapped.
-    let mut states: Vec<W> = vec![W::zero(); ku * width];
-    let mut next: Vec<W> = vec![W::zero(); ku * width];
-    let (mut from, mut to) = (vec![0usize; ku], vec![0usize; ku]);
-    let (mut nfrom, mut nto) = (vec![0usize; ku], vec![0usize; ku]);
+    // so the walk skips the sums no state reaches yet. One buffer holds the rows for the faces
+    // walked and those for the next face (swapped by halves), one the bounds of both.
+    let mut rows: Vec<W> = vec![W::zero(); 2 * ku * width];
+    let mut bounds = vec![0usize; 4 * ku];
     let start = (-base) as usize;
-    states[start] = W::one();
-    (from[0], to[0]) = (start, start + 1);
+    rows[start] = W::one();
+    (bounds[0], bounds[ku]) = (start, start + 1);
     let mut done = vec![W::zero(); width];
     // Dice not yet placed can show any face not yet walked: `beyond` of them.
     let mut beyond = f;
-    let faces_walked = order.len();
-    let mut mpow: Vec<W> = Vec::with_capacity(nu + 1);
-    let mut rpow: Vec<W> = Vec::with_capacity(nu + 1);
-    for (walked, (value, mult)) in order.into_iter().enumerate() {
+    // m^c for the counts below `k`, then rest^r and (m + rest)^r for every count that can
+    // occur, in one buffer.
+    let mut pows: Vec<W> = vec![W::zero(); ku + 2 * (nu + 1)];
+    for walked in 0..faces.len() {
+        let (value, mult) = faces[if highest {
+            faces.len() - 1 - walked
+        } else {
+            walked
+        }];
         beyond -= mult;
         // After the last face every die must be placed: only the transitions that decide the
         // sum matter (the others would be dropped, and their counts can exceed the total).
-        let last = walked + 1 == faces_walked;
+        let last = walked + 1 == faces.len();
         let m = W::from_u64(mult);
         let rest = W::from_u64(beyond);
-        // m^c and rest^r for every count that can occur.
-        mpow.clear();
-        rpow.clear();
-        mpow.push(W::one());
-        rpow.push(W::one());
+        let open = W::from_u64(mult + beyond);
+        let (mpow, tail) = pows.split_at_mut(ku);
+        let (rpow, opow) = tail.split_at_mut(nu + 1);
+        mpow[0] = W::one();
+        for c in 1..ku {
+            mpow[c] = mpow[c - 1].mul(&m)?;
+        }
+        rpow[0] = W::one();
+        opow[0] = W::one();
         for c in 1..=nu {
-            let p = mpow[c - 1].mul(&m)?;
-            mpow.push(p);
             // `rest` may be 0, and its powers are then 0 past the first: ways that need the
             // other dice beyond the last face do not exist.
-            let r = rpow[c - 1].mul(&rest)?;
-            rpow.push(r);
+            rpow[c] = rpow[c - 1].mul(&rest)?;
+            opow[c] = opow[c - 1].mul(&open)?;
         }
-        for x in &mut next {
+        // Which half holds the faces walked so far flips with every face.
+        let flip = walked % 2 == 1;
+        let (first, second) = rows.split_at_mut(ku * width);
+        let (states, next) = if flip {
+            (&*second, first)
+        } else {
+            (&*first, second)
+        };
+        for x in next.iter_mut() {
             x.assign(&W::zero());
         }
-        nfrom.fill(0);
-        nto.fill(0);
+        let (first, second) = bounds.split_at_mut(2 * ku);
+        let (cur, new) = if flip {
+            (&*second, first)
+        } else {
+            (&*first, second)
+        };
+        let (from, to) = cur.split_at(ku);
+        new.fill(0);
+        let (nfrom, nto) = new.split_at_mut(ku);
         for p in 0..ku {
             if from[p] == to[p] {
                 continue;
@@ -636,11 +719,12 @@ pub fn keep<W: Weight>(
             let left = nu - p;
             let (lo_s, hi_s) = (from[p], to[p]);
             let src = &states[p * width + lo_s..p * width + hi_s];
+            let binom = &binom[p * ku..p * ku + ku - p];
             // Fewer than `k` dice placed with this face: the sum is not decided yet (after
             // the last face, every die must be placed, so there is no such state).
             if !last {
-                for c in 0..(ku - p) {
-                    let ways = pascal[row(left) + c].mul(&mpow[c])?;
+                for (c, b) in binom.iter().enumerate() {
+                    let ways = b.mul(&mpow[c])?;
                     if ways.is_zero() {
                         continue;
                     }
@@ -660,13 +744,16 @@ pub fn keep<W: Weight>(
                 }
             }
             // `k` or more placed: the kept sum gains `value · (k − p)` whatever their number,
-            // and the other dice show faces beyond this one; the ways of every such number
-            // are added up first, so the states are walked once.
-            let mut ways = W::zero();
-            for c in (ku - p)..=left {
-                let w = pascal[row(left) + c].mul(&mpow[c])?.mul(&rpow[left - c])?;
-                ways.add_assign(&w)?;
+            // and the other dice show faces beyond this one. The ways of every such number,
+            // Σ over c ≥ k − p of C(left, c) m^c rest^(left − c), are the whole binomial
+            // expansion, (m + rest)^left, less its terms below k − p: a few products, and the
+            // states are walked once.
+            let mut below = W::zero();
+            for (c, b) in binom.iter().enumerate() {
+                let w = b.mul(&mpow[c])?.mul(&rpow[left - c])?;
+                below.add_assign(&w)?;
             }
+            let ways = opow[left].sub(&below);
             if !ways.is_zero() {
                 let add = value
                     .checked_mul(i64::try_from(ku - p).map_err(|_| Fail::Value)?)
@@ -675,9 +762,6 @@ pub fn keep<W: Weight>(
                 mul_add_rows(&mut done[at..at + src.len()], src, &ways);
             }
         }
-        std::mem::swap(&mut states, &mut next);
-        std::mem::swap(&mut from, &mut nfrom);
-        std::mem::swap(&mut to, &mut nto);
     }
     Ok(Dense::new(base, done, total))
 }
@@ -753,6 +837,15 @@ mod tests {
         let negated = neg(&max).unwrap();
         assert_eq!(negated.as_point(), Some(-i64::MAX));
         assert_eq!(neg(&negated).unwrap().as_point(), Some(i64::MAX));
+        // A constant minus a distribution, at the edges: MAX − MAX is 0, −1 − MAX is the
+        // smallest integer, −MAX − MAX and −2 − MAX leave the 64-bit range.
+        assert_eq!(sub(&max, &max).unwrap().as_point(), Some(0));
+        assert_eq!(sub(&negated, &max), Err(Fail::Value));
+        let near = dense_of(&[i64::MAX - 1, i64::MAX]);
+        assert_eq!(sub(&Dense::point(-1), &near).unwrap().lo, i64::MIN);
+        assert_eq!(sub(&Dense::point(-2), &near), Err(Fail::Value));
+        let d = sub(&Dense::point(0), &near).unwrap();
+        assert_eq!((d.lo, d.hi()), (-i64::MAX, 1 - i64::MAX));
     }
 
     #[test]
@@ -867,7 +960,8 @@ mod tests {
             let want = product(&sparse(&a), &sparse(&b), |x, y| Ok::<_, Overflow>(x + y)).unwrap();
             prop_assert_eq!(add(&a, &b).unwrap().to_dist(), want);
             let want = product(&sparse(&a), &sparse(&b), |x, y| Ok::<_, Overflow>(x - y)).unwrap();
-            prop_assert_eq!(add(&a, &neg(&b).unwrap()).unwrap().to_dist(), want);
+            prop_assert_eq!(add(&a, &neg(&b).unwrap()).unwrap().to_dist(), want.clone());
+            prop_assert_eq!(sub(&a, &b).unwrap().to_dist(), want);
         }
 
         #[test]

@@ -15,7 +15,8 @@
 
 use std::borrow::Cow;
 use std::cell::{Cell, OnceCell, RefCell};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 
 use num_bigint::BigUint;
@@ -252,6 +253,90 @@ fn mix<W: Weight>(branches: Vec<(W, ValDist<W>)>, total: &W) -> Result<ValDist<W
     Ok(ValDist::from_vals(mixture(bs, total)?))
 }
 
+/// What a resolution (or a branch of one) gives: integer outcomes close together as an array,
+/// anything else as a map of outcomes. Branches of arrays mix as arrays; the map is built once,
+/// when the answer leaves the evaluator.
+#[derive(Debug, Clone)]
+enum Answer<W: Weight> {
+    Ints(Dense<W>),
+    Keys(Dist<OutcomeKey, W>),
+}
+
+impl<W: Weight> Answer<W> {
+    /// The map of outcomes, each weight converted by `f` (moved, not copied).
+    fn into_dist_with<V: Weight>(self, f: impl Fn(W) -> V) -> Dist<OutcomeKey, V> {
+        match self {
+            Answer::Ints(a) => {
+                let lo = a.lo;
+                // Values in ascending order: the map is built from a sorted run.
+                let mut pairs = Vec::with_capacity(a.w.len());
+                pairs.extend(
+                    a.w.into_iter()
+                        .enumerate()
+                        .filter(|(_, w)| !w.is_zero())
+                        .map(|(i, w)| (OutcomeKey::Value(Val::Int(lo + i as i64)), f(w))),
+                );
+                let weights = BTreeMap::from_iter(pairs);
+                Dist {
+                    weights,
+                    total: f(a.total),
+                }
+            }
+            Answer::Keys(d) => Dist {
+                weights: d.weights.into_iter().map(|(k, w)| (k, f(w))).collect(),
+                total: f(d.total),
+            },
+        }
+    }
+
+    fn into_dist(self) -> Dist<OutcomeKey, W> {
+        match self {
+            Answer::Keys(d) => d,
+            a => a.into_dist_with(|w| w),
+        }
+    }
+}
+
+/// `Σ (w_i / T) · A_i` over answers: on arrays when every branch is one and their ranges
+/// together are worth an array, else on maps. Both give the same weights and total.
+fn mix_answers<W: Weight>(branches: Vec<(W, Answer<W>)>, total: &W) -> Result<Answer<W>, RunError> {
+    if branches.len() == 1 && branches[0].0 == *total {
+        return Ok(branches
+            .into_iter()
+            .next()
+            .map(|(_, d)| d)
+            .expect("one branch"));
+    }
+    if branches.iter().all(|(_, d)| matches!(d, Answer::Ints(_))) {
+        let (mut lo, mut hi, mut n) = (i64::MAX, i64::MIN, 0usize);
+        for (_, d) in &branches {
+            if let Answer::Ints(d) = d
+                && !d.w.is_empty()
+            {
+                lo = lo.min(d.lo);
+                hi = hi.max(d.hi());
+                n += d.w.len();
+            }
+        }
+        let width = hi.checked_sub(lo).and_then(|x| u64::try_from(x).ok());
+        if width.is_some_and(|w| dense::worth_dense(n, w.saturating_add(1))) {
+            let bs = branches
+                .into_iter()
+                .map(|(w, d)| match d {
+                    Answer::Ints(d) => (w, d),
+                    Answer::Keys(_) => unreachable!("all branches are arrays"),
+                })
+                .collect();
+            return Ok(Answer::Ints(dense::mixture(bs, total)?));
+        }
+    }
+    let bs = branches
+        .into_iter()
+        .map(|(w, d)| (w, d.into_dist()))
+        .collect();
+    Ok(Answer::Keys(mixture(bs, total)?))
+}
+
 #[derive(Debug, Clone)]
 struct Env<W: Weight> {
     slots: Vec<Slot<W>>,
@@ -273,12 +358,8 @@ pub fn distribution(
     proc: u32,
     args: Vec<Val>,
 ) -> Result<Dist<OutcomeKey, BigUint>, RunError> {
-    let session = Session::new(program, assumptions, limit);
-    let d = session.distribution(proc, args)?;
-    // The session keeps a second reference: gone with it, the answer is moved out, not
-    // copied.
-    drop(session);
-    Ok(Rc::unwrap_or_clone(d))
+    // Asked once: nothing to remember the answer for.
+    Session::new(program, assumptions, limit).compute(proc, args)
 }
 
 /// Exact evaluation of one program, remembering what it computed: the answer to each query
@@ -288,11 +369,51 @@ pub fn distribution(
 /// A remembered kernel is charged the work it took when it was computed, so whether a query
 /// fits `limit` does not depend on what was asked before.
 pub struct Session<'p> {
+    program: &'p Program,
+    assumptions: &'p Assumptions,
+    limit: u64,
     small: Exact<'p, u64>,
-    mid: Exact<'p, u128>,
-    big: Exact<'p, BigUint>,
+    /// The wider evaluators, made when a query first overflows the narrower one.
+    mid: OnceCell<Exact<'p, u128>>,
+    big: OnceCell<Exact<'p, BigUint>>,
     answers: RefCell<HashMap<Query, Rc<Dist<OutcomeKey, BigUint>>>>,
 }
+
+/// The memos' hash: a multiply-and-rotate over the words of a key (the scheme of rustc's
+/// `FxHasher`). Keys are the program's own small integers and values, never input from an
+/// adversary, and the standard SipHash cost more than the kernels it looked up.
+#[derive(Default, Clone, Copy)]
+struct WordHasher(u64);
+
+impl Hasher for WordHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_u8(&mut self, n: u8) {
+        self.write_u64(u64::from(n));
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+    fn write_i64(&mut self, n: i64) {
+        self.write_u64(n as u64);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type HashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<WordHasher>>;
 
 /// A procedure and its arguments.
 type Query = (u32, Vec<Val>);
@@ -306,11 +427,24 @@ type Memo<K, D> = RefCell<HashMap<K, (D, u64)>>;
 impl<'p> Session<'p> {
     pub fn new(program: &'p Program, assumptions: &'p Assumptions, limit: u64) -> Self {
         Session {
+            program,
+            assumptions,
+            limit,
             small: Exact::new(program, assumptions, limit),
-            mid: Exact::new(program, assumptions, limit),
-            big: Exact::new(program, assumptions, limit),
-            answers: RefCell::new(HashMap::new()),
+            mid: OnceCell::new(),
+            big: OnceCell::new(),
+            answers: RefCell::new(HashMap::default()),
         }
+    }
+
+    fn mid(&self) -> &Exact<'p, u128> {
+        self.mid
+            .get_or_init(|| Exact::new(self.program, self.assumptions, self.limit))
+    }
+
+    fn big(&self) -> &Exact<'p, BigUint> {
+        self.big
+            .get_or_init(|| Exact::new(self.program, self.assumptions, self.limit))
     }
 
     /// The exact outcome distribution of `proc` with `args`, as [`distribution`] gives it.
@@ -323,18 +457,23 @@ impl<'p> Session<'p> {
         if let Some(d) = self.answers.borrow().get(&key) {
             return Ok(Rc::clone(d));
         }
-        let d = match self.small.query(proc, key.1.clone()) {
-            Ok(d) => d.to_big(),
-            Err(RunError::WeightOverflow) => match self.mid.query(proc, key.1.clone()) {
-                Ok(d) => d.to_big(),
-                Err(RunError::WeightOverflow) => self.big.query(proc, key.1.clone())?,
-                Err(e) => return Err(e),
-            },
-            Err(e) => return Err(e),
-        };
-        let d = Rc::new(d);
+        let d = Rc::new(self.compute(proc, key.1.clone())?);
         self.answers.borrow_mut().insert(key, Rc::clone(&d));
         Ok(d)
+    }
+
+    /// The answer to a query, not remembered (its kernels and nested calls are). The map of
+    /// outcomes is made once, from whichever width held the query.
+    fn compute(&self, proc: u32, args: Vec<Val>) -> Result<Dist<OutcomeKey, BigUint>, RunError> {
+        match self.small.answer(proc, args.clone()) {
+            Ok(d) => Ok(d.into_dist_with(BigUint::from)),
+            Err(RunError::WeightOverflow) => match self.mid().answer(proc, args.clone()) {
+                Ok(d) => Ok(d.into_dist_with(BigUint::from)),
+                Err(RunError::WeightOverflow) => Ok(self.big().answer(proc, args)?.into_dist()),
+                Err(e) => Err(e),
+            },
+            Err(e) => Err(e),
+        }
     }
 }
 
@@ -354,10 +493,10 @@ pub struct Exact<'p, W: Weight> {
     /// sparse evaluator, which tests compare the dense one with).
     dense: bool,
     /// Finished procedure calls: (procedure, arguments) → (distribution, work).
-    calls: Memo<Query, Dist<OutcomeKey, W>>,
+    calls: Memo<Query, Answer<W>>,
     /// Pool kernels: sums (`n`, die), counts (`n`, die, range) and keeps (`k`, `n`, die,
     /// highest) → (distribution, work).
-    sums: Memo<(i64, u32), Dense<W>>,
+    sums: Memo<(i64, u32), dense::Counts<W>>,
     counts: Memo<CountKey, Dense<W>>,
     keeps: Memo<(i64, i64, u32, bool), Dense<W>>,
 }
@@ -373,10 +512,10 @@ impl<'p, W: Weight> Exact<'p, W> {
             depth: Cell::new(0),
             current: Cell::new(0),
             dense: true,
-            calls: RefCell::new(HashMap::new()),
-            sums: RefCell::new(HashMap::new()),
-            counts: RefCell::new(HashMap::new()),
-            keeps: RefCell::new(HashMap::new()),
+            calls: RefCell::new(HashMap::default()),
+            sums: RefCell::new(HashMap::default()),
+            counts: RefCell::new(HashMap::default()),
+            keeps: RefCell::new(HashMap::default()),
         }
     }
 
@@ -391,8 +530,13 @@ impl<'p, W: Weight> Exact<'p, W> {
 
     /// A whole query: its own work budget, whatever earlier queries used.
     pub fn query(&self, proc: u32, args: Vec<Val>) -> Result<Dist<OutcomeKey, W>, RunError> {
+        Ok(self.answer(proc, args)?.into_dist())
+    }
+
+    /// [`Exact::query`] before its outcomes are made a map.
+    fn answer(&self, proc: u32, args: Vec<Val>) -> Result<Answer<W>, RunError> {
         self.work.set(0);
-        self.run(proc, args)
+        self.call(proc, args)
     }
 
     fn reads(&self, proc: u32) -> &[u32] {
@@ -403,12 +547,12 @@ impl<'p, W: Weight> Exact<'p, W> {
     }
 
     /// A remembered kernel result: charged the work it took, as if computed again.
-    fn recall<K: std::hash::Hash + Eq>(
+    fn recall<K: std::hash::Hash + Eq, D: Clone>(
         &self,
-        cache: &Memo<K, Dense<W>>,
+        cache: &Memo<K, D>,
         key: K,
-        compute: impl FnOnce() -> Result<Dense<W>, RunError>,
-    ) -> Result<Dense<W>, RunError> {
+        compute: impl FnOnce() -> Result<D, RunError>,
+    ) -> Result<D, RunError> {
         if let Some((d, work)) = cache.borrow().get(&key) {
             self.charge(*work)?;
             return Ok(d.clone());
@@ -447,6 +591,11 @@ impl<'p, W: Weight> Exact<'p, W> {
 
     /// The outcome distribution of a procedure for fixed arguments.
     pub fn run(&self, proc: u32, args: Vec<Val>) -> Result<Dist<OutcomeKey, W>, RunError> {
+        Ok(self.call(proc, args)?.into_dist())
+    }
+
+    /// [`Exact::run`], its integer outcomes still an array.
+    fn call(&self, proc: u32, args: Vec<Val>) -> Result<Answer<W>, RunError> {
         if self.depth.get() >= crate::interp::MAX_CALL_DEPTH {
             return Err(RunError::Limit {
                 what: "call depth".into(),
@@ -476,7 +625,7 @@ impl<'p, W: Weight> Exact<'p, W> {
         Ok(d)
     }
 
-    fn run_inner(&self, proc: u32, args: Vec<Val>) -> Result<Dist<OutcomeKey, W>, RunError> {
+    fn run_inner(&self, proc: u32, args: Vec<Val>) -> Result<Answer<W>, RunError> {
         let p = &self.program.procs[proc as usize];
         let mut slots: Vec<Slot<W>> = args.into_iter().map(Slot::Fixed).collect();
         slots.resize(
@@ -492,13 +641,8 @@ impl<'p, W: Weight> Exact<'p, W> {
         self.exec(proc, vec![Cont::Stmts(&p.body)], env, 1)
     }
 
-    fn exec<'a>(
-        &'a self,
-        proc: u32,
-        mut stack: Vec<Cont<'a>>,
-        mut env: Env<W>,
-        paths: u128,
-    ) -> Result<Dist<OutcomeKey, W>, RunError> {
+    /// The work of starting a path (`exec`), and the refusal of one path too many.
+    fn enter(&self, paths: u128) -> Result<(), RunError> {
         self.charge(1)?;
         if paths > u128::from(self.limit) {
             return Err(RunError::TooLarge {
@@ -506,6 +650,17 @@ impl<'p, W: Weight> Exact<'p, W> {
                 limit: self.limit,
             });
         }
+        Ok(())
+    }
+
+    fn exec<'a>(
+        &'a self,
+        proc: u32,
+        mut stack: Vec<Cont<'a>>,
+        mut env: Env<W>,
+        paths: u128,
+    ) -> Result<Answer<W>, RunError> {
+        self.enter(paths)?;
         loop {
             let Some(top) = stack.pop() else {
                 let key = if env.effects.is_empty() {
@@ -513,7 +668,7 @@ impl<'p, W: Weight> Exact<'p, W> {
                 } else {
                     OutcomeKey::Effects(env.effects.iter().map(|e| e.show(self.program)).collect())
                 };
-                return Ok(Dist::point(key));
+                return Ok(Answer::Keys(Dist::point(key)));
             };
             let stmts = match top {
                 Cont::Set(slot, v) => {
@@ -522,7 +677,7 @@ impl<'p, W: Weight> Exact<'p, W> {
                 }
                 Cont::ArmEnd(arm) => {
                     if let Some(o) = &arm.outcome {
-                        return Ok(Dist::point(OutcomeKey::Named(o.clone())));
+                        return Ok(Answer::Keys(Dist::point(OutcomeKey::Named(o.clone()))));
                     }
                     if let Some(e) = &arm.value {
                         let d = self.eval(e, &env)?;
@@ -583,27 +738,35 @@ impl<'p, W: Weight> Exact<'p, W> {
                             })?;
                         crate::dist::bump(&mut by_arm.weights, arm, w.clone())?;
                     }
-                    let mut branches = Vec::new();
+                    let mut branches = Vec::with_capacity(by_arm.weights.len());
+                    let more = paths.saturating_mul(by_arm.weights.len() as u128);
                     for (i, w) in &by_arm.weights {
                         let arm = &arms[*i];
+                        // An arm that only names its outcome ends there: its branch is that
+                        // outcome, charged as the path it is, without copying the rest.
+                        if arm.body.is_empty()
+                            && let Some(o) = &arm.outcome
+                        {
+                            self.enter(more)?;
+                            let point = Dist::point(OutcomeKey::Named(o.clone()));
+                            branches.push((w.clone(), Answer::Keys(point)));
+                            continue;
+                        }
                         let mut st: Vec<Cont> = stack.iter().map(clone_cont).collect();
                         st.push(Cont::ArmEnd(arm));
                         st.push(Cont::Stmts(&arm.body));
-                        let sub = self.exec(
-                            proc,
-                            st,
-                            env.clone(),
-                            paths.saturating_mul(by_arm.weights.len() as u128),
-                        )?;
+                        let sub = self.exec(proc, st, env.clone(), more)?;
                         branches.push((w.clone(), sub));
                     }
-                    return Ok(mixture(branches, &by_arm.total)?);
+                    return mix_answers(branches, &by_arm.total);
                 }
                 Stmt::Result(e) => {
                     let d = self.eval(e, &env)?;
                     return self.outcomes(d);
                 }
-                Stmt::Outcome(o) => return Ok(Dist::point(OutcomeKey::Named(o.clone()))),
+                Stmt::Outcome(o) => {
+                    return Ok(Answer::Keys(Dist::point(OutcomeKey::Named(o.clone()))));
+                }
                 Stmt::Effect(e) => {
                     let d = self.effect(e, &env)?;
                     return self.branch_effect(proc, stack, env, paths, d);
@@ -677,7 +840,7 @@ impl<'p, W: Weight> Exact<'p, W> {
         paths: u128,
         d: &ValDist<W>,
         unroll: impl Fn(&Val, &mut Vec<Cont<'a>>) -> Result<(), RunError>,
-    ) -> Result<Dist<OutcomeKey, W>, RunError> {
+    ) -> Result<Answer<W>, RunError> {
         let mut branches = Vec::with_capacity(d.len());
         let more = paths.saturating_mul(d.len() as u128);
         for (v, w) in d.iter() {
@@ -685,7 +848,7 @@ impl<'p, W: Weight> Exact<'p, W> {
             unroll(&v, &mut st)?;
             branches.push((w.clone(), self.exec(proc, st, env.clone(), more)?));
         }
-        Ok(mixture(branches, d.total())?)
+        mix_answers(branches, d.total())
     }
 
     /// Continue once per value of `d`; `step` adjusts the environment and may push a block.
@@ -697,7 +860,7 @@ impl<'p, W: Weight> Exact<'p, W> {
         paths: u128,
         d: &ValDist<W>,
         step: impl Fn(&mut Env<W>, &Val) -> Option<Cont<'a>>,
-    ) -> Result<Dist<OutcomeKey, W>, RunError> {
+    ) -> Result<Answer<W>, RunError> {
         let mut branches = Vec::with_capacity(d.len());
         let more = paths.saturating_mul(d.len() as u128);
         for (v, w) in d.iter() {
@@ -708,7 +871,7 @@ impl<'p, W: Weight> Exact<'p, W> {
             }
             branches.push((w.clone(), self.exec(proc, st, e, more)?));
         }
-        Ok(mixture(branches, d.total())?)
+        mix_answers(branches, d.total())
     }
 
     fn branch_effect<'a>(
@@ -718,7 +881,7 @@ impl<'p, W: Weight> Exact<'p, W> {
         env: Env<W>,
         paths: u128,
         d: Dist<EffectRec, W>,
-    ) -> Result<Dist<OutcomeKey, W>, RunError> {
+    ) -> Result<Answer<W>, RunError> {
         let mut branches = Vec::with_capacity(d.len());
         let more = paths.saturating_mul(d.len() as u128);
         for (rec, w) in &d.weights {
@@ -727,7 +890,7 @@ impl<'p, W: Weight> Exact<'p, W> {
             let st: Vec<Cont> = stack.iter().map(clone_cont).collect();
             branches.push((w.clone(), self.exec(proc, st, e, more)?));
         }
-        Ok(mixture(branches, &d.total)?)
+        mix_answers(branches, &d.total)
     }
 
     fn effect(&self, e: &ir::Effect, env: &Env<W>) -> Result<Dist<EffectRec, W>, RunError> {
@@ -866,10 +1029,13 @@ impl<'p, W: Weight> Exact<'p, W> {
     /// `dN`) convolves by a sliding window: each step is additions only.
     fn sum_dist(&self, n: i64, die: u32) -> Result<Dense<W>, RunError> {
         crate::interp::pool_size(n)?;
-        self.recall(&self.sums, (n, die), || {
+        // Remembered as the kernel left it (a flat die's counts in words), the weights made
+        // for each use: a big-integer sum is then made once, not once more to be kept.
+        let counts = self.recall(&self.sums, (n, die), || {
             let one = self.die_dense(die)?;
-            dense::sum_of(&one, n as u64, |a, b| self.charge_product(a, b))
-        })
+            dense::sum_counts(&one, n as u64, |a, b| self.charge_product(a, b))
+        })?;
+        Ok(counts.into_dense()?)
     }
 
     /// How many of `n` dice land in `[lo, hi]`: a binomial.
@@ -898,11 +1064,15 @@ impl<'p, W: Weight> Exact<'p, W> {
     /// maps of sums ([`Exact::keep_sparse`]).
     fn keep_dist(&self, k: i64, n: i64, die: u32, highest: bool) -> Result<ValDist<W>, RunError> {
         crate::interp::pool_size(n)?;
-        let mut faces: BTreeMap<i64, u64> = BTreeMap::new();
-        for f in self.faces(die)? {
-            *faces.entry(*f).or_default() += 1;
+        let mut sorted = self.faces(die)?.to_vec();
+        sorted.sort_unstable();
+        let mut distinct: Vec<(i64, u64)> = Vec::with_capacity(sorted.len());
+        for f in sorted {
+            match distinct.last_mut() {
+                Some((v, m)) if *v == f => *m += 1,
+                _ => distinct.push((f, 1)),
+            }
         }
-        let distinct: Vec<(i64, u64)> = faces.into_iter().collect();
         let spread = match (distinct.first(), distinct.last()) {
             (Some((a, _)), Some((b, _))) => b.checked_sub(*a).and_then(|x| u64::try_from(x).ok()),
             _ => Some(0),
@@ -1061,29 +1231,19 @@ impl<'p, W: Weight> Exact<'p, W> {
         }
     }
 
-    /// The outcomes a final value gives (a symbol is a named outcome).
-    fn outcomes(&self, d: ValDist<W>) -> Result<Dist<OutcomeKey, W>, RunError> {
+    /// The outcomes a final value gives (a symbol is a named outcome). Integers close together
+    /// stay an array: branches of them mix as arrays, and the map of outcomes is built once,
+    /// at the end, in the weights the caller wants.
+    fn outcomes(&self, d: ValDist<W>) -> Result<Answer<W>, RunError> {
         match d {
-            // Integers are outcomes as they are, in ascending order: the weights move into the
-            // map (a hundred d6 has 501 big weights; copying them cost as much as the sum).
-            ValDist::Ints(a) => {
-                let lo = a.lo;
-                let weights: BTreeMap<OutcomeKey, W> =
-                    a.w.into_iter()
-                        .enumerate()
-                        .filter(|(_, w)| !w.is_zero())
-                        .map(|(i, w)| (OutcomeKey::Value(Val::Int(lo + i as i64)), w))
-                        .collect();
-                Ok(Dist {
-                    weights,
-                    total: a.total,
-                })
-            }
+            ValDist::Ints(a) => Ok(Answer::Ints(a)),
             ValDist::Vals(m) => {
                 for v in m.weights.keys() {
                     crate::interp::applies(v.clone())?;
                 }
-                Ok(ValDist::Vals(m).map_to(|v| OutcomeKey::of_value(normalize(v.clone()))))
+                Ok(Answer::Keys(
+                    ValDist::Vals(m).map_to(|v| OutcomeKey::of_value(normalize(v.clone()))),
+                ))
             }
         }
     }
@@ -1121,7 +1281,7 @@ impl<'p, W: Weight> Exact<'p, W> {
         };
         Ok(match op {
             BinOp::Add => Some(ValDist::from_dense(dense::add(x, y)?)),
-            BinOp::Sub => Some(ValDist::from_dense(dense::add(x, &dense::neg(y)?)?)),
+            BinOp::Sub => Some(ValDist::from_dense(dense::sub(x, y)?)),
             BinOp::Lt => cmp(Cmp::Lt)?,
             BinOp::Le => cmp(Cmp::Le)?,
             BinOp::Gt => cmp(Cmp::Gt)?,
@@ -1214,15 +1374,15 @@ impl<'p, W: Weight> Exact<'p, W> {
                 let tuples = self.tuples(args, env)?;
                 let mut branches = Vec::new();
                 for (vals, w) in &tuples.weights {
-                    let d = self.run(*proc, vals.clone())?;
-                    branches.push((
-                        w.clone(),
-                        ValDist::from_vals(d.map(|k| match k {
+                    let d = match self.call(*proc, vals.clone())? {
+                        Answer::Ints(d) => ValDist::from_dense(d),
+                        Answer::Keys(d) => ValDist::from_vals(d.map(|k| match k {
                             OutcomeKey::Named(n) => Val::Sym(n.clone()),
                             OutcomeKey::Value(v) => v.clone(),
                             _ => Val::Unit,
                         })),
-                    ));
+                    };
+                    branches.push((w.clone(), d));
                 }
                 mix(branches, &tuples.total)?
             }

@@ -134,20 +134,33 @@ pub fn flat_sum_recurrence(f: u64, n: u64, limbs: usize) -> Vec<u64> {
     // The right side is below 2^28 times the total (every factor is at most n·f + f, and the
     // counts fit memory): one word more than a count.
     let mut num = vec![0u64; limbs + 1];
-    // Words in use by c[m]: the counts grow up to the middle, so c[m] bounds every earlier one.
+    let zero = vec![0u64; limbs];
+    // Words in use by c[m]: the counts grow up to the middle, so c[m] bounds every earlier one
+    // (their words past `act` are zero).
     let mut act = 1usize;
     for m in 0..half - 1 {
-        let w = act + 1;
-        let num = &mut num[..w];
-        num.fill(0);
         let row = |i: usize| &out[i * limbs..i * limbs + act];
-        mul_add_small(num, row(m), m as u64 + n);
-        if m >= fu {
-            mul_add_small(num, row(m - fu), n * (f - 1) + f - m as u64);
+        let now = row(m);
+        let (far, near) = (
+            m.checked_sub(fu).map_or(&zero[..act], row),
+            (m + 1).checked_sub(fu).map_or(&zero[..act], row),
+        );
+        let (a, b, c) = (
+            i128::from(m as u64 + n),
+            i128::from((n * (f - 1) + f).saturating_sub(m as u64)),
+            i128::from((f * (n + 1)).saturating_sub(m as u64 + 1)),
+        );
+        // The three products in one pass, word by word with a signed carry: every partial
+        // sum is below 2^(64 + 28 + 2) in size, far inside 128 bits.
+        let mut carry = 0i128;
+        for (((slot, x), y), z) in num.iter_mut().zip(now).zip(far).zip(near) {
+            let t = carry + i128::from(*x) * a + i128::from(*y) * b - i128::from(*z) * c;
+            *slot = t as u64;
+            carry = t >> 64;
         }
-        if m + 1 >= fu {
-            mul_sub_small(num, row(m + 1 - fu), f * (n + 1) - m as u64 - 1);
-        }
+        debug_assert!(carry >= 0);
+        num[act] = carry as u64;
+        let num = &mut num[..act + 1];
         div_exact_small(num, m as u64 + 1);
         act = num.iter().rposition(|x| *x != 0).map_or(1, |i| i + 1);
         debug_assert!(act <= limbs);
@@ -161,8 +174,8 @@ pub fn flat_sum_recurrence(f: u64, n: u64, limbs: usize) -> Vec<u64> {
     out
 }
 
-/// `acc += row · k`; `acc` has room for the result.
-#[inline(always)]
+/// `acc += row · k`; `acc` has room for the result (the tests' way to make multiples).
+#[cfg(test)]
 fn mul_add_small(acc: &mut [u64], row: &[u64], k: u64) {
     let mut carry = 0u64;
     for (x, y) in acc.iter_mut().zip(row) {
@@ -182,7 +195,7 @@ fn mul_add_small(acc: &mut [u64], row: &[u64], k: u64) {
 }
 
 /// `acc -= row · k`; the result is not negative.
-#[inline(always)]
+#[cfg(test)]
 fn mul_sub_small(acc: &mut [u64], row: &[u64], k: u64) {
     let mut borrow = 0u64;
     for (x, y) in acc.iter_mut().zip(row) {
