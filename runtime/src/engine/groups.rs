@@ -96,9 +96,8 @@ impl State {
         if from == Some(to) {
             return true;
         }
-        let made = mates(to) == 1;
-        let broken = from.is_some_and(|at| mates(at) == 1);
-        if !made || broken {
+        // Most places a move is tested at hold none of the side: no group is made there.
+        if mates(to) != 1 || from.is_some_and(|at| mates(at) == 1) {
             return true;
         }
         self.groups(side, None) < cap
