@@ -667,7 +667,7 @@ impl DinkyDau {
             lines[n + 1..]
                 .iter()
                 .take_while(|x| {
-                    !(x.kind() == "decision" && !x.s("label").starts_with("choose "))
+                    (x.kind() != "decision" || x.s("label").starts_with("choose "))
                         && x.kind() != "phase"
                 })
                 .any(|x| x.kind() == "eliminated" && x.s("piece") == label)
@@ -747,7 +747,7 @@ impl DinkyDau {
                         continue;
                     };
                     let tree = stat.sniper && at.get(&label).is_some_and(|&p| self.in_canopy(p));
-                    if tree && counter != "front_ring" || tree && value > before {
+                    if tree && (counter != "front_ring" || value > before) {
                         r.check(
                             "4.5.C: a tree sniper that takes an unsaved hit is eliminated",
                             (!falls(n, &label)).then(|| format!("{label} (line {n})")),
