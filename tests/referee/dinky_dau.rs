@@ -132,6 +132,8 @@ pub struct DinkyDau {
     drift_vp: i64,
     medic_tabulated: bool,
     recon_4_3: bool,
+    /// 5.6.C read as the choice of the target element only (option `sniper_picks_element`).
+    sniper_picks_element: bool,
     sides: Vec<String>,
     turns: i64,
     tokens_per_turn: i64,
@@ -620,6 +622,7 @@ impl DinkyDau {
             drift_vp,
             medic_tabulated: option("medic_as_tabulated"),
             recon_4_3: option("recon_incident_4_3"),
+            sniper_picks_element: option("sniper_picks_element"),
             sides,
             turns: num("turns"),
             tokens_per_turn: num("ambush_tokens"),
@@ -763,7 +766,7 @@ impl DinkyDau {
                         + i64::from(counter == "smalls_lost");
                     let mediums_before = stat.mediums - c("mediums_lost").unwrap_or(0)
                         + i64::from(counter == "mediums_lost");
-                    if self.is_sniper(&args[0]) {
+                    if self.is_sniper(&args[0]) && !self.sniper_picks_element {
                         r.check(
                             "5.6.C: a sniper's unsaved hit takes a small stand while there is one",
                             (smalls_before > 0 && counter != "smalls_lost" || looked_out)
@@ -1200,16 +1203,17 @@ impl DinkyDau {
                     }
                     // 5.6.C: the order's firer is a sniper, or a sniper on the table fires in an
                     // allied order (an ambush); its hits are checked in `snipers`.
-                    let sniper_fire = order.as_ref().is_some_and(|(side, lab)| {
-                        let actor = lab
-                            .split_once('(')
-                            .and_then(|(_, rest)| rest.split([',', ')']).next())
-                            .map(str::trim)
-                            .unwrap_or_default();
-                        self.is_sniper(actor)
-                            || *side == allied
-                                && pieces.iter().any(|(k, q)| !q.gone && self.is_sniper(k))
-                    });
+                    let sniper_fire = !self.sniper_picks_element
+                        && order.as_ref().is_some_and(|(side, lab)| {
+                            let actor = lab
+                                .split_once('(')
+                                .and_then(|(_, rest)| rest.split([',', ')']).next())
+                                .map(str::trim)
+                                .unwrap_or_default();
+                            self.is_sniper(actor)
+                                || *side == allied
+                                    && pieces.iter().any(|(k, q)| !q.gone && self.is_sniper(k))
+                        });
                     if counter == "smalls_lost" && value > before && !sniper_fire {
                         let mediums_left = stat.as_ref().map_or(0, |s| s.mediums)
                             - p.c("mediums_lost")
