@@ -482,7 +482,8 @@ fn dinky_dau_jungle_patrol_against_the_jungle_ghost_is_played_as_printed() {
 /// 4.2 State 0 with its ambushes, tripwires and trapdoors), over 200 seeded games with the
 /// stand-in sweeping player (`village_sweeper`, ours) against a random VC, 200 with random
 /// players on both sides, and 200 with the sweeper against `trap_setter` (ours), a VC that
-/// notes its tripwires in the patrol's way and keeps its reserve for them.
+/// notes its tripwires in the patrol's way and keeps its reserve for them. The reserve's sniper
+/// (4.2 State 0, 4.5.C, 5.6.C) is checked in all three runs.
 #[test]
 fn dinky_dau_village_sweep_is_played_as_printed() {
     // The reserve's rules, met in every run where the sweep reaches the hamlet.
@@ -517,6 +518,8 @@ fn dinky_dau_village_sweep_is_played_as_printed() {
     let random: Vec<&str> = RESERVE
         .into_iter()
         .chain([
+            "5.6.C: a sniper's unsaved hit takes a small stand while there is one",
+            "5.6.C: only a sniper hits a small stand past the medium stands",
             "9b.2 item 6: an element comes up in an allied order only by a trapdoor ambush",
             "9b.2 item 6 / 2.3 item 5: a trapdoor ambush comes up in cover by another entrance, a later turn",
         ])

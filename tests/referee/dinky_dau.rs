@@ -64,6 +64,14 @@
 //!   choice names a reserve element before it enters.
 //! - Water (4.2 State 1 trigger 2): a blind whose move enters, crosses or leaves the creek is
 //!   an echo (or confirmed) once the move is over.
+//! - Snipers (4.2 State 0, 4.5.C, 5.6.C / 5.1 step 4; the reserve's sniper): a small stand of
+//!   an element with medium stands left is lost to aimed fire only when the firer is a sniper
+//!   (in any other order only when the firer is a sniper or a sniper is on the table in an
+//!   allied order, i.e. an ambush); a sniper's aimed fire puts each unsaved hit on a small
+//!   stand while the target has one, with no Look Out, Sir! roll; aimed fire at a sniper in a
+//!   canopy (dense jungle, plantation) is saved on 4+ (6 at point blank); a sniper in a canopy
+//!   is never pinned, and is eliminated at once when it loses a stand or fails its pinning
+//!   test.
 //! - Civic Drift (9b.3) in the VP recount: +2 per cache found, -1 per hootch burned with no
 //!   cache found by it, +1 per Medcap, -3 (or 4.3's -1) per Recon by Fire "1" with an
 //!   unburned hootch within 4in of its target; the track clamped to -5..+5 and scored.
@@ -86,6 +94,8 @@ struct Stat {
     squad_leader: bool,
     dummy: bool,
     medic: bool,
+    /// 5.6.C: a dedicated sniper stand (role `sniper_team`).
+    sniper: bool,
 }
 
 #[derive(Default, Clone, Debug)]
@@ -122,6 +132,8 @@ pub struct DinkyDau {
     drift_vp: i64,
     medic_tabulated: bool,
     recon_4_3: bool,
+    /// 5.6.C read as the choice of the target element only (option `sniper_picks_element`).
+    sniper_picks_element: bool,
     sides: Vec<String>,
     turns: i64,
     tokens_per_turn: i64,
@@ -447,6 +459,7 @@ impl DinkyDau {
                     squad_leader: boolean("squad_leader"),
                     dummy: role.as_str() == Some("dummy_blind"),
                     medic: role.as_str() == Some("medic_team"),
+                    sniper: role.as_str() == Some("sniper_team"),
                 },
             );
         }
@@ -609,6 +622,7 @@ impl DinkyDau {
             drift_vp,
             medic_tabulated: option("medic_as_tabulated"),
             recon_4_3: option("recon_incident_4_3"),
+            sniper_picks_element: option("sniper_picks_element"),
             sides,
             turns: num("turns"),
             tokens_per_turn: num("ambush_tokens"),
@@ -622,6 +636,153 @@ impl DinkyDau {
 
     fn in_terrain(&self, terrain: &str, p: (i64, i64)) -> bool {
         self.rects(terrain).iter().any(|r| inside(r, p))
+    }
+
+    fn is_sniper(&self, label: &str) -> bool {
+        self.stats
+            .get(entity_of(label, &self.sides))
+            .is_some_and(|s| s.sniper)
+    }
+
+    /// 4.5.C: a sniper in a tree canopy (dense jungle or the rubber plantation).
+    fn in_canopy(&self, p: (i64, i64)) -> bool {
+        self.in_terrain("dense_jungle", p) || self.in_terrain("rubber_plantation", p)
+    }
+
+    /// Snipers (4.2 State 0, 4.5.C, 5.6.C / 5.1 step 4), from the log alone:
+    /// - a small stand of an element with medium stands left is lost in an aimed fire order
+    ///   only when the firer is a sniper (the Body Shield rule otherwise);
+    /// - a sniper's aimed fire puts each unsaved hit on a small stand of its target while it
+    ///   has one (no ring on a medium stand, no Look Out, Sir! roll);
+    /// - aimed fire at a sniper in a tree canopy saves on 4+ (heavy cover), 6 at point blank;
+    /// - a tree sniper that loses a stand or fails its pinning test is eliminated at once,
+    ///   and is never pinned.
+    fn snipers(&self, lines: &[Line], r: &mut Report) {
+        if !self.stats.values().any(|s| s.sniper) {
+            return;
+        }
+        let mut at: BTreeMap<String, (i64, i64)> = BTreeMap::new();
+        let mut lost: BTreeMap<(String, String), i64> = BTreeMap::new();
+        let mut acted: Option<(String, Vec<String>)> = None;
+        let mut looked_out = false;
+        // Whether the piece is eliminated before the next order or roll.
+        let falls = |n: usize, label: &str| {
+            lines[n + 1..]
+                .iter()
+                .take_while(|x| {
+                    (x.kind() != "decision" || x.s("label").starts_with("choose "))
+                        && x.kind() != "phase"
+                })
+                .any(|x| x.kind() == "eliminated" && x.s("piece") == label)
+        };
+        for (n, l) in lines.iter().enumerate() {
+            match l.kind() {
+                "deployed" | "entered" => {
+                    if let Some(p) = point(&l.v["at"]) {
+                        at.insert(l.s("piece"), p);
+                    }
+                }
+                "moved" => {
+                    if let Some(p) = point(&l.v["to"]) {
+                        at.insert(l.s("piece"), p);
+                    }
+                }
+                "decision" if !l.s("label").starts_with("choose ") => acted = None,
+                "acted" => {
+                    acted = Some((l.s("action"), l.args()));
+                    looked_out = false;
+                }
+                "resolved" => {
+                    let Some((action, args)) = acted.as_ref().filter(|(a, _)| a == "aimed_fire")
+                    else {
+                        continue;
+                    };
+                    let (firer, target) = (&args[0], &args[1]);
+                    let canopy = self.is_sniper(target)
+                        && at.get(target).is_some_and(|&p| self.in_canopy(p));
+                    match l.s("name").as_str() {
+                        "save_roll" if canopy && l.s("why") == *action => {
+                            let d = match (at.get(firer), at.get(target)) {
+                                (Some(&a), Some(&b)) => dist(a, b),
+                                _ => continue,
+                            };
+                            let save = arg_int(&l.args(), 1);
+                            let want = if d <= 3 * INCH { 6 } else { 4 };
+                            r.check(
+                                "4.5.C: a tree sniper saves on 4+ (heavy cover; 6 at point blank)",
+                                (save != want).then(|| {
+                                    format!("{target} saved on {save}, {d} apart (line {n})")
+                                }),
+                            );
+                        }
+                        "morale_test" if canopy && l.s("result") == "fail" => r.check(
+                            "4.5.C: a tree sniper that fails its pinning test is eliminated",
+                            (!falls(n, target)).then(|| format!("{target} (line {n})")),
+                        ),
+                        "look_out_sir" => looked_out = true,
+                        _ => {}
+                    }
+                }
+                "marked" if l.s("marker") == "pinned_marker" => {
+                    let label = l.s("piece");
+                    let tree = self.is_sniper(&label)
+                        && at.get(&label).is_some_and(|&p| self.in_canopy(p));
+                    r.check(
+                        "4.5.C: a tree sniper is never pinned (it falls)",
+                        tree.then(|| format!("{label} pinned in a tree (line {n})")),
+                    );
+                }
+                "counted" => {
+                    let label = l.s("piece");
+                    let counter = l.s("counter");
+                    if !matches!(
+                        counter.as_str(),
+                        "front_ring" | "mediums_lost" | "smalls_lost"
+                    ) {
+                        continue;
+                    }
+                    let value = l.v["value"].as_i64().unwrap_or(0);
+                    let before = lost
+                        .insert((label.clone(), counter.clone()), value)
+                        .unwrap_or(0);
+                    let c = |k: &str| lost.get(&(label.clone(), k.to_string())).copied();
+                    let Some(stat) = self.stats.get(entity_of(&label, &self.sides)) else {
+                        continue;
+                    };
+                    let tree = stat.sniper && at.get(&label).is_some_and(|&p| self.in_canopy(p));
+                    if tree && (counter != "front_ring" || value > before) {
+                        r.check(
+                            "4.5.C: a tree sniper that takes an unsaved hit is eliminated",
+                            (!falls(n, &label)).then(|| format!("{label} (line {n})")),
+                        );
+                    }
+                    let Some((action, args)) = acted.as_ref() else {
+                        continue;
+                    };
+                    if action != "aimed_fire" || args.get(1) != Some(&label) || value <= before {
+                        continue;
+                    }
+                    let smalls_before = stat.smalls - c("smalls_lost").unwrap_or(0)
+                        + i64::from(counter == "smalls_lost");
+                    let mediums_before = stat.mediums - c("mediums_lost").unwrap_or(0)
+                        + i64::from(counter == "mediums_lost");
+                    if self.is_sniper(&args[0]) && !self.sniper_picks_element {
+                        r.check(
+                            "5.6.C: a sniper's unsaved hit takes a small stand while there is one",
+                            (smalls_before > 0 && counter != "smalls_lost" || looked_out)
+                                .then(|| format!("{label} {counter} (line {n})")),
+                        );
+                    } else {
+                        r.check(
+                            "5.6.C: only a sniper hits a small stand past the medium stands",
+                            (counter == "smalls_lost" && mediums_before > 0)
+                                .then(|| format!("{label} by {} (line {n})", args[0])),
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 
     fn in_dense(&self, p: (i64, i64)) -> bool {
@@ -640,6 +801,7 @@ impl DinkyDau {
                 v: serde_json::from_str(l).expect("a log line is JSON"),
             })
             .collect();
+        self.snipers(&lines, r);
         let mut pieces: BTreeMap<String, Piece> = BTreeMap::new();
         let mut phase = String::new();
         let mut cp = 0i64;
@@ -1039,7 +1201,20 @@ impl DinkyDau {
                             q.counters.insert("_ring_cleared".into(), 0);
                         }
                     }
-                    if counter == "smalls_lost" && value > before {
+                    // 5.6.C: the order's firer is a sniper, or a sniper on the table fires in an
+                    // allied order (an ambush); its hits are checked in `snipers`.
+                    let sniper_fire = !self.sniper_picks_element
+                        && order.as_ref().is_some_and(|(side, lab)| {
+                            let actor = lab
+                                .split_once('(')
+                                .and_then(|(_, rest)| rest.split([',', ')']).next())
+                                .map(str::trim)
+                                .unwrap_or_default();
+                            self.is_sniper(actor)
+                                || *side == allied
+                                    && pieces.iter().any(|(k, q)| !q.gone && self.is_sniper(k))
+                        });
+                    if counter == "smalls_lost" && value > before && !sniper_fire {
                         let mediums_left = stat.as_ref().map_or(0, |s| s.mediums)
                             - p.c("mediums_lost")
                             - p.c("_absent");
@@ -1626,10 +1801,16 @@ impl DinkyDau {
                                 ((result == "squad_activates") != (first >= 4))
                                     .then(|| format!("{dice:?} = {result} (line {n})")),
                             );
-                            // 1.5: on a failure the squad only holds: its order (a search)
-                            // is not carried out.
+                            // 1.5: on a failure the squad only holds: its order (a search,
+                            // a Medcap) is not carried out.
                             if result == "hold_position" {
                                 search_expect.clear();
+                                if order
+                                    .as_ref()
+                                    .is_some_and(|(_, o)| o.starts_with("medcap("))
+                                {
+                                    medcaps -= 1;
+                                }
                             }
                         }
                         "ambush_discipline_check" => r.check(
