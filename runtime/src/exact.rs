@@ -221,18 +221,10 @@ fn mix<W: Weight>(branches: Vec<(W, ValDist<W>)>, total: &W) -> Result<ValDist<W
     }
     let all_dense = branches.iter().all(|(_, d)| matches!(d, ValDist::Ints(_)));
     if all_dense {
-        let (mut lo, mut hi, mut n) = (i64::MAX, i64::MIN, 0usize);
-        for (_, d) in &branches {
-            if let ValDist::Ints(d) = d
-                && !d.w.is_empty()
-            {
-                lo = lo.min(d.lo);
-                hi = hi.max(d.hi());
-                n += d.w.len();
-            }
-        }
-        let width = hi.checked_sub(lo).and_then(|x| u64::try_from(x).ok());
-        if width.is_some_and(|w| dense::worth_dense(n, w.saturating_add(1))) {
+        if worth_one_array(branches.iter().filter_map(|(_, d)| match d {
+            ValDist::Ints(d) => Some(d),
+            ValDist::Vals(_) => None,
+        })) {
             let bs = branches
                 .into_iter()
                 .map(|(w, d)| match d {
@@ -297,6 +289,19 @@ impl<W: Weight> Answer<W> {
     }
 }
 
+/// Whether the branches' arrays, mixed, are worth one array: their values together span
+/// few more integers than they hold.
+fn worth_one_array<'a, W: Weight + 'a>(branches: impl Iterator<Item = &'a Dense<W>>) -> bool {
+    let (mut lo, mut hi, mut n) = (i64::MAX, i64::MIN, 0usize);
+    for d in branches.filter(|d| !d.w.is_empty()) {
+        lo = lo.min(d.lo);
+        hi = hi.max(d.hi());
+        n += d.w.len();
+    }
+    let width = hi.checked_sub(lo).and_then(|x| u64::try_from(x).ok());
+    width.is_some_and(|w| dense::worth_dense(n, w.saturating_add(1)))
+}
+
 /// `Σ (w_i / T) · A_i` over answers: on arrays when every branch is one and their ranges
 /// together are worth an array, else on maps. Both give the same weights and total.
 fn mix_answers<W: Weight>(branches: Vec<(W, Answer<W>)>, total: &W) -> Result<Answer<W>, RunError> {
@@ -308,18 +313,10 @@ fn mix_answers<W: Weight>(branches: Vec<(W, Answer<W>)>, total: &W) -> Result<An
             .expect("one branch"));
     }
     if branches.iter().all(|(_, d)| matches!(d, Answer::Ints(_))) {
-        let (mut lo, mut hi, mut n) = (i64::MAX, i64::MIN, 0usize);
-        for (_, d) in &branches {
-            if let Answer::Ints(d) = d
-                && !d.w.is_empty()
-            {
-                lo = lo.min(d.lo);
-                hi = hi.max(d.hi());
-                n += d.w.len();
-            }
-        }
-        let width = hi.checked_sub(lo).and_then(|x| u64::try_from(x).ok());
-        if width.is_some_and(|w| dense::worth_dense(n, w.saturating_add(1))) {
+        if worth_one_array(branches.iter().filter_map(|(_, d)| match d {
+            Answer::Ints(d) => Some(d),
+            Answer::Keys(_) => None,
+        })) {
             let bs = branches
                 .into_iter()
                 .map(|(w, d)| match d {
