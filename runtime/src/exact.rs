@@ -220,20 +220,20 @@ fn mix<W: Weight>(branches: Vec<(W, ValDist<W>)>, total: &W) -> Result<ValDist<W
             .expect("one branch"));
     }
     let all_dense = branches.iter().all(|(_, d)| matches!(d, ValDist::Ints(_)));
-    if all_dense {
-        if worth_one_array(branches.iter().filter_map(|(_, d)| match d {
+    if all_dense
+        && worth_one_array(branches.iter().filter_map(|(_, d)| match d {
             ValDist::Ints(d) => Some(d),
             ValDist::Vals(_) => None,
-        })) {
-            let bs = branches
-                .into_iter()
-                .map(|(w, d)| match d {
-                    ValDist::Ints(d) => (w, d),
-                    ValDist::Vals(_) => unreachable!("all branches are dense"),
-                })
-                .collect();
-            return Ok(ValDist::Ints(dense::mixture(bs, total)?));
-        }
+        }))
+    {
+        let bs = branches
+            .into_iter()
+            .map(|(w, d)| match d {
+                ValDist::Ints(d) => (w, d),
+                ValDist::Vals(_) => unreachable!("all branches are dense"),
+            })
+            .collect();
+        return Ok(ValDist::Ints(dense::mixture(bs, total)?));
     }
     let bs = branches
         .into_iter()
@@ -312,20 +312,20 @@ fn mix_answers<W: Weight>(branches: Vec<(W, Answer<W>)>, total: &W) -> Result<An
             .map(|(_, d)| d)
             .expect("one branch"));
     }
-    if branches.iter().all(|(_, d)| matches!(d, Answer::Ints(_))) {
-        if worth_one_array(branches.iter().filter_map(|(_, d)| match d {
+    if branches.iter().all(|(_, d)| matches!(d, Answer::Ints(_)))
+        && worth_one_array(branches.iter().filter_map(|(_, d)| match d {
             Answer::Ints(d) => Some(d),
             Answer::Keys(_) => None,
-        })) {
-            let bs = branches
-                .into_iter()
-                .map(|(w, d)| match d {
-                    Answer::Ints(d) => (w, d),
-                    Answer::Keys(_) => unreachable!("all branches are arrays"),
-                })
-                .collect();
-            return Ok(Answer::Ints(dense::mixture(bs, total)?));
-        }
+        }))
+    {
+        let bs = branches
+            .into_iter()
+            .map(|(w, d)| match d {
+                Answer::Ints(d) => (w, d),
+                Answer::Keys(_) => unreachable!("all branches are arrays"),
+            })
+            .collect();
+        return Ok(Answer::Ints(dense::mixture(bs, total)?));
     }
     let bs = branches
         .into_iter()
