@@ -762,7 +762,8 @@ impl GameHost<'_, '_> {
     /// The hexes a piece enters, in order, on a cheapest route to `to` (the costs of
     /// [`GameHost::reach`]); empty when it has none. Ties go to the first neighbour listed.
     fn cheapest_route(&mut self, i: usize, to: HexCoord) -> Result<Vec<HexCoord>, RunError> {
-        let BoardSpec::Hex { grid, .. } = &self.rules.board else {
+        let rules = self.rules;
+        let BoardSpec::Hex { grid, .. } = &rules.board else {
             return Ok(Vec::new());
         };
         let rows = grid.rows();
@@ -784,18 +785,20 @@ impl GameHost<'_, '_> {
                 _ => None,
             })
             .collect();
-        let dist = self.reach(i, None)?.to_vec();
         let mut k = BoardSpec::hex_index(grid, to);
+        // Settled until `to` is: every hex cheaper than it is then exact, and the walk back
+        // reads only those (each step back is cheaper by the cost of the hex it leaves).
+        let dist = &self.settled(i, None, Until::Hex(k))?.dist;
         if dist.get(k).is_none_or(|d| *d == u32::MAX) {
             return Ok(Vec::new());
         }
         let mut back = Vec::new();
         while k != start {
             back.push(k);
-            let Some(c) = self.rules.hex_cost[k] else {
+            let Some(c) = rules.hex_cost[k] else {
                 return Ok(Vec::new());
             };
-            let prev = self.rules.hex_adjacent[k]
+            let prev = rules.hex_adjacent[k]
                 .iter()
                 .map(|&n| n as usize)
                 .find(|&n| {

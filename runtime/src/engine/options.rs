@@ -1263,32 +1263,20 @@ impl Game<'_, '_> {
         };
         match (area, &self.rules.board) {
             (DeployArea::Hexes(hexes), _) => {
+                // Where pieces stand now (few, while the sides set up): a hex holding none
+                // passes every test of [`Game::deploy_refused`], which look at every piece.
+                let taken: Vec<HexCoord> = (self.state.pieces.iter())
+                    .filter(|q| q.on_board())
+                    .filter_map(|q| match q.pos {
+                        Some(Pos::Hex(h)) => Some(h),
+                        _ => None,
+                    })
+                    .collect();
                 for h in hexes {
-                    let here = self
-                        .state
-                        .pieces_at(Pos::Hex(*h))
-                        .filter(|(_, q)| q.is_unit)
-                        .count();
-                    let enemy = self
-                        .state
-                        .pieces_at(Pos::Hex(*h))
-                        .any(|(_, q)| q.is_unit && q.side != Some(side));
-                    if enemy || force.max_per_hex.is_some_and(|m| here as u32 >= m) {
-                        continue;
-                    }
-                    // A unit is not set up where its side's units may never stand together
-                    // (a piece whose kind has `blocks_movement`), nor beyond its side's cap
-                    // of places holding groups (`groups_per_side`).
-                    if p.is_unit && self.state.blocked_with(self.rules, i, Pos::Hex(*h)) {
-                        continue;
-                    }
-                    if p.is_unit
-                        && !self.state.groups_allow(
-                            i,
-                            Pos::Hex(*h),
-                            p.side.and_then(|s| self.rules.group_cap(s)),
-                        )
-                    {
+                    let at = Pos::Hex(*h);
+                    // (A cap of none per hex refuses even an empty hex.)
+                    let tested = taken.contains(h) || force.max_per_hex == Some(0);
+                    if tested && self.deploy_refused(i, side, force.max_per_hex, at) {
                         continue;
                     }
                     out.push(Choice {
@@ -1343,6 +1331,27 @@ impl Game<'_, '_> {
             }
         }
         Ok(out)
+    }
+
+    /// Piece `i` of `side` may not be set up at `at`: an enemy unit stands there, the hex
+    /// holds its force's most units (`max_per_hex`), or a unit there may never stand with it
+    /// (`blocks_movement`), or the side would pass its cap of places holding groups
+    /// (`groups_per_side`).
+    fn deploy_refused(&self, i: usize, side: SideId, max_per_hex: Option<u32>, at: Pos) -> bool {
+        let p = &self.state.pieces[i];
+        let here = (self.state.pieces_at(at))
+            .filter(|(_, q)| q.is_unit)
+            .count();
+        let enemy = (self.state.pieces_at(at)).any(|(_, q)| q.is_unit && q.side != Some(side));
+        enemy
+            || max_per_hex.is_some_and(|m| here as u32 >= m)
+            || (p.is_unit
+                && (self.state.blocked_with(self.rules, i, at)
+                    || !(self.state).groups_allow(
+                        i,
+                        at,
+                        p.side.and_then(|s| self.rules.group_cap(s)),
+                    )))
     }
 }
 
