@@ -1,8 +1,6 @@
 //! The tree-walking interpreter of the IR: the reference semantics every other backend (the
 //! exact evaluator, the JIT, the game engine) must agree with.
 
-use std::collections::HashMap;
-
 use sandtable_ir::{
     self as ir, BinOp, Builtin, EngineFn, Expr, KeyPattern, Program, Stmt, UnOp, Value,
 };
@@ -95,11 +93,12 @@ pub trait Host {
         )))
     }
     /// Run a procedure natively when the host holds compiled code for it; `None` sends the
-    /// call to the interpreter. Only asked when no trace is being kept.
+    /// call to the interpreter. Only asked when no trace is being kept. A host that runs the
+    /// call itself may take `args` (the callee's frame, with room for its locals).
     fn compiled(
         &mut self,
         _proc: u32,
-        _args: &[Val],
+        _args: &mut Vec<Val>,
         _dice: &mut Dice,
     ) -> Option<Result<Outcome, RunError>> {
         None
@@ -123,7 +122,8 @@ impl Host for NoGame {
 /// Values supplied for the book's unknowns, by unknown id.
 #[derive(Debug, Clone, Default)]
 pub struct Assumptions {
-    pub values: HashMap<u32, Val>,
+    /// Read at every constant that names an unknown: a fast hash.
+    pub values: crate::hash::WordMap<u32, Val>,
 }
 
 pub struct Interp<'p> {
@@ -572,6 +572,18 @@ impl<'p> Interp<'p> {
         Ok(face)
     }
 
+    /// An operand of a composite expression: a slot or a plain constant is read in place,
+    /// anything else is evaluated. Most operands are such leaves (a guard's parameters and
+    /// literals), and a full `expr` call for each cost more than the comparison it feeds.
+    #[inline(always)]
+    fn operand(&self, e: &Expr, f: &mut Frame, ctx: &mut Ctx) -> Result<Val, RunError> {
+        match e {
+            Expr::Local(s) => Ok(f.slots[*s as usize].clone()),
+            Expr::Const(Value::Int(n) | Value::Length(n)) => Ok(Val::Int(*n)),
+            _ => self.expr(e, f, ctx),
+        }
+    }
+
     fn expr(&self, e: &Expr, f: &mut Frame, ctx: &mut Ctx) -> Result<Val, RunError> {
         Ok(match e {
             Expr::Const(v) => self.constant(v)?,
@@ -605,8 +617,8 @@ impl<'p> Interp<'p> {
                 BinOp::And => Val::Bool(self.bool(lhs, f, ctx)? && self.bool(rhs, f, ctx)?),
                 BinOp::Or => Val::Bool(self.bool(lhs, f, ctx)? || self.bool(rhs, f, ctx)?),
                 _ => {
-                    let a = self.expr(lhs, f, ctx)?;
-                    let b = self.expr(rhs, f, ctx)?;
+                    let a = self.operand(lhs, f, ctx)?;
+                    let b = self.operand(rhs, f, ctx)?;
                     binary(*op, &a, &b)?
                 }
             },
@@ -629,18 +641,18 @@ impl<'p> Interp<'p> {
                 match args.as_slice() {
                     [] => ctx.host.call(*func, &[])?,
                     [a] => {
-                        let a = self.expr(a, f, ctx)?;
+                        let a = self.operand(a, f, ctx)?;
                         ctx.host.call(*func, std::slice::from_ref(&a))?
                     }
                     [a, b] => {
-                        let v = [self.expr(a, f, ctx)?, self.expr(b, f, ctx)?];
+                        let v = [self.operand(a, f, ctx)?, self.operand(b, f, ctx)?];
                         ctx.host.call(*func, &v)?
                     }
                     [a, b, c] => {
                         let v = [
-                            self.expr(a, f, ctx)?,
-                            self.expr(b, f, ctx)?,
-                            self.expr(c, f, ctx)?,
+                            self.operand(a, f, ctx)?,
+                            self.operand(b, f, ctx)?,
+                            self.operand(c, f, ctx)?,
                         ];
                         ctx.host.call(*func, &v)?
                     }
@@ -667,10 +679,10 @@ impl<'p> Interp<'p> {
                 let callee = &self.program.procs[*proc as usize];
                 let mut vals = Vec::with_capacity(args.len().max(callee.n_slots as usize));
                 for a in args {
-                    vals.push(self.expr(a, f, ctx)?);
+                    vals.push(self.operand(a, f, ctx)?);
                 }
                 let native = if ctx.trace.is_none() {
-                    ctx.host.compiled(*proc, &vals, ctx.dice)
+                    ctx.host.compiled(*proc, &mut vals, ctx.dice)
                 } else {
                     None
                 };

@@ -12,6 +12,7 @@ pub mod engine;
 pub mod error;
 pub mod exact;
 pub mod explain;
+pub mod hash;
 pub mod interp;
 pub mod jit;
 pub mod limbs;

@@ -1985,7 +1985,7 @@ impl Host for GameHost<'_, '_> {
     fn compiled(
         &mut self,
         proc: u32,
-        args: &[Val],
+        args: &mut Vec<Val>,
         dice: &mut Dice,
     ) -> Option<Result<Outcome, RunError>> {
         // Every call comes through here, so resolutions can be told in the log: on compiled
@@ -2001,6 +2001,11 @@ impl Host for GameHost<'_, '_> {
             }));
         }
         let first_roll = if watch { Some(dice.watch()) } else { None };
+        // The log names the arguments as they were given.
+        let shown: Vec<String> = match first_roll {
+            Some(_) => args.iter().map(|v| self.shown(v)).collect(),
+            None => Vec::new(),
+        };
         let compiled = if self.tell {
             None
         } else {
@@ -2011,7 +2016,7 @@ impl Host for GameHost<'_, '_> {
             None => {
                 let interp = Interp::new(self.rules.program, self.rules.assumptions);
                 let mut ctx = crate::interp::Ctx::new(dice, self);
-                interp.run(proc, args.to_vec(), &mut ctx)
+                interp.run(proc, std::mem::take(args), &mut ctx)
             }
         };
         let Some((started, from)) = first_roll else {
@@ -2027,7 +2032,7 @@ impl Host for GameHost<'_, '_> {
             };
             let e = Event::Resolved {
                 name: def.name.clone(),
-                args: args.iter().map(|v| self.shown(v)).collect(),
+                args: shown,
                 dice: rolled
                     .into_iter()
                     .map(|(d, face)| Rolled {

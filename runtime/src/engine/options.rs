@@ -837,7 +837,7 @@ impl Game<'_, '_> {
         let steps = i64::from(moves.steps.max(1));
         let last = level == rules.program.procs[a as usize].params.len();
         let mut out: Vec<Val> = Vec::new();
-        let mut seen: std::collections::HashSet<Point> = std::collections::HashSet::new();
+        let mut seen: crate::hash::WordSet<Point> = crate::hash::WordSet::default();
         for (aim, reach) in lines {
             let reach = reach.min(r);
             if reach <= 0 || aim == from {
