@@ -580,6 +580,11 @@ impl<'p> Interp<'p> {
         match e {
             Expr::Local(s) => Ok(f.slots[*s as usize].clone()),
             Expr::Const(Value::Int(n) | Value::Length(n)) => Ok(Val::Int(*n)),
+            Expr::Const(Value::Bool(b)) => Ok(Val::Bool(*b)),
+            Expr::Const(Value::Entity(e)) => Ok(Val::Entity(*e)),
+            Expr::Const(Value::Kind(k)) => Ok(Val::Kind(*k)),
+            Expr::Const(Value::Side(s)) => Ok(Val::Side(*s)),
+            Expr::Const(Value::Counter(c)) => Ok(Val::Counter(*c)),
             _ => self.expr(e, f, ctx),
         }
     }

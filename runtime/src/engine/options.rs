@@ -220,13 +220,32 @@ pub(super) type Listed = (Vec<Val>, Vec<usize>);
 const SEARCH_STEPS: u32 = 5;
 
 /// `path_clear(x, p)` as the engine function reads it, for piece `me` going straight from
-/// `from` to `to`: no other figure's base (nor a flag's) touched on the way.
-fn path_clear(state: &super::state::State, me: usize, from: Point, to: Point, base: i64) -> bool {
-    state.pieces.iter().enumerate().all(|(j, q)| {
-        j == me
-            || !q.on_board()
-            || !matches!(q.pos, Some(Pos::Point(c)) if crate::board::table::passes_within(from, to, c, base))
-    })
+/// `from` to `to`: no other figure's base (nor a flag's) touched on the way. `others` are
+/// where the other figures stand ([`figures_near`]).
+fn path_clear(others: &[Point], from: Point, to: Point, base: i64) -> bool {
+    (others.iter()).all(|&c| !crate::board::table::passes_within(from, to, c, base))
+}
+
+/// Where the figures other than `me` stand that a straight move from `from` of at most
+/// `reach` may touch: a segment that long comes no nearer than `base` to a centre farther
+/// than `reach + base` (one unit more for the rounding of the move's end). The others are
+/// left out of every [`path_clear`] of the listing.
+fn figures_near(
+    state: &super::state::State,
+    me: usize,
+    from: Point,
+    reach: i64,
+    base: i64,
+) -> Vec<Point> {
+    let far = i128::from(reach.saturating_add(base).saturating_add(1));
+    (state.pieces.iter().enumerate())
+        .filter(|&(j, q)| j != me && q.on_board())
+        .filter_map(|(_, q)| match q.pos {
+            Some(Pos::Point(c)) => Some(c),
+            _ => None,
+        })
+        .filter(|&c| i128::from(crate::board::table::distance_squared(from, c)) <= far * far)
+        .collect()
 }
 
 /// How many steps of its allowance a bounded length parameter is offered at.
@@ -834,6 +853,7 @@ impl Game<'_, '_> {
             deciding.push(*g);
         }
         let inside = |p: Point| (0..=*width).contains(&p.x()) && (0..=*depth).contains(&p.y());
+        let others = figures_near(&self.state, me, from, r, *base);
         let steps = i64::from(moves.steps.max(1));
         let last = level == rules.program.procs[a as usize].params.len();
         let mut out: Vec<Val> = Vec::new();
@@ -843,14 +863,14 @@ impl Game<'_, '_> {
             if reach <= 0 || aim == from {
                 continue;
             }
-            let native = |state: &super::state::State, len: i64| {
+            let native = |len: i64| {
                 let p = move_toward(from, aim, len);
                 inside(p)
                     && distance(from, p) <= r
-                    && (!native_path || path_clear(state, me, from, p, *base))
+                    && (!native_path || path_clear(&others, from, p, *base))
             };
             let mut legal = |game: &mut Self, len: i64| -> Result<bool, EngineError> {
-                if !native(&game.state, len) {
+                if !native(len) {
                     return Ok(false);
                 }
                 args.push(GameHost::pos_val(Pos::Point(move_toward(from, aim, len))));
@@ -868,11 +888,11 @@ impl Game<'_, '_> {
             // The farthest point the engine's own tests allow (the table, the distance, a
             // clear path), to a unit of length: cheap, so searched for exactly.
             let mut hi = reach;
-            if !native(&self.state, hi) {
+            if !native(hi) {
                 let mut lo = 0;
                 while hi - lo > 1 {
                     let mid = lo + (hi - lo) / 2;
-                    if native(&self.state, mid) {
+                    if native(mid) {
                         lo = mid;
                     } else {
                         hi = mid;
