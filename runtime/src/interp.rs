@@ -621,11 +621,23 @@ impl<'p> Interp<'p> {
             Expr::Binary { op, lhs, rhs } => match op {
                 BinOp::And => Val::Bool(self.bool(lhs, f, ctx)? && self.bool(rhs, f, ctx)?),
                 BinOp::Or => Val::Bool(self.bool(lhs, f, ctx)? || self.bool(rhs, f, ctx)?),
-                _ => {
-                    let a = self.operand(lhs, f, ctx)?;
-                    let b = self.operand(rhs, f, ctx)?;
-                    binary(*op, &a, &b)?
-                }
+                // A slot is read in place, not copied: reading it can neither fail nor roll,
+                // so the other side may be evaluated first.
+                _ => match (&**lhs, &**rhs) {
+                    (Expr::Local(x), _) => {
+                        let b = self.operand(rhs, f, ctx)?;
+                        binary(*op, &f.slots[*x as usize], &b)?
+                    }
+                    (_, Expr::Local(y)) => {
+                        let a = self.operand(lhs, f, ctx)?;
+                        binary(*op, &a, &f.slots[*y as usize])?
+                    }
+                    _ => {
+                        let a = self.operand(lhs, f, ctx)?;
+                        let b = self.operand(rhs, f, ctx)?;
+                        binary(*op, &a, &b)?
+                    }
+                },
             },
             Expr::If {
                 cond,
@@ -645,6 +657,17 @@ impl<'p> Interp<'p> {
                 // thousands of times per decision).
                 match args.as_slice() {
                     [] => ctx.host.call(*func, &[])?,
+                    // Arguments in consecutive slots (a guard's parameters, in order) are
+                    // handed over where they lie.
+                    [first, rest @ ..]
+                        if let Expr::Local(x) = first
+                            && rest.iter().enumerate().all(
+                                |(k, r)| matches!(r, Expr::Local(y) if *y as usize == *x as usize + k + 1),
+                            ) =>
+                    {
+                        let x = *x as usize;
+                        ctx.host.call(*func, &f.slots[x..x + args.len()])?
+                    }
                     [a] => {
                         let a = self.operand(a, f, ctx)?;
                         ctx.host.call(*func, std::slice::from_ref(&a))?
