@@ -269,7 +269,12 @@ impl<W: Weight> Answer<W> {
 
     /// The map of outcomes (a sum settled first).
     fn into_dist(self) -> Result<Dist<OutcomeKey, W>, Fail> {
-        Ok(match self.settled()? {
+        Ok(self.settled()?.into_map())
+    }
+
+    /// The map of outcomes of a settled answer.
+    fn into_map(self) -> Dist<OutcomeKey, W> {
+        match self {
             Answer::Keys(d) => d,
             Answer::Ints(a) => {
                 let lo = a.lo;
@@ -286,8 +291,8 @@ impl<W: Weight> Answer<W> {
                     total: a.total,
                 }
             }
-            Answer::Sum(_) => unreachable!("settled"),
-        })
+            Answer::Sum(_) => unreachable!("a sum is settled before it is made a map"),
+        }
     }
 
     /// The answer handed out: arrays moved as they are (`column` wraps the evaluator's weights),
@@ -368,8 +373,8 @@ fn mix_answers<W: Weight>(branches: Vec<(W, Answer<W>)>, total: &W) -> Result<An
     }
     let bs = branches
         .into_iter()
-        .map(|(w, d)| Ok((w, d.into_dist()?)))
-        .collect::<Result<_, Fail>>()?;
+        .map(|(w, d)| (w, d.into_map()))
+        .collect();
     Ok(Answer::Keys(mixture(bs, total)?))
 }
 
@@ -1293,38 +1298,33 @@ impl<'p, W: Weight> Exact<'p, W> {
     /// and the [`Outcomes`] reads them from the kernel's words. Anything else is evaluated and
     /// made [`Exact::outcomes`]; both give the same weights and total.
     fn result(&self, e: &Expr, env: &Env<W>) -> Result<Answer<W>, RunError> {
-        let Expr::Dice { count, die } = e else {
+        // The sparse evaluator keeps every value a map (see `eval`).
+        let (true, Expr::Dice { count, die }) = (self.dense, e) else {
             let d = self.eval(e, env)?;
             return self.outcomes(d);
         };
         let counts = self.eval(count, env)?;
-        // The sparse evaluator keeps every value a map (see `eval`); a flat die's sum has
-        // every value of its range (no gap), so the array `from_dense` would keep.
-        if self.dense
-            && let Some(n) = counts.as_point()
-        {
+        if let Some(n) = counts.as_point() {
             let c = self.sum_counts(self.int(&n)?, *die)?;
+            // A flat die's sum has every value of its range (no gap): the array `from_dense`
+            // would keep.
             if matches!(c, dense::Counts::Words { .. }) {
                 return Ok(Answer::Sum(c));
             }
             return self.outcomes(ValDist::from_dense(c.into_dense()?));
         }
+        // As `eval` would: a sum for each possible count, mixed.
         let d = self.dice(&counts, *die)?;
-        self.outcomes(if self.dense { d } else { self.eval_sparse(d) })
+        self.outcomes(d)
     }
 
     fn eval(&self, e: &Expr, env: &Env<W>) -> Result<ValDist<W>, RunError> {
         let d = self.eval_inner(e, env)?;
-        Ok(self.eval_sparse(d))
-    }
-
-    /// The sparse evaluator never lets an array out.
-    #[inline]
-    fn eval_sparse(&self, d: ValDist<W>) -> ValDist<W> {
-        match d {
+        // The sparse evaluator never lets an array out.
+        Ok(match d {
             ValDist::Ints(a) if !self.dense => ValDist::Vals(a.to_dist().map(|x| Val::Int(*x))),
             d => d,
-        }
+        })
     }
 
     /// Integer arithmetic and comparisons on arrays, when both sides are dense; `None` for
