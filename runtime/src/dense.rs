@@ -50,6 +50,15 @@ impl<W: Weight> Dense<W> {
         }
     }
 
+    /// No value at all (a placeholder: it allocates nothing).
+    pub fn empty() -> Self {
+        Dense {
+            lo: 0,
+            w: Vec::new(),
+            total: W::zero(),
+        }
+    }
+
     /// Zeros at either end are dropped, so `lo` is the smallest possible value.
     pub fn new(lo: i64, mut w: Vec<W>, total: W) -> Self {
         let first = w.iter().position(|x| !x.is_zero()).unwrap_or(w.len());

@@ -26,6 +26,7 @@ use crate::dense::{self, Cmp, Dense, Fail};
 use crate::dist::{Dist, Weight, mixture, product};
 use crate::error::RunError;
 use crate::interp::{Assumptions, Interp, binary, div_up, matches, normalize};
+use crate::outcomes::{Outcomes, Weights};
 use crate::value::{EffectRec, OutcomeKey, ScoreOpRec, Val};
 
 /// Default bound on enumeration work (value pairs combined plus paths explored).
@@ -247,17 +248,34 @@ fn mix<W: Weight>(branches: Vec<(W, ValDist<W>)>, total: &W) -> Result<ValDist<W
 
 /// What a resolution (or a branch of one) gives: integer outcomes close together as an array,
 /// anything else as a map of outcomes. Branches of arrays mix as arrays; the map is built once,
-/// when the answer leaves the evaluator.
+/// when the answer leaves the evaluator, and only for outcomes that are not an array.
 #[derive(Debug, Clone)]
 enum Answer<W: Weight> {
     Ints(Dense<W>),
+    /// A sum of dice given as the result, as its kernel left it: a flat die's counts stay in
+    /// 64-bit words to the [`Outcomes`], whose weights become big integers only when read.
+    Sum(dense::Counts<W>),
     Keys(Dist<OutcomeKey, W>),
 }
 
 impl<W: Weight> Answer<W> {
-    /// The map of outcomes, each weight converted by `f` (moved, not copied).
-    fn into_dist_with<V: Weight>(self, f: impl Fn(W) -> V) -> Dist<OutcomeKey, V> {
+    /// A sum's counts made weights: for everything but handing the answer out.
+    fn settled(self) -> Result<Self, Fail> {
         match self {
+            Answer::Sum(c) => Ok(Answer::Ints(c.into_dense()?)),
+            a => Ok(a),
+        }
+    }
+
+    /// The map of outcomes (a sum settled first).
+    fn into_dist(self) -> Result<Dist<OutcomeKey, W>, Fail> {
+        Ok(self.settled()?.into_map())
+    }
+
+    /// The map of outcomes of a settled answer.
+    fn into_map(self) -> Dist<OutcomeKey, W> {
+        match self {
+            Answer::Keys(d) => d,
             Answer::Ints(a) => {
                 let lo = a.lo;
                 // Values in ascending order: the map is built from a sorted run.
@@ -266,25 +284,39 @@ impl<W: Weight> Answer<W> {
                     a.w.into_iter()
                         .enumerate()
                         .filter(|(_, w)| !w.is_zero())
-                        .map(|(i, w)| (OutcomeKey::Value(Val::Int(lo + i as i64)), f(w))),
+                        .map(|(i, w)| (OutcomeKey::Value(Val::Int(lo + i as i64)), w)),
                 );
-                let weights = BTreeMap::from_iter(pairs);
                 Dist {
-                    weights,
-                    total: f(a.total),
+                    weights: BTreeMap::from_iter(pairs),
+                    total: a.total,
                 }
             }
-            Answer::Keys(d) => Dist {
-                weights: d.weights.into_iter().map(|(k, w)| (k, f(w))).collect(),
-                total: f(d.total),
-            },
+            Answer::Sum(_) => unreachable!("a sum is settled before it is made a map"),
         }
     }
 
-    fn into_dist(self) -> Dist<OutcomeKey, W> {
+    /// The answer handed out: arrays moved as they are (`column` wraps the evaluator's weights),
+    /// maps with their weights made big integers by `big`.
+    fn into_outcomes(
+        self,
+        column: impl FnOnce(Vec<W>) -> Weights,
+        big: impl Fn(W) -> BigUint,
+    ) -> Outcomes {
         match self {
-            Answer::Keys(d) => d,
-            a => a.into_dist_with(|w| w),
+            Answer::Ints(a) => Outcomes::from_ints(a.lo, column(a.w), big(a.total)),
+            Answer::Sum(dense::Counts::Words {
+                lo,
+                limbs,
+                words,
+                total,
+            }) => Outcomes::from_ints(lo, Weights::words(limbs, words), big(total)),
+            Answer::Sum(dense::Counts::Weights(a)) => {
+                Outcomes::from_ints(a.lo, column(a.w), big(a.total))
+            }
+            Answer::Keys(d) => Outcomes::from_map(Dist {
+                weights: d.weights.into_iter().map(|(k, w)| (k, big(w))).collect(),
+                total: big(d.total),
+            }),
         }
     }
 }
@@ -312,24 +344,36 @@ fn mix_answers<W: Weight>(branches: Vec<(W, Answer<W>)>, total: &W) -> Result<An
             .map(|(_, d)| d)
             .expect("one branch"));
     }
+    // A sum handed out as it is (`Answer::Sum`) mixes as the array it stands for. Settled in
+    // place, and only when there is one: most mixes have none, and a new vector costs them.
+    let mut branches = branches;
+    if branches.iter().any(|(_, d)| matches!(d, Answer::Sum(_))) {
+        for (_, d) in &mut branches {
+            if let Answer::Sum(c) = d {
+                *d = Answer::Ints(
+                    std::mem::replace(c, dense::Counts::Weights(Dense::empty())).into_dense()?,
+                );
+            }
+        }
+    }
     if branches.iter().all(|(_, d)| matches!(d, Answer::Ints(_)))
         && worth_one_array(branches.iter().filter_map(|(_, d)| match d {
             Answer::Ints(d) => Some(d),
-            Answer::Keys(_) => None,
+            _ => None,
         }))
     {
         let bs = branches
             .into_iter()
             .map(|(w, d)| match d {
                 Answer::Ints(d) => (w, d),
-                Answer::Keys(_) => unreachable!("all branches are arrays"),
+                _ => unreachable!("all branches are arrays"),
             })
             .collect();
         return Ok(Answer::Ints(dense::mixture(bs, total)?));
     }
     let bs = branches
         .into_iter()
-        .map(|(w, d)| (w, d.into_dist()))
+        .map(|(w, d)| (w, d.into_map()))
         .collect();
     Ok(Answer::Keys(mixture(bs, total)?))
 }
@@ -354,7 +398,7 @@ pub fn distribution(
     limit: u64,
     proc: u32,
     args: Vec<Val>,
-) -> Result<Dist<OutcomeKey, BigUint>, RunError> {
+) -> Result<Outcomes, RunError> {
     // Asked once: nothing to remember the answer for.
     Session::new(program, assumptions, limit).compute(proc, args)
 }
@@ -373,7 +417,7 @@ pub struct Session<'p> {
     /// The wider evaluators, made when a query first overflows the narrower one.
     mid: OnceCell<Exact<'p, u128>>,
     big: OnceCell<Exact<'p, BigUint>>,
-    answers: RefCell<HashMap<Query, Rc<Dist<OutcomeKey, BigUint>>>>,
+    answers: RefCell<HashMap<Query, Rc<Outcomes>>>,
 }
 
 /// The memos' hash: a multiply-and-rotate over the words of a key (the scheme of rustc's
@@ -445,11 +489,7 @@ impl<'p> Session<'p> {
     }
 
     /// The exact outcome distribution of `proc` with `args`, as [`distribution`] gives it.
-    pub fn distribution(
-        &self,
-        proc: u32,
-        args: Vec<Val>,
-    ) -> Result<Rc<Dist<OutcomeKey, BigUint>>, RunError> {
+    pub fn distribution(&self, proc: u32, args: Vec<Val>) -> Result<Rc<Outcomes>, RunError> {
         let key = (proc, args);
         if let Some(d) = self.answers.borrow().get(&key) {
             return Ok(Rc::clone(d));
@@ -459,14 +499,17 @@ impl<'p> Session<'p> {
         Ok(d)
     }
 
-    /// The answer to a query, not remembered (its kernels and nested calls are). The map of
-    /// outcomes is made once, from whichever width held the query.
-    fn compute(&self, proc: u32, args: Vec<Val>) -> Result<Dist<OutcomeKey, BigUint>, RunError> {
+    /// The answer to a query, not remembered (its kernels and nested calls are), from
+    /// whichever width held it: an array moved as it is, a map made once with big integers.
+    fn compute(&self, proc: u32, args: Vec<Val>) -> Result<Outcomes, RunError> {
         match self.small.answer(proc, args.clone()) {
-            Ok(d) => Ok(d.into_dist_with(BigUint::from)),
+            Ok(d) => Ok(d.into_outcomes(Weights::U64, BigUint::from)),
             Err(RunError::WeightOverflow) => match self.mid().answer(proc, args.clone()) {
-                Ok(d) => Ok(d.into_dist_with(BigUint::from)),
-                Err(RunError::WeightOverflow) => Ok(self.big().answer(proc, args)?.into_dist()),
+                Ok(d) => Ok(d.into_outcomes(Weights::U128, BigUint::from)),
+                Err(RunError::WeightOverflow) => Ok(self
+                    .big()
+                    .answer(proc, args)?
+                    .into_outcomes(Weights::Big, |w| w)),
                 Err(e) => Err(e),
             },
             Err(e) => Err(e),
@@ -527,7 +570,7 @@ impl<'p, W: Weight> Exact<'p, W> {
 
     /// A whole query: its own work budget, whatever earlier queries used.
     pub fn query(&self, proc: u32, args: Vec<Val>) -> Result<Dist<OutcomeKey, W>, RunError> {
-        Ok(self.answer(proc, args)?.into_dist())
+        Ok(self.answer(proc, args)?.into_dist()?)
     }
 
     /// [`Exact::query`] before its outcomes are made a map.
@@ -588,7 +631,7 @@ impl<'p, W: Weight> Exact<'p, W> {
 
     /// The outcome distribution of a procedure for fixed arguments.
     pub fn run(&self, proc: u32, args: Vec<Val>) -> Result<Dist<OutcomeKey, W>, RunError> {
-        Ok(self.call(proc, args)?.into_dist())
+        Ok(self.call(proc, args)?.into_dist()?)
     }
 
     /// [`Exact::run`], its integer outcomes still an array.
@@ -677,8 +720,7 @@ impl<'p, W: Weight> Exact<'p, W> {
                         return Ok(Answer::Keys(Dist::point(OutcomeKey::Named(o.clone()))));
                     }
                     if let Some(e) = &arm.value {
-                        let d = self.eval(e, &env)?;
-                        return self.outcomes(d);
+                        return self.result(e, &env);
                     }
                     continue;
                 }
@@ -757,10 +799,7 @@ impl<'p, W: Weight> Exact<'p, W> {
                     }
                     return mix_answers(branches, &by_arm.total);
                 }
-                Stmt::Result(e) => {
-                    let d = self.eval(e, &env)?;
-                    return self.outcomes(d);
-                }
+                Stmt::Result(e) => return self.result(e, &env),
                 Stmt::Outcome(o) => {
                     return Ok(Answer::Keys(Dist::point(OutcomeKey::Named(o.clone()))));
                 }
@@ -1025,14 +1064,23 @@ impl<'p, W: Weight> Exact<'p, W> {
     /// Sum of `n` dice. A die whose faces run consecutively with one weight each (every
     /// `dN`) convolves by a sliding window: each step is additions only.
     fn sum_dist(&self, n: i64, die: u32) -> Result<Dense<W>, RunError> {
+        Ok(self.sum_counts(n, die)?.into_dense()?)
+    }
+
+    /// [`Exact::sum_dist`] as its kernel left it (a flat die's counts in words).
+    fn sum_counts(&self, n: i64, die: u32) -> Result<dense::Counts<W>, RunError> {
         crate::interp::pool_size(n)?;
-        // Remembered as the kernel left it (a flat die's counts in words), the weights made
-        // for each use: a big-integer sum is then made once, not once more to be kept.
-        let counts = self.recall(&self.sums, (n, die), || {
+        // Remembered as the kernel left it, the weights made for each use: a big-integer sum
+        // is then made once, not once more to be kept.
+        self.recall(&self.sums, (n, die), || {
             let one = self.die_dense(die)?;
             dense::sum_counts(&one, n as u64, |a, b| self.charge_product(a, b))
-        })?;
-        Ok(counts.into_dense()?)
+        })
+    }
+
+    /// `count` dice of `die` (`100d6`, `d3d6`): a sum for each possible count.
+    fn dice(&self, counts: &ValDist<W>, die: u32) -> Result<ValDist<W>, RunError> {
+        self.over_counts(counts, |n| Ok(ValDist::from_dense(self.sum_dist(n, die)?)))
     }
 
     /// How many of `n` dice land in `[lo, hi]`: a binomial.
@@ -1245,6 +1293,31 @@ impl<'p, W: Weight> Exact<'p, W> {
         }
     }
 
+    /// The outcomes of a result expression. A certain number of dice given as the result
+    /// (`result 100d6`) is handed out as its kernel left it: nothing reads its weights here,
+    /// and the [`Outcomes`] reads them from the kernel's words. Anything else is evaluated and
+    /// made [`Exact::outcomes`]; both give the same weights and total.
+    fn result(&self, e: &Expr, env: &Env<W>) -> Result<Answer<W>, RunError> {
+        // The sparse evaluator keeps every value a map (see `eval`).
+        let (true, Expr::Dice { count, die }) = (self.dense, e) else {
+            let d = self.eval(e, env)?;
+            return self.outcomes(d);
+        };
+        let counts = self.eval(count, env)?;
+        if let Some(n) = counts.as_point() {
+            let c = self.sum_counts(self.int(&n)?, *die)?;
+            // A flat die's sum has every value of its range (no gap): the array `from_dense`
+            // would keep.
+            if matches!(c, dense::Counts::Words { .. }) {
+                return Ok(Answer::Sum(c));
+            }
+            return self.outcomes(ValDist::from_dense(c.into_dense()?));
+        }
+        // As `eval` would: a sum for each possible count, mixed.
+        let d = self.dice(&counts, *die)?;
+        self.outcomes(d)
+    }
+
     fn eval(&self, e: &Expr, env: &Env<W>) -> Result<ValDist<W>, RunError> {
         let d = self.eval_inner(e, env)?;
         // The sparse evaluator never lets an array out.
@@ -1299,9 +1372,7 @@ impl<'p, W: Weight> Exact<'p, W> {
             Expr::Roll(d) => self.roll_dist(*d)?,
             Expr::Dice { count, die } => {
                 let counts = self.eval(count, env)?;
-                self.over_counts(&counts, |n| {
-                    Ok(ValDist::from_dense(self.sum_dist(n, *die)?))
-                })?
+                self.dice(&counts, *die)?
             }
             Expr::Unary { op, operand } => {
                 let d = self.eval(operand, env)?;
@@ -1371,8 +1442,9 @@ impl<'p, W: Weight> Exact<'p, W> {
                 let tuples = self.tuples(args, env)?;
                 let mut branches = Vec::new();
                 for (vals, w) in &tuples.weights {
-                    let d = match self.call(*proc, vals.clone())? {
+                    let d = match self.call(*proc, vals.clone())?.settled()? {
                         Answer::Ints(d) => ValDist::from_dense(d),
+                        Answer::Sum(_) => unreachable!("settled"),
                         Answer::Keys(d) => ValDist::from_vals(d.map(|k| match k {
                             OutcomeKey::Named(n) => Val::Sym(n.clone()),
                             OutcomeKey::Value(v) => v.clone(),

@@ -17,6 +17,7 @@ pub mod interp;
 pub mod jit;
 pub mod limbs;
 pub mod montecarlo;
+pub mod outcomes;
 pub mod query;
 pub mod rng;
 pub mod value;

@@ -312,7 +312,7 @@ pub fn rows(program: &Program, c: &Call, only: &[String]) -> Result<Vec<Row>, St
                         unit_label(program, y)
                     )
                 })?;
-                let mut keys: Vec<OutcomeKey> = dist.weights.keys().cloned().collect();
+                let mut keys: Vec<OutcomeKey> = dist.keys().collect();
                 for n in &names {
                     let k = OutcomeKey::Named(n.clone());
                     if !keys.contains(&k) {

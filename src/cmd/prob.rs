@@ -5,6 +5,7 @@ use num_bigint::BigUint;
 use num_traits::{ToPrimitive, Zero};
 use sandtable_compiler::ir::{self, Program};
 use sandtable_runtime::exact::{DEFAULT_LIMIT, Session, distribution};
+use sandtable_runtime::outcomes::Outcomes;
 use sandtable_runtime::{OutcomeKey, Val, montecarlo};
 
 use crate::report::{self, EXIT_FINDINGS, EXIT_OK};
@@ -172,7 +173,7 @@ fn run_inner(args: Args) -> Result<(), u8> {
         .map_err(|e| fail(e.to_string()))?;
     // Outcomes the resolution names but the dice can never reach are listed at 0: that is
     // news for a rules writer.
-    let mut all: Vec<OutcomeKey> = dist.weights.keys().cloned().collect();
+    let mut all: Vec<OutcomeKey> = dist.keys().collect();
     let mut named = Vec::new();
     collect_outcomes(program, &program.procs[proc as usize].body, &mut named, 0);
     for n in named {
@@ -202,8 +203,8 @@ fn run_inner(args: Args) -> Result<(), u8> {
                     // with weight 0.
                     "unreduced": format!(
                         "{}/{}",
-                        dist.weights.get(k).cloned().unwrap_or_default(),
-                        dist.total
+                        dist.weight(k).map(|w| w.into_owned()).unwrap_or_default(),
+                        dist.total()
                     ),
                 });
                 match (k.numeric(), unit) {
@@ -374,15 +375,15 @@ fn length_unit(program: &Program) -> (&'static str, u64) {
 
 /// Mean of a numeric distribution divided by `scale`, as a reduced fraction (negative means
 /// are written with a leading minus on the numerator).
-fn mean(d: &sandtable_runtime::dist::Dist<OutcomeKey>, scale: u64) -> Option<(String, BigUint)> {
+fn mean(d: &Outcomes, scale: u64) -> Option<(String, BigUint)> {
     let mut pos = BigUint::zero();
     let mut neg = BigUint::zero();
-    for (k, w) in &d.weights {
+    for (k, w) in d.iter() {
         let v = k.numeric()?;
         if v >= 0 {
-            pos += w * BigUint::from(v as u64);
+            pos += w.as_ref() * BigUint::from(v as u64);
         } else {
-            neg += w * BigUint::from(v.unsigned_abs());
+            neg += w.as_ref() * BigUint::from(v.unsigned_abs());
         }
     }
     let (sign, num) = if pos >= neg {
@@ -390,7 +391,7 @@ fn mean(d: &sandtable_runtime::dist::Dist<OutcomeKey>, scale: u64) -> Option<(St
     } else {
         ("-", &neg - &pos)
     };
-    let total = &d.total * BigUint::from(scale.max(1));
+    let total = d.total() * BigUint::from(scale.max(1));
     let g = num_integer::Integer::gcd(&num, &total);
     let g = if g.is_zero() { BigUint::from(1u32) } else { g };
     Some((format!("{sign}{}", &num / &g), &total / &g))
