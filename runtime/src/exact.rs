@@ -16,7 +16,6 @@
 use std::borrow::Cow;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::BTreeMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 
 use num_bigint::BigUint;
@@ -420,41 +419,8 @@ pub struct Session<'p> {
     answers: RefCell<HashMap<Query, Rc<Outcomes>>>,
 }
 
-/// The memos' hash: a multiply-and-rotate over the words of a key (the scheme of rustc's
-/// `FxHasher`). Keys are the program's own small integers and values, never input from an
-/// adversary, and the standard SipHash cost more than the kernels it looked up.
-#[derive(Default, Clone, Copy)]
-struct WordHasher(u64);
-
-impl Hasher for WordHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(word));
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_u8(&mut self, n: u8) {
-        self.write_u64(u64::from(n));
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.write_u64(u64::from(n));
-    }
-    fn write_i64(&mut self, n: i64) {
-        self.write_u64(n as u64);
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.write_u64(n as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type HashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<WordHasher>>;
+/// The memos' hash (keys are the program's own values): [`crate::hash::WordHasher`].
+type HashMap<K, V> = crate::hash::WordMap<K, V>;
 
 /// A procedure and its arguments.
 type Query = (u32, Vec<Val>);
