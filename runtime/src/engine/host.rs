@@ -599,19 +599,20 @@ impl GameHost<'_, '_> {
             .collect())
     }
 
-    /// Hexes holding at least one on-board piece that the filters select (as `count_units`).
-    pub(crate) fn occupied_by(
-        &self,
-        filters: &[Val],
-    ) -> Result<std::collections::BTreeSet<HexCoord>, RunError> {
+    /// Hexes holding at least one on-board piece that the filters select (as `count_units`),
+    /// in board order, each once: few, so a sorted list (search it with `binary_search`).
+    pub(crate) fn occupied_by(&self, filters: &[Val]) -> Result<Vec<HexCoord>, RunError> {
         let f = self.filter(filters)?;
-        Ok((0..self.state.pieces.len())
+        let mut hexes: Vec<HexCoord> = (0..self.state.pieces.len())
             .filter(|&i| self.state.pieces[i].on_board() && self.matches(i, &f))
             .filter_map(|i| match self.state.pieces[i].pos {
                 Some(Pos::Hex(h)) => Some(h),
                 _ => None,
             })
-            .collect())
+            .collect();
+        hexes.sort_unstable();
+        hexes.dedup();
+        Ok(hexes)
     }
 
     /// The hexes that hold a unit on the board (what blocks a fire route).

@@ -6,8 +6,6 @@
 //! of `x`, `require adjacent(x, p)` to the neighbours, `require count_units(p, …) > 0` to the
 //! hexes holding pieces. The guards are still checked afterwards: narrowing only saves work.
 
-use std::collections::BTreeSet;
-
 use sandtable_ir::functions::{By, EngineFn, Narrowing};
 use sandtable_ir::scenario::{DEPLOY_GRID, MAX_DEPLOY_POINTS};
 use sandtable_ir::{BinOp, Expr, ProcId, SideId, Stmt, Type};
@@ -955,7 +953,7 @@ impl Game<'_, '_> {
     }
 
     /// The hexes where `count_units(hex, filters…)` is above zero, in board order.
-    fn occupied(&mut self, filters: &[Val]) -> Result<BTreeSet<HexCoord>, EngineError> {
+    fn occupied(&mut self, filters: &[Val]) -> Result<Vec<HexCoord>, EngineError> {
         Ok(GameHost::quiet(self.rules, &mut self.state, &mut self.scratch).occupied_by(filters)?)
     }
 
@@ -977,7 +975,7 @@ impl Game<'_, '_> {
                 costs: Vec<u32>,
             },
             Occupied {
-                set: BTreeSet<HexCoord>,
+                set: Vec<HexCoord>,
                 present: bool,
             },
             Not(Val),
@@ -1100,7 +1098,7 @@ impl Game<'_, '_> {
                 } => costs
                     .get(BoardSpec::hex_index(&grid, *h))
                     .is_some_and(|c| i64::from(*c) <= *r),
-                Ready::Occupied { set, present } => set.contains(h) == *present,
+                Ready::Occupied { set, present } => set.binary_search(h).is_ok() == *present,
                 Ready::Not(v) => !Val::Hex(*h).same(v),
             })
         };
@@ -1257,12 +1255,19 @@ impl Game<'_, '_> {
                 .iter()
                 .find(|(k, _)| *k == (check, entity))
                 .map_or(&rules.program.procs[check as usize].body, |(_, b)| b);
-            out.retain(|c| {
-                let mut args = Vec::with_capacity(slots.max(c.args.len()));
-                args.extend_from_slice(&c.args);
-                self.with_host(|interp, ctx| interp.run_body(check, body, args, ctx))
-                    .is_ok_and(|o| o.key == crate::value::OutcomeKey::Value(Val::Bool(true)))
-            });
+            // One host for every place tested (the check has no effects).
+            let mut candidates = std::mem::take(&mut out);
+            self.with_host(|interp, ctx| {
+                candidates.retain(|c| {
+                    let mut args = Vec::with_capacity(slots.max(c.args.len()));
+                    args.extend_from_slice(&c.args);
+                    interp
+                        .run_body(check, body, args, ctx)
+                        .is_ok_and(|o| o.key == crate::value::OutcomeKey::Value(Val::Bool(true)))
+                });
+                Ok(())
+            })?;
+            out = candidates;
         }
         Ok(out)
     }
