@@ -297,6 +297,30 @@ impl Geometry {
 
     /// Where along segment `a`→`b` (in 1/[`SUB`] units from `a`, clipped to `[0, seg_len]`)
     /// it comes nearest to the shape's [`Geometry::centre`].
+    /// Whether the boxes around segment `a`→`b` and around the shape are more than a unit
+    /// apart along an axis: then so is every point of the one from every point of the other,
+    /// and [`Geometry::segment_interval`] is empty (its circle ends, within 2/[`SUB`] of
+    /// exact, cannot cross a gap of a whole unit). Most features lie far from a move.
+    fn apart_from(&self, a: Point, b: Point) -> bool {
+        let (lo, hi) = match self.0 {
+            Outline::Rect { min, max } => (min, max),
+            Outline::Circle { centre, radius } => (
+                Point {
+                    x: centre.x.saturating_sub(radius),
+                    y: centre.y.saturating_sub(radius),
+                },
+                Point {
+                    x: centre.x.saturating_add(radius),
+                    y: centre.y.saturating_add(radius),
+                },
+            ),
+        };
+        a.x.max(b.x) < lo.x.saturating_sub(1)
+            || a.x.min(b.x) > hi.x.saturating_add(1)
+            || a.y.max(b.y) < lo.y.saturating_sub(1)
+            || a.y.min(b.y) > hi.y.saturating_add(1)
+    }
+
     fn foot_along(&self, a: Point, b: Point, seg_len: u128) -> u128 {
         let c = self.centre();
         let d = (i128::from(b.x - a.x), i128::from(b.y - a.y));
@@ -315,6 +339,14 @@ impl Geometry {
     /// 1/[`SUB`] units from `a`, clipped to `[0, seg_len]`; `None` if it is empty or a point.
     /// Rectangle ends are exact floors; circle ends are within 2/`SUB` of exact.
     fn segment_interval(&self, a: Point, b: Point, seg_len: u128) -> Option<(u128, u128)> {
+        if self.apart_from(a, b) {
+            return None;
+        }
+        self.interval_exact(a, b, seg_len)
+    }
+
+    /// [`Geometry::segment_interval`] worked out, with no shortcut.
+    fn interval_exact(&self, a: Point, b: Point, seg_len: u128) -> Option<(u128, u128)> {
         let d = (i128::from(b.x - a.x), i128::from(b.y - a.y));
         let len2 = (d.0 * d.0 + d.1 * d.1) as u128;
         if len2 == 0 {
@@ -865,6 +897,15 @@ mod tests {
             let d = i128::from(d);
             prop_assert!((2 * d - 1) * (2 * d - 1) <= 4 * d2);
             prop_assert!(4 * d2 <= (2 * d + 1) * (2 * d + 1));
+        }
+
+        #[test]
+        fn a_shape_apart_from_a_segment_meets_none_of_it(g in geometry(), a in point(), b in point()) {
+            let seg_len = super::super::isqrt::u128(SUB * SUB * distance_squared(a, b) as u128);
+            if g.apart_from(a, b) {
+                prop_assert_eq!(g.interval_exact(a, b, seg_len), None);
+            }
+            prop_assert_eq!(g.segment_interval(a, b, seg_len), g.interval_exact(a, b, seg_len));
         }
 
         #[test]
