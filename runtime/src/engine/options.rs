@@ -1074,7 +1074,7 @@ impl Game<'_, '_> {
                     grid.hexes_within(*centre, radius)
                 }
             }
-            Some(Ready::Occupied { set, .. }) => set.iter().copied().collect(),
+            Some(Ready::Occupied { set, .. }) => set.clone(),
             _ => grid.hexes().collect(),
         };
         let keep = |h: &HexCoord| {
