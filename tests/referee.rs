@@ -511,6 +511,13 @@ fn dinky_dau_village_sweep_is_played_as_printed() {
         "3.4 (second) A: a ford at half speed",
         "3.2 item 2: a sprint through flooded paddies or mud winds the squad",
         "9b.2 items 5-6: down by an intact entrance, up at another on a later turn",
+        // The patrol's sniper team fires where the sweeper takes it (a random patrol seldom
+        // meets the VC).
+        "5.6.C: the patrol's sniper team's unsaved hit takes a small stand while there is one",
+        // The trapdoor ambush is rare; since the patrol fields its sniper team, the random
+        // runs' seeds no longer meet it, the sweeper's do.
+        "9b.2 item 6: an element comes up in an allied order only by a trapdoor ambush",
+        "9b.2 item 6 / 2.3 item 5: a trapdoor ambush comes up in cover by another entrance, a later turn",
     ]
     .into_iter()
     .chain(RESERVE)
@@ -520,8 +527,6 @@ fn dinky_dau_village_sweep_is_played_as_printed() {
         .chain([
             "5.6.C: a sniper's unsaved hit takes a small stand while there is one",
             "5.6.C: only a sniper hits a small stand past the medium stands",
-            "9b.2 item 6: an element comes up in an allied order only by a trapdoor ambush",
-            "9b.2 item 6 / 2.3 item 5: a trapdoor ambush comes up in cover by another entrance, a later turn",
         ])
         .collect();
     // The trap setter keeps its reserve for the tripwires (no token is spent on it).
@@ -617,6 +622,9 @@ fn dinky_dau_mech_sweep_is_played_as_printed() {
             "8.2 step 3: the drift moves the template no farther than rolled",
             "8.2 step 4: every stand the template touches takes the dice",
             "7.6.1: the squad aboard dismounts within 2in of the hull",
+            "7.4.1 rule 1: HE touching a vehicle rolls the asset's dice as AT rolls",
+            "7.4.1 rule 1: a mission clear of the vehicle rolls no AT roll",
+            "7.4.1 rule 1 / 5.1 step 3: HE on armour saves on the base save plus the shell's AP",
         ];
         if kinds[1] == "tank_hunter" {
             rules.extend([
@@ -638,8 +646,8 @@ fn dinky_dau_mech_sweep_is_played_as_printed() {
     }
 }
 
-/// The night perimeter (4.5.B, 9.1.1): the Meeting Engagement referee and the night referee
-/// (`dinky_night.rs`) read 200 seeded random games played at night.
+/// The night perimeter (4.5.B, 9.1.1 with its star shells): the Meeting Engagement referee and
+/// the night referee (`dinky_night.rs`) read 200 seeded random games played at night.
 #[test]
 fn dinky_dau_night_perimeter_is_played_as_printed() {
     let mut r = Report::default();
@@ -659,8 +667,15 @@ fn dinky_dau_night_perimeter_is_played_as_printed() {
         "2.3: CP spent never exceeds CP available",
         "5.1 steps 1-2: the pool is rolled and hits on its target",
         "3.3 / 3.4: VP recount",
-        "9.1.1: trip flares only at night",
+        "9.1.1: trip flares and star shells only at night",
         "9.1.1 items 2-3: a flare goes up exactly when an enemy moves within 2in of it",
+        "9.1.1 item 5 / 8.2 step 1: a star shell is called by the officer or RTO, at night",
+        "9.1.1 item 5: no more star shells than the battery's missions",
+        "9.1.1 item 5 / 8.2 step 2: a star shell lands when its clock reaches 0",
+        "8.2 step 3: a star shell's scatter is 1-2 on target, else 1D6 (2D6 unobserved)",
+        "8.2 step 3: a star shell drifts no farther than rolled",
+        "9.1.1 item 5: a star shell does no harm",
+        "9.1.1 item 6: a star shell burns its turns and goes out",
         "4.5.B: at night a firer is illuminated (muzzle bloom), never by day",
         "4.1 / 9.1.1: at night fire reaches the night sight, or into the light",
     ] {

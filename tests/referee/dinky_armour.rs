@@ -29,6 +29,13 @@
 //! - 7.4.1: the concussion test only from the second non-penetrating hit in one turn.
 //! - 7.6: the squad aboard comes off within 2in of the hull (4in between centres); on a 4 or
 //!   5 it comes off pinned and rolls a d6 per stand (a hit on 1-3); on a 6 it dies aboard.
+//! - 7.4.1 rule 1 / 5.1 step 3: HE shells are anti-tank weapons: a mission whose template
+//!   touches the ACAV (or, after a drift, comes within danger close of it) rolls the asset's
+//!   dice once (the vehicle read as one stand) as AT rolls (7.3 step 1, as the RPG's), each hit
+//!   saved on the base save plus the shell's AP (assumed; no screens: they stop shaped charges
+//!   only), a penetration rolls the damage chart, a saved hit counts toward the concussion
+//!   test; the battery is the allied player's own, so no hit of it bails the squad aboard out
+//!   (3.4 (second) C: "an enemy hit"), only results 4-6 touch it (7.6.2).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -153,6 +160,8 @@ pub struct Armour {
     /// The option that reads 7.6.2 alone: no hasty bailout on a hit that does not penetrate.
     bailout_7_6_only: bool,
     hp: i64,
+    /// 7.4.1 rule 1 (assumed, 7.2 not printed): the AP of an HE shell.
+    he_ap: i64,
 }
 
 impl Armour {
@@ -207,6 +216,7 @@ impl Armour {
                 .get("scenario.mech_sweep.options")
                 .is_some_and(|o| o.contains("bailout_7_6_only")),
             hp: int("m113_acav", "hit_points"),
+            he_ap: num("he_shell.ap"),
         }
     }
 
@@ -267,7 +277,16 @@ impl Armour {
         // bailout rolls owed: stands per element come off.
         let mut bail_due: Option<&'static str> = None;
         let mut hasty_due: Vec<i64> = Vec::new();
+        // 7.4.1 rule 1: the HE of a mission landing on the ACAV is being resolved (the AT
+        // rolls owed, and whether the hull is gone), until the next order or phase.
+        let mut he_landing = false;
         for (n, ev) in evs.iter().enumerate() {
+            if matches!(
+                ev,
+                Ev::Acted { .. } | Ev::Phase | Ev::Turn(_) | Ev::End { .. }
+            ) {
+                he_landing = false;
+            }
             match ev {
                 Ev::Turn(t) => {
                     self.close_bail(
@@ -323,14 +342,17 @@ impl Armour {
                         .iter()
                         .find(|(k, _)| entity(k) == "m113_acav")
                         .map(|(_, p)| p.at);
-                    if why == "mount_dismount" || why == "rpg_fire" {
+                    // A bailout under a fire mission's HE comes in the Tension phase, from no
+                    // order (7.4.1 rule 1).
+                    let hit_off = why == "rpg_fire" || (he_landing && why != "mount_dismount");
+                    if why == "mount_dismount" || hit_off {
                         r.check(
                             "7.6.1: the squad aboard dismounts within 2in of the hull",
                             hull.filter(|h| dist(*h, at) > DISMOUNT_REACH + 1)
                                 .map(|h| format!("{piece} at {at:?}, hull at {h:?} (event {n})")),
                         );
                     }
-                    if why == "rpg_fire" && last_damage.as_deref() != Some("catastrophic_kill") {
+                    if hit_off && last_damage.as_deref() != Some("catastrophic_kill") {
                         bailing.push(piece.clone());
                         let stands = {
                             let p = pieces.get(piece).cloned().unwrap_or_default();
@@ -597,7 +619,12 @@ impl Armour {
                                 })
                                 .map(|d| d.min(40))
                                 .collect();
-                            let mut got: Vec<i64> = evs[n + 1..end]
+                            // The stands' blast comes first; a vehicle's HE (and a brew-up's
+                            // blast) after its first AT roll.
+                            let first_at = (n + 1..end)
+                                .find(|&i| matches!(&evs[i], Ev::Resolved { name, .. } if name == "at_hit_roll"))
+                                .unwrap_or(end);
+                            let mut got: Vec<i64> = evs[n + 1..first_at]
                                 .iter()
                                 .filter_map(|e| match e {
                                     Ev::Resolved { name, args, .. } if name == "hit_roll" => {
@@ -614,6 +641,45 @@ impl Armour {
                                     format!("impact at {at:?}: dice due {want:?}, rolled {got:?} (event {n})")
                                 }),
                             );
+                            // 7.4.1 rule 1: the ACAV under the template (allied: danger close
+                            // too) takes the asset's dice as AT rolls.
+                            let acav = pieces
+                                .iter()
+                                .find(|(k, p)| entity(k) == "m113_acav" && !p.gone)
+                                .map(|(k, p)| (k.clone(), p.clone()));
+                            let touched = acav
+                                .as_ref()
+                                .is_some_and(|(_, p)| dist(p.at, at) <= reach + close);
+                            let rolls = evs[first_at..end]
+                                .iter()
+                                .filter(|e| matches!(e, Ev::Resolved { name, .. } if name == "at_hit_roll"))
+                                .count() as i64;
+                            let destroyed = acav.as_ref().is_some_and(|(k, _)| {
+                                evs[first_at..end]
+                                    .iter()
+                                    .any(|e| matches!(e, Ev::Eliminated { piece } if piece == k))
+                            });
+                            let due = if touched { self.blast_fp } else { 0 };
+                            r.check(
+                                if touched {
+                                    "7.4.1 rule 1: HE touching a vehicle rolls the asset's dice as AT rolls"
+                                } else {
+                                    "7.4.1 rule 1: a mission clear of the vehicle rolls no AT roll"
+                                },
+                                (rolls != due && !(destroyed && rolls > 0 && rolls < due)).then(|| {
+                                    format!("impact at {at:?}, ACAV {:?}: {rolls} AT rolls, due {due} (event {n})",
+                                        acav.as_ref().map(|(_, p)| p.at))
+                                }),
+                            );
+                            he_landing = touched;
+                            if let Some((_, p)) = acav.filter(|_| touched) {
+                                let moving = p.moved.contains(&turn)
+                                    || (turn > 1 && p.moved.contains(&(turn - 1)));
+                                rpg_tn = (AT_BASE
+                                    - if self.foliage(p.at) { self.at_cover } else { 0 }
+                                    - if moving { self.at_moving } else { 0 })
+                                .clamp(2, 7);
+                            }
                         }
                         "at_hit_roll" => {
                             let tn = rpg_tn;
@@ -627,7 +693,18 @@ impl Armour {
                             );
                         }
                         "vehicle_save_roll" => {
-                            let need = M113_SAVE + RPG7_AP - i64::from(self.screens);
+                            let need = if he_landing {
+                                M113_SAVE + self.he_ap
+                            } else {
+                                M113_SAVE + RPG7_AP - i64::from(self.screens)
+                            };
+                            if he_landing {
+                                r.check(
+                                    "7.4.1 rule 1 / 5.1 step 3: HE on armour saves on the base save plus the shell's AP",
+                                    (args.first().and_then(|a| a.parse::<i64>().ok()) != Some(need))
+                                        .then(|| format!("needs {args:?} (due {need}) (event {n})")),
+                                );
+                            }
                             let face = faces.first().copied().unwrap_or(0);
                             r.check(
                                 "7.3 step 2: the armour save needs the base save plus AP",
@@ -637,7 +714,10 @@ impl Armour {
                             );
                             if result == "saved" {
                                 saved_this_turn += 1;
-                                if !reserve_aboard.is_empty() && !self.bailout_7_6_only {
+                                if !reserve_aboard.is_empty()
+                                    && !self.bailout_7_6_only
+                                    && !he_landing
+                                {
                                     bail_due = Some("hasty");
                                 }
                             }
@@ -678,7 +758,8 @@ impl Armour {
                             r.check(
                                 "7.1: small arms never harm the hull; only a penetration damages it",
                                 (last_vehicle_roll.as_deref() != Some("penetrated")
-                                    || acting.as_ref().is_none_or(|(a, _)| a != "rpg_fire"))
+                                    || (!he_landing
+                                        && acting.as_ref().is_none_or(|(a, _)| a != "rpg_fire")))
                                 .then(|| format!("damage roll after {last_vehicle_roll:?} (event {n})")),
                             );
                             if result == "superficial_scrape" {
@@ -686,7 +767,11 @@ impl Armour {
                             }
                             if !reserve_aboard.is_empty() {
                                 bail_due = match result.as_str() {
-                                    "superficial_scrape" if !self.bailout_7_6_only => Some("hasty"),
+                                    "superficial_scrape"
+                                        if !self.bailout_7_6_only && !he_landing =>
+                                    {
+                                        Some("hasty")
+                                    }
                                     "spall_and_bailout" => Some("hasty"),
                                     "knocked_out" => Some("passenger"),
                                     _ => None,

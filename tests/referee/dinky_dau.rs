@@ -768,7 +768,12 @@ impl DinkyDau {
                         + i64::from(counter == "mediums_lost");
                     if self.is_sniper(&args[0]) && !self.sniper_picks_element {
                         r.check(
-                            "5.6.C: a sniper's unsaved hit takes a small stand while there is one",
+                            // The allied elements are the Air Cav's (`cav_`).
+                            if args[0].starts_with("cav_") {
+                                "5.6.C: the patrol's sniper team's unsaved hit takes a small stand while there is one"
+                            } else {
+                                "5.6.C: a sniper's unsaved hit takes a small stand while there is one"
+                            },
                             (smalls_before > 0 && counter != "smalls_lost" || looked_out)
                                 .then(|| format!("{label} {counter} (line {n})")),
                         );

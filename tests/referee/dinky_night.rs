@@ -8,9 +8,17 @@
 //!   2in of it (or ends there), once, and only at night.
 //! - 4.5.B / 9.1.1 item 8: at night every element that fires is illuminated (muzzle bloom),
 //!   and nothing is illuminated by day.
-//! - 4.1 at night: an aimed fire reaches no farther than the night sight unless the firer or
-//!   its target stands in the light (within 3in of a burning flare, or illuminated by its own
-//!   fire).
+//! - 4.1 at night: an aimed fire or a spotting test reaches no farther than the night sight
+//!   unless one end stands in the light (within 3in of a burning flare or star shell, or
+//!   illuminated by its own fire).
+//! - 9.1.1 items 4-6 with 8.2 steps 1-3: a star shell (the off-board 105mm battery's
+//!   illumination round) is called by the platoon HQ (officer and RTO), only at night, no more
+//!   of them than the scenario's missions; it lands in the Tension phase of the turn its clock
+//!   of 2 (the 105mm delay printed in 8.2 step 2) runs out, and every one whose turn comes
+//!   lands; its scatter is one d6, 1-2 on target, else one more d6 (two when Unobserved), a
+//!   call beyond the night sight in the dark is Unobserved, one within 3in is not; the
+//!   marker drifts no farther than rolled; it deals no damage; it burns for the assumed number
+//!   of turns (the one it lands in first) and goes out at the end of the last.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -21,6 +29,21 @@ const INCH: i64 = 254;
 const FLARE_TRIP: i64 = 2 * INCH;
 const FLARE_LIGHT: i64 = 3 * INCH;
 const MOVES: [&str; 4] = ["patrol_move", "trail_rush", "sprint", "fire_and_maneuver"];
+/// 8.2 step 2: the 105mm battery's delay (the book's own example).
+const DELAY_105: u32 = 2;
+/// Sight that no terrain can cut (4.1: dense growth cuts a line only after 3in).
+const SURE_SIGHT: f64 = 3.0 * INCH as f64;
+
+/// A star shell's mission: the turn it was called, where its caller stood, whether the spot
+/// was surely out of the caller's sight (Some(true)), surely in it (Some(false)), or neither
+/// is sure without the terrain (None).
+#[derive(Clone, Debug)]
+struct Shell {
+    called: u32,
+    dark: Option<bool>,
+    landed: Option<u32>,
+    lit: bool,
+}
 
 fn pt(a: &At) -> (i64, i64) {
     match a {
@@ -54,6 +77,9 @@ fn point_arg(s: &str) -> Option<(i64, i64)> {
 pub struct Night {
     night: bool,
     sight: i64,
+    /// 9.1.1 items 4-6 (assumed): the battery's illumination missions and a shell's burn.
+    missions: i64,
+    burn: u32,
 }
 
 impl Night {
@@ -65,7 +91,75 @@ impl Night {
             .get("night_sky.los_cutoff")
             .and_then(|v| super::log::length(v))
             .unwrap_or(0);
-        Night { night, sight }
+        let int = |k: &str| {
+            assumed
+                .get(k)
+                .and_then(|v| v.trim().parse::<i64>().ok())
+                .unwrap_or(0)
+        };
+        Night {
+            night,
+            sight,
+            missions: int("star_shells.missions"),
+            burn: int("star_shells.burn_turns").max(0) as u32,
+        }
+    }
+
+    /// 9.1.1 items 5-6 with 8.2 steps 2-3: a star shell's light goes up.
+    #[allow(clippy::too_many_arguments)]
+    fn star_shell_lands(
+        &self,
+        p: &str,
+        shells: &mut BTreeMap<String, Shell>,
+        (turn, phase): (u32, u32),
+        scatter: Option<(bool, i64, usize)>,
+        from: Option<(i64, i64)>,
+        to: Option<(i64, i64)>,
+        r: &mut Report,
+        n: usize,
+    ) {
+        let Some(sh) = shells.get_mut(p) else {
+            r.check(
+                "9.1.1 item 5 / 8.2 step 2: a star shell lands when its clock reaches 0",
+                Some(format!("{p} lit but never called (event {n})")),
+            );
+            return;
+        };
+        r.check(
+            "9.1.1 item 5 / 8.2 step 2: a star shell lands when its clock reaches 0",
+            (sh.landed.is_some() || sh.called + DELAY_105 != turn || phase != 1).then(|| {
+                format!(
+                    "{p} called in turn {} lands in turn {turn} phase {phase} (event {n})",
+                    sh.called
+                )
+            }),
+        );
+        sh.landed = Some(turn);
+        sh.lit = true;
+        let Some((unobserved, drift, _)) = scatter else {
+            r.check(
+                "8.2 step 3: a star shell's scatter is 1-2 on target, else 1D6 (2D6 unobserved)",
+                Some(format!("{p} lit with no scatter roll (event {n})")),
+            );
+            return;
+        };
+        if let Some(dark) = sh.dark {
+            r.check(
+                "8.2 step 1: a star shell called out of the caller's sight is Unobserved",
+                (dark != unobserved).then(|| {
+                    format!("{p}: unobserved {unobserved}, out of sight {dark} (event {n})")
+                }),
+            );
+        }
+        let moved = match (from, to) {
+            (Some(a), Some(b)) => dist(a, b),
+            _ => 0.0,
+        };
+        r.check(
+            "8.2 step 3: a star shell drifts no farther than rolled",
+            (moved > (drift * INCH) as f64 + 2.0)
+                .then(|| format!("{p} drifted {moved} for {drift}in (event {n})")),
+        );
     }
 
     pub fn referee(&self, text: &str, r: &mut Report) {
@@ -75,16 +169,95 @@ impl Night {
         let mut used: BTreeSet<String> = BTreeSet::new();
         let mut exposed: BTreeSet<String> = BTreeSet::new();
         let mut allied_flares_seen = false;
+        let mut turn = 0u32;
+        let mut phase_in_turn = 0u32;
+        let mut shells: BTreeMap<String, Shell> = BTreeMap::new();
+        let mut calls = 0i64;
+        // A call just made: (the turn, its darkness), until its marker moves.
+        let mut awaiting: Option<(u32, Option<bool>)> = None;
+        // The last scatter roll: (unobserved, drift, where the marker stood, event).
+        let mut last_scatter: Option<(bool, i64, usize)> = None;
+        let mut last_scatter_from: BTreeMap<String, (i64, i64)> = BTreeMap::new();
         for (n, ev) in evs.iter().enumerate() {
             match ev {
+                Ev::Turn(t) => {
+                    turn = *t;
+                    phase_in_turn = 0;
+                    for (k, sh) in shells.iter().filter(|(_, sh)| sh.lit) {
+                        r.check(
+                            "9.1.1 item 6: a star shell burns its turns and goes out",
+                            sh.landed.is_some_and(|l| l + self.burn <= turn).then(|| {
+                                format!("{k} still lit in turn {turn}: {sh:?} (event {n})")
+                            }),
+                        );
+                    }
+                }
+                Ev::Phase => phase_in_turn += 1,
+                Ev::End { .. } => {
+                    for (k, sh) in &shells {
+                        r.check(
+                            "9.1.1 item 5 / 8.2 step 2: a star shell lands when its clock reaches 0",
+                            (sh.landed.is_none() && sh.called + DELAY_105 <= turn).then(|| {
+                                format!("{k} called in turn {} never landed (last turn {turn})", sh.called)
+                            }),
+                        );
+                    }
+                }
                 Ev::Deployed { piece, at: a } | Ev::Entered { piece, at: a, .. } => {
                     at.insert(piece.clone(), pt(a));
                     if piece.starts_with("trip_flare") {
                         allied_flares_seen = true;
                     }
                 }
-                Ev::Moved { piece, to, .. } => {
+                Ev::Moved { piece, to, why, .. } => {
+                    if piece.starts_with("star_shell_marker") && why == "fire_illumination" {
+                        if let Some((t, dark)) = awaiting.take() {
+                            shells.insert(
+                                piece.clone(),
+                                Shell {
+                                    called: t,
+                                    dark,
+                                    landed: None,
+                                    lit: false,
+                                },
+                            );
+                        }
+                    } else if piece.starts_with("star_shell_marker") {
+                        last_scatter_from
+                            .entry(piece.clone())
+                            .or_insert_with(|| at.get(piece).copied().unwrap_or_default());
+                    }
                     at.insert(piece.clone(), pt(to));
+                }
+                Ev::Resolved {
+                    name,
+                    args,
+                    dice,
+                    result,
+                } => {
+                    let faces: Vec<i64> = dice.iter().map(|d| d.1).collect();
+                    if name == "scatter" {
+                        let unobserved = args.first().is_some_and(|a| a == "true");
+                        let want_dice = if faces.first().is_some_and(|f| *f <= 2) {
+                            1
+                        } else if unobserved {
+                            3
+                        } else {
+                            2
+                        };
+                        let want = if want_dice == 1 {
+                            0
+                        } else {
+                            faces[1..].iter().sum()
+                        };
+                        r.check(
+                            "8.2 step 3: a star shell's scatter is 1-2 on target, else 1D6 (2D6 unobserved)",
+                            (faces.len() != want_dice || result.parse::<i64>().ok() != Some(want))
+                                .then(|| format!("{faces:?} -> {result} unobserved {unobserved} (event {n})")),
+                        );
+                        last_scatter = Some((unobserved, result.parse().unwrap_or(0), n));
+                        last_scatter_from.clear();
+                    }
                 }
                 Ev::Marked {
                     marker,
@@ -93,10 +266,37 @@ impl Night {
                 } => match marker.as_str() {
                     "illumination_template" => {
                         r.check(
-                            "9.1.1: trip flares only at night",
+                            "9.1.1: trip flares and star shells only at night",
                             (!self.night).then(|| format!("{p} lit by day (event {n})")),
                         );
                         lit.insert(p.clone());
+                        if p.starts_with("star_shell_marker") {
+                            // 9.1.1 item 5: "instead of High Explosive": no blast follows
+                            // before the turn's CP are rolled.
+                            let blast = evs[n + 1..]
+                                .iter()
+                                .take_while(|e| {
+                                    !matches!(e, Ev::Resolved { name, .. } if name == "command_points")
+                                        && !matches!(e, Ev::Phase | Ev::Turn(_) | Ev::End { .. })
+                                })
+                                .any(|e| matches!(e, Ev::Resolved { name, .. } if name == "hit_roll"));
+                            r.check(
+                                "9.1.1 item 5: a star shell does no harm",
+                                blast.then(|| {
+                                    format!("{p}: a hit roll follows its landing (event {n})")
+                                }),
+                            );
+                            self.star_shell_lands(
+                                p,
+                                &mut shells,
+                                (turn, phase_in_turn),
+                                last_scatter.take(),
+                                last_scatter_from.get(p).copied(),
+                                at.get(p).copied(),
+                                r,
+                                n,
+                            );
+                        }
                     }
                     "exposed_marker" => {
                         // The muzzle bloom comes with a volley: the next roll is its hit roll.
@@ -120,6 +320,16 @@ impl Night {
                 } => {
                     if marker == "illumination_template" {
                         lit.remove(p);
+                        if let Some(sh) = shells.get_mut(p) {
+                            sh.lit = false;
+                            let last = sh.landed.unwrap_or(0) + self.burn.max(1) - 1;
+                            r.check(
+                                "9.1.1 item 6: a star shell burns its turns and goes out",
+                                (turn != last).then(|| {
+                                    format!("{p} out in turn {turn}, due at the end of turn {last} (event {n})")
+                                }),
+                            );
+                        }
                     }
                     if marker == "exposed_marker" {
                         exposed.remove(p);
@@ -137,6 +347,47 @@ impl Night {
                         })
                         .unwrap_or(evs.len());
                     let mover = args.first().cloned().unwrap_or_default();
+                    if action == "fire_illumination" {
+                        calls += 1;
+                        r.check(
+                            "9.1.1 item 5 / 8.2 step 1: a star shell is called by the officer or RTO, at night",
+                            (!mover.starts_with("cav_platoon_hq") || !self.night).then(|| {
+                                format!("{mover} calls a star shell, night {} (event {n})", self.night)
+                            }),
+                        );
+                        r.check(
+                            "9.1.1 item 5: no more star shells than the battery's missions",
+                            (calls > self.missions)
+                                .then(|| format!("call {calls} of {} (event {n})", self.missions)),
+                        );
+                        // 8.2 step 1: Unobserved out of the caller's sight; at night and
+                        // unlit the sight is at most the night sight, and never less than
+                        // 3in (4.1).
+                        let dark = match (at.get(&mover), args.last().and_then(|a| point_arg(a))) {
+                            (Some(&c), Some(spot)) => {
+                                let d = dist(c, spot);
+                                let in_light = |q: (i64, i64)| {
+                                    lit.iter().any(|f| {
+                                        at.get(f)
+                                            .is_some_and(|fc| dist(*fc, q) <= FLARE_LIGHT as f64)
+                                    })
+                                };
+                                if d <= SURE_SIGHT {
+                                    Some(false)
+                                } else if d > self.sight as f64 + 1.0
+                                    && !exposed.contains(&mover)
+                                    && !in_light(c)
+                                    && !in_light(spot)
+                                {
+                                    Some(true)
+                                } else {
+                                    None
+                                }
+                            }
+                            _ => None,
+                        };
+                        awaiting = Some((turn, dark));
+                    }
                     if side == "insurgent" && MOVES.contains(&action.as_str()) {
                         let (Some(from), Some(dest)) = (
                             at.get(&mover).copied(),
@@ -164,7 +415,11 @@ impl Night {
                                     marker,
                                     piece: Some(p),
                                     ..
-                                } if marker == "illumination_template" => Some(p.clone()),
+                                } if marker == "illumination_template"
+                                    && p.starts_with("trip_flare") =>
+                                {
+                                    Some(p.clone())
+                                }
                                 _ => None,
                             })
                             .collect();
@@ -178,7 +433,7 @@ impl Night {
                         }
                         used.extend(got);
                     }
-                    if action == "aimed_fire" && self.night {
+                    if (action == "aimed_fire" || action == "spotting_test") && self.night {
                         let target = args.get(1).cloned().unwrap_or_default();
                         let (Some(a), Some(b)) = (at.get(&mover), at.get(&target)) else {
                             continue;
@@ -194,11 +449,31 @@ impl Night {
                             || in_light(&mover, *a)
                             || in_light(&target, *b);
                         r.check(
-                            "4.1 / 9.1.1: at night fire reaches the night sight, or into the light",
+                            if action == "aimed_fire" {
+                                "4.1 / 9.1.1: at night fire reaches the night sight, or into the light"
+                            } else {
+                                "4.1 / 9.1.1 items 3, 6: at night a spotting test reaches the night sight, or into the light"
+                            },
                             (!ok).then(|| {
-                                format!("{mover} at {a:?} fires at {target} at {b:?} in the dark (event {n})")
+                                format!("{mover} at {a:?}: {action} at {target} at {b:?} in the dark (event {n})")
                             }),
                         );
+                        if ok && dist(*a, *b) > self.sight as f64 + 1.0 {
+                            let shell_lit = |c: (i64, i64)| {
+                                lit.iter().any(|f| {
+                                    f.starts_with("star_shell_marker")
+                                        && at
+                                            .get(f)
+                                            .is_some_and(|fc| dist(*fc, c) <= FLARE_LIGHT as f64)
+                                })
+                            };
+                            if shell_lit(*a) || shell_lit(*b) {
+                                r.check(
+                                    "9.1.1 item 6: under a star shell sight is daylight's",
+                                    None,
+                                );
+                            }
+                        }
                     }
                 }
                 _ => {}
