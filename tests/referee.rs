@@ -8,6 +8,7 @@ mod referee {
     pub mod dinky_armour;
     pub mod dinky_dau;
     pub mod dinky_night;
+    pub mod dinky_river;
     pub mod log;
     pub mod nam_bread_man;
     pub mod plastic_battle;
@@ -643,6 +644,50 @@ fn dinky_dau_mech_sweep_is_played_as_printed() {
                 "{title}: {rule}: never played"
             );
         }
+    }
+}
+
+/// The river landing (9.2.2 and 9.2.3 item 1 played): the riverine referee (`dinky_river.rs`)
+/// reads 200 seeded games with `boat_pilot` (ours: the Tango
+/// boat runs the canal and lands the platoon) against `river_sapper` (ours: the VC blow the
+/// mines whenever they may), so that the landing and the mine table are met.
+#[test]
+fn dinky_dau_river_landing_is_played_as_printed() {
+    let mut r = Report::default();
+    let mut river = None;
+    play_with(
+        "dinky_dau",
+        "river-landing",
+        GAMES,
+        &["boat_pilot", "river_sapper"],
+        &mut |ir, text, assumed| {
+            let v = river.get_or_insert_with(|| {
+                referee::dinky_river::River::new(ir, assumed, "river_landing")
+            });
+            v.referee(text, &mut r);
+        },
+    );
+    judge("Dinky Dau, river landing", &r);
+    for rule in [
+        "9.2.3 item 1: 1 to 2 river mines",
+        "9.2.1: a boat moves only on the water",
+        "9.2.2 item 3: the ramp drops at the bank (or where a mine beached the boat)",
+        "9.2.2 item 4: the squads aboard come off the ramp",
+        "9.2.2 item 4: troops land on the bank within 4in of the hull (3in when mired)",
+        "9.2.2 item 6: a squad mired on landing moves no more that turn",
+        "9.2.2 (reading): infantry never move onto the water nor across the canal",
+        "9.2.3 item 1: the 1D6 mine table",
+        "9.2.3 item 1: a mine goes off only as a boat passes within 2in of a live one",
+        "9.2.3 item 1: 1-2 rocks the boat (pinned / stunned)",
+        "9.2.3 item 1: a rocked boat takes no order until the end of the next turn",
+        "9.2.3 item 1: on a hull breach every squad aboard tests morale",
+        "9.2.3 item 1: a 6 beaches the Tango boat with two hits",
+        "9.2.3 item 1: a hit that leaves no hit point loses the boat",
+    ] {
+        assert!(
+            r.checked.get(rule).copied().unwrap_or(0) > 0,
+            "{rule}: never played"
+        );
     }
 }
 

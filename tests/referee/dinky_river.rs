@@ -1,0 +1,571 @@
+//! Referee for Dinky Dau's riverine operations (9.2) in the river landing, written from the
+//! book apart from the engine: it reads the log as text, the scenario's table from the
+//! compiled rules (as JSON data) and the scenario's assumptions (the craft profile, which
+//! 9.2.1 prints empty, and the mud roll, which 9.2.2 names without a number). The rest of each
+//! game is the Meeting Engagement referee's (`dinky_dau.rs`).
+//!
+//! Checked per game:
+//! - 9.2.3 item 1: 1 to 2 river mines, set up on the canal's water.
+//! - 9.2.1 / 9.2.2: the boat moves only on the water, no farther than its move; infantry never
+//!   end a move on the water nor cross the canal (reading).
+//! - 9.2.2 items 2-3: the ramp drops only at the bank (the hull within 2in of the foliage,
+//!   reading) or where a mine beached the boat, with troops aboard.
+//! - 9.2.2 items 4-6: the squads aboard come off (those with room), after a mud roll, onto the bank foliage,
+//!   within 4in of the hull (3in when mired); a mired squad makes no other move that turn.
+//! - 9.2.3 item 1: a mine goes off only during a boat's move that comes within 2in of a mine
+//!   not yet blown, each mine once, no more detonations than ambush tokens given so far;
+//!   the 1D6 table (1-2 rocked, 3-5 one hit and the troops aboard test morale, 6 the Tango
+//!   boat beached with two hits); a rocked boat takes no order until the end of the next
+//!   turn; a beached boat moves no more; a boat with no hits left is lost.
+//! - 9.2.2 Canal Geography: fire across more than 1in of bank foliage reaches 3in at most.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use super::log::{At, Ev, Report, constant, prop};
+
+const INCH: i64 = 254;
+/// 9.2.3 item 1: "within 2in of the marker".
+const MINE_REACH: f64 = 2.0 * INCH as f64;
+/// 9.2.2 item 4: "up to 4in into the brush"; item 6: "3in move max" in the mud.
+const DEBARK: f64 = 4.0 * INCH as f64;
+const MUD: f64 = 3.0 * INCH as f64;
+/// 9.2.2 item 3 (reading): the ramp touches the bank when the hull is within 2in of it.
+const RAMP: i64 = 2 * INCH;
+/// 9.2.2: "cutting visibility off the water to 3 inches into the foliage".
+const BANK_SIGHT: f64 = 3.0 * INCH as f64;
+/// The engine measures in tenths of a millimetre and rounds; this much slack is allowed.
+const SLACK: f64 = 3.0;
+const MOVES: [&str; 4] = ["patrol_move", "trail_rush", "sprint", "fire_and_maneuver"];
+
+type Rect = (i64, i64, i64, i64);
+
+fn pt(a: &At) -> (i64, i64) {
+    match a {
+        At::Point(x, y) => (*x, *y),
+        At::Hex(_) => (0, 0),
+    }
+}
+
+fn dist(a: (i64, i64), b: (i64, i64)) -> f64 {
+    (((a.0 - b.0) as f64).powi(2) + ((a.1 - b.1) as f64).powi(2)).sqrt()
+}
+
+/// The distance from c to the segment a-b.
+fn seg_dist(a: (i64, i64), b: (i64, i64), c: (i64, i64)) -> f64 {
+    let (dx, dy) = ((b.0 - a.0) as f64, (b.1 - a.1) as f64);
+    let len2 = dx * dx + dy * dy;
+    if len2 == 0.0 {
+        return dist(a, c);
+    }
+    let t = (((c.0 - a.0) as f64 * dx + (c.1 - a.1) as f64 * dy) / len2).clamp(0.0, 1.0);
+    let p = (a.0 as f64 + t * dx, a.1 as f64 + t * dy);
+    ((p.0 - c.0 as f64).powi(2) + (p.1 - c.1 as f64).powi(2)).sqrt()
+}
+
+fn inside(r: &Rect, p: (i64, i64)) -> bool {
+    p.0 >= r.0 && p.0 <= r.2 && p.1 >= r.1 && p.1 <= r.3
+}
+
+/// The length of the segment a-b inside the rectangle (Liang-Barsky clipping).
+fn length_in(r: &Rect, a: (i64, i64), b: (i64, i64)) -> f64 {
+    let (dx, dy) = ((b.0 - a.0) as f64, (b.1 - a.1) as f64);
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    for (p, q) in [
+        (-dx, (a.0 - r.0) as f64),
+        (dx, (r.2 - a.0) as f64),
+        (-dy, (a.1 - r.1) as f64),
+        (dy, (r.3 - a.1) as f64),
+    ] {
+        if p == 0.0 {
+            if q < 0.0 {
+                return 0.0;
+            }
+        } else {
+            let t = q / p;
+            if p < 0.0 {
+                t0 = t0.max(t);
+            } else {
+                t1 = t1.min(t);
+            }
+        }
+    }
+    if t1 <= t0 {
+        0.0
+    } else {
+        (t1 - t0) * (dx * dx + dy * dy).sqrt()
+    }
+}
+
+/// The distance from a point to a rectangle (0 inside).
+fn to_rect(r: &Rect, p: (i64, i64)) -> i64 {
+    let dx = (r.0 - p.0).max(0).max(p.0 - r.2);
+    let dy = (r.1 - p.1).max(0).max(p.1 - r.3);
+    ((dx * dx + dy * dy) as f64).sqrt().ceil() as i64
+}
+
+fn point_arg(s: &str) -> Option<(i64, i64)> {
+    let t = s.trim().trim_start_matches('[').trim_end_matches(']');
+    let (x, y) = t.split_once(',')?;
+    Some((x.trim().parse().ok()?, y.trim().parse().ok()?))
+}
+
+/// 9.2.3 item 1, the printed 1D6 mine table.
+fn mine_band(face: i64) -> &'static str {
+    match face {
+        1..=2 => "premature_blast",
+        3..=5 => "hull_breach",
+        _ => "catastrophic_mine_kill",
+    }
+}
+
+pub struct River {
+    water: Vec<Rect>,
+    bank: Vec<Rect>,
+    boat_move: f64,
+    hit_points: i64,
+    mired_on: i64,
+    tokens_per_turn: i64,
+    /// The squads the boat carries at the start (the allied force's reserve).
+    aboard: usize,
+}
+
+impl River {
+    pub fn new(ir: &Value, assumed: &BTreeMap<String, String>, scenario: &str) -> Self {
+        let sc = super::log::config(ir, "scenario", scenario).expect("the scenario");
+        let board = super::log::board(ir, sc);
+        let mut terrain: BTreeMap<String, Vec<Rect>> = BTreeMap::new();
+        for f in board["blocks"].as_array().into_iter().flatten() {
+            if f["keyword"] != "feature" {
+                continue;
+            }
+            let r: Vec<i64> = prop(f, "rect")
+                .iter()
+                .filter_map(|(_, v)| constant(ir, v, assumed).and_then(|c| c.as_i64()))
+                .collect();
+            let name = prop(f, "terrain")
+                .first()
+                .and_then(|(_, v)| v["Const"]["Entity"].as_u64())
+                .and_then(|i| ir["entities"][i as usize]["name"].as_str())
+                .unwrap_or_default()
+                .to_string();
+            if r.len() == 4 {
+                terrain
+                    .entry(name)
+                    .or_default()
+                    .push((r[0], r[1], r[2], r[3]));
+            }
+        }
+        let int = |k: &str| {
+            assumed
+                .get(k)
+                .and_then(|v| v.trim().parse::<i64>().ok())
+                .unwrap_or_else(|| panic!("{k} is assumed"))
+        };
+        // The boat's squads: the allied force's `reserve:` (`cav_platoon_hq, 2 * cav_rifle_squad`).
+        let mut aboard = 0;
+        for b in sc["blocks"].as_array().into_iter().flatten() {
+            if b["keyword"] == "force" && b["name"] == "allied" {
+                for (_, v) in prop(b, "reserve") {
+                    aboard += v["Binary"]["lhs"]["Const"]["Int"].as_u64().unwrap_or(1) as usize;
+                }
+            }
+        }
+        River {
+            water: terrain.get("canal").cloned().unwrap_or_default(),
+            bank: terrain.get("canal_bank").cloned().unwrap_or_default(),
+            boat_move: assumed
+                .get("tango_boat.move")
+                .and_then(|v| super::log::length(v))
+                .expect("tango_boat.move is assumed") as f64,
+            hit_points: int("tango_boat.hit_points"),
+            mired_on: int("shoreline_mud.mired_on"),
+            tokens_per_turn: int(&format!("scenario.{scenario}.ambush_tokens")),
+            aboard,
+        }
+    }
+
+    fn on_water(&self, p: (i64, i64)) -> bool {
+        self.water.iter().any(|r| inside(r, p))
+    }
+
+    fn on_bank(&self, p: (i64, i64)) -> bool {
+        self.bank.iter().any(|r| inside(r, p))
+    }
+
+    fn bank_between(&self, a: (i64, i64), b: (i64, i64)) -> f64 {
+        self.bank.iter().map(|r| length_in(r, a, b)).sum()
+    }
+
+    /// The line from a to b crosses the water from one side to the other (reading: the
+    /// canals of our tables run the width of the table).
+    fn crosses(&self, a: (i64, i64), b: (i64, i64)) -> bool {
+        self.water
+            .iter()
+            .any(|r| (a.1 < r.1 && b.1 > r.3) || (b.1 < r.1 && a.1 > r.3))
+    }
+
+    pub fn referee(&self, text: &str, r: &mut Report) {
+        r.games += 1;
+        let evs = super::log::read(text);
+        let mut at: BTreeMap<String, (i64, i64)> = BTreeMap::new();
+        let mut turn = 0u32;
+        let mut mines: Vec<(i64, i64)> = Vec::new();
+        // Mines surely blown (by index) and the detonations so far.
+        let mut blown: BTreeSet<usize> = BTreeSet::new();
+        let mut detonations = 0i64;
+        let mut aboard = self.aboard;
+        let mut hp_lost = 0i64;
+        let mut beached = false;
+        let mut rocked: Option<u32> = None;
+        // The action in progress, and for a boat move the live mines its line came within
+        // 2in of, with the detonations met so far in it.
+        let mut action = String::new();
+        let mut actor = String::new();
+        let mut passed: Vec<usize> = Vec::new();
+        let mut went_off = 0usize;
+        // A drop_ramp in progress: the boat's place and the mud roll waiting for its squad.
+        let mut ramp_at: Option<(i64, i64)> = None;
+        let mut mud: Option<bool> = None;
+        let mut landed = 0usize;
+        let mut mired: BTreeMap<String, u32> = BTreeMap::new();
+        // A hull breach waiting for its morale tests: how many are owed.
+        let mut morale_owed = 0usize;
+        // A squad that finds no room on the bank within its reach stays aboard (the engine's
+        // points around the hull are finite): at least one lands, never more than were aboard.
+        let close_action = |r: &mut Report, action: &str, landed: usize, aboard_before: usize| {
+            if action == "drop_ramp" {
+                r.check(
+                    "9.2.2 item 4: the squads aboard come off the ramp",
+                    (landed == 0 || landed > aboard_before)
+                        .then(|| format!("{landed} of {aboard_before} squads landed")),
+                );
+            }
+        };
+        let mut aboard_at_ramp = 0usize;
+        for (n, ev) in evs.iter().enumerate() {
+            match ev {
+                Ev::Turn(t) => {
+                    turn = *t;
+                }
+                Ev::Deployed { piece, at: a } => {
+                    at.insert(piece.clone(), pt(a));
+                    if piece.starts_with("river_mine") {
+                        mines.push(pt(a));
+                        r.check(
+                            "9.2.3 item 1: the river mines are set up on the water",
+                            (!self.on_water(pt(a))).then(|| format!("{piece} at {a:?}")),
+                        );
+                    }
+                    if piece == "tango_boat" {
+                        r.check(
+                            "3.1 item 3 / 9.2.1: the boat starts on the water",
+                            (!self.on_water(pt(a))).then(|| format!("{piece} at {a:?}")),
+                        );
+                    }
+                }
+                Ev::Acted {
+                    action: act, args, ..
+                } => {
+                    if turn == 1 && action.is_empty() {
+                        r.check(
+                            "9.2.3 item 1: 1 to 2 river mines",
+                            (mines.is_empty() || mines.len() > 2)
+                                .then(|| format!("{} mines", mines.len())),
+                        );
+                    }
+                    close_action(&mut *r, &action, landed, aboard_at_ramp);
+                    if morale_owed > 0 {
+                        r.check(
+                            "9.2.3 item 1: on a hull breach every squad aboard tests morale",
+                            Some(format!("{morale_owed} tests missing (event {n})")),
+                        );
+                        morale_owed = 0;
+                    }
+                    action = act.clone();
+                    actor = args.first().cloned().unwrap_or_default();
+                    passed.clear();
+                    went_off = 0;
+                    landed = 0;
+                    ramp_at = None;
+                    let boat_order = args.first().is_some_and(|a| a == "tango_boat")
+                        && [
+                            "boat_move",
+                            "drop_ramp",
+                            "pintle_fire",
+                            "unbutton",
+                            "rally_crew",
+                        ]
+                        .contains(&act.as_str());
+                    if boat_order {
+                        r.check(
+                            "9.2.3 item 1: a rocked boat takes no order until the end of the next turn",
+                            rocked.is_some_and(|t| turn <= t + 1).then(|| {
+                                format!("{act} in turn {turn}, rocked in turn {rocked:?} (event {n})")
+                            }),
+                        );
+                    }
+                    if act == "boat_move" {
+                        let from = at.get("tango_boat").copied().unwrap_or_default();
+                        let to = args.get(1).and_then(|a| point_arg(a)).unwrap_or_default();
+                        r.check(
+                            "9.2.1: a boat moves only on the water",
+                            (!self.on_water(from) || !self.on_water(to))
+                                .then(|| format!("{from:?} -> {to:?} (event {n})")),
+                        );
+                        r.check(
+                            "9.2.1: a boat moves no farther than its move",
+                            (dist(from, to) > self.boat_move + SLACK).then(|| {
+                                format!("{} for {} (event {n})", dist(from, to), self.boat_move)
+                            }),
+                        );
+                        r.check(
+                            "9.2.3 item 1: a beached boat moves no more",
+                            beached.then(|| format!("beached boat moves (event {n})")),
+                        );
+                        for (i, m) in mines.iter().enumerate() {
+                            if !blown.contains(&i)
+                                && (seg_dist(from, to, *m) < MINE_REACH + SLACK
+                                    || dist(to, *m) <= MINE_REACH + SLACK)
+                            {
+                                passed.push(i);
+                            }
+                        }
+                    }
+                    if MOVES.contains(&act.as_str())
+                        && let (Some(from), Some(to)) = (
+                            args.first().and_then(|x| at.get(x)).copied(),
+                            args.get(1).and_then(|a| point_arg(a)),
+                        )
+                    {
+                        // A squad thrown into the water by a wrecked boat may wade out.
+                        let wet = !self.on_water(from)
+                            && (self.crosses(from, to)
+                                || self.water.iter().any(|w| length_in(w, from, to) > SLACK));
+                        r.check(
+                            "9.2.2 (reading): infantry never move onto the water nor across the canal",
+                            (self.on_water(to) || wet)
+                                .then(|| format!("{args:?} from {from:?} (event {n})")),
+                        );
+                    }
+                    if act == "drop_ramp" {
+                        let p = at.get("tango_boat").copied().unwrap_or_default();
+                        let near = self.bank.iter().any(|b| to_rect(b, p) <= RAMP + 3);
+                        r.check(
+                            "9.2.2 item 3: the ramp drops at the bank (or where a mine beached the boat)",
+                            (!near && !beached).then(|| format!("boat at {p:?} (event {n})")),
+                        );
+                        r.check(
+                            "9.2.2 item 2: the ramp drops with troops aboard",
+                            (aboard == 0).then(|| format!("empty boat (event {n})")),
+                        );
+                        ramp_at = Some(p);
+                        aboard_at_ramp = aboard;
+                    }
+                }
+                Ev::Moved { piece, to, why, .. } => {
+                    let to = pt(to);
+                    if MOVES.contains(&why.as_str())
+                        && *piece == actor
+                        && let Some(t) = mired.get(piece)
+                    {
+                        r.check(
+                            "9.2.2 item 6: a squad mired on landing moves no more that turn",
+                            (*t == turn)
+                                .then(|| format!("{piece} moves in turn {turn} (event {n})")),
+                        );
+                    }
+                    at.insert(piece.clone(), to);
+                }
+                Ev::Entered { piece, at: a, why } => {
+                    at.insert(piece.clone(), pt(a));
+                    if why == "drop_ramp" {
+                        let p = pt(a);
+                        let hull = ramp_at.unwrap_or_default();
+                        let Some(m) = mud.take() else {
+                            r.check(
+                                "9.2.2 items 5-6: each squad rolls for mud as it lands",
+                                Some(format!("{piece} landed with no mud roll (event {n})")),
+                            );
+                            continue;
+                        };
+                        let reach = if m { MUD } else { DEBARK };
+                        r.check(
+                            "9.2.2 item 4: troops land on the bank within 4in of the hull (3in when mired)",
+                            (!self.on_bank(p) || self.on_water(p) || dist(hull, p) > reach + SLACK)
+                                .then(|| {
+                                    format!("{piece} at {p:?}, hull {hull:?}, mired {m} (event {n})")
+                                }),
+                        );
+                        if m {
+                            mired.insert(piece.clone(), turn);
+                        }
+                        landed += 1;
+                        aboard = aboard.saturating_sub(1);
+                    } else if why == "boat_move" {
+                        // Thrown off a wrecked boat (5.1 step 4 result 5, as a vehicle).
+                        aboard = aboard.saturating_sub(1);
+                    }
+                }
+                Ev::Resolved {
+                    name,
+                    dice,
+                    result,
+                    args,
+                } => {
+                    let face = dice.first().map(|d| d.1).unwrap_or(0);
+                    match name.as_str() {
+                        "mud_roll" => {
+                            let needed = args
+                                .first()
+                                .and_then(|a| a.parse::<i64>().ok())
+                                .unwrap_or(0);
+                            r.check(
+                                "9.2.2 items 5-6: the mud roll needs the assumed number",
+                                (needed != self.mired_on.clamp(1, 7)).then(|| {
+                                    format!("needs {needed}, assumed {} (event {n})", self.mired_on)
+                                }),
+                            );
+                            let m = face >= needed;
+                            let want = if m { "mired" } else { "firm" };
+                            r.check(
+                                "9.2.2 items 5-6: the mud roll by the d6",
+                                (result != want).then(|| format!("{face} -> {result} (event {n})")),
+                            );
+                            mud = Some(m);
+                        }
+                        "mine_detonation" => {
+                            r.check(
+                                "9.2.3 item 1: the 1D6 mine table",
+                                (result != mine_band(face))
+                                    .then(|| format!("{face} -> {result} (event {n})")),
+                            );
+                            detonations += 1;
+                            went_off += 1;
+                            r.check(
+                                "9.2.3 item 1: a mine goes off only as a boat passes within 2in of a live one",
+                                (action != "boat_move" || went_off > passed.len()).then(|| {
+                                    format!(
+                                        "{went_off} detonations, {} live mines passed, in {action} (event {n})",
+                                        passed.len()
+                                    )
+                                }),
+                            );
+                            if went_off == passed.len() {
+                                blown.extend(passed.iter().copied());
+                            }
+                            r.check(
+                                "9.2.3 item 1: each mine goes off once",
+                                (detonations > mines.len() as i64).then(|| {
+                                    format!("{detonations} detonations, {} mines", mines.len())
+                                }),
+                            );
+                            r.check(
+                                "9.2.3 item 1: each detonation spends an ambush token",
+                                (detonations > self.tokens_per_turn * turn as i64).then(|| {
+                                    format!("{detonations} detonations by turn {turn} (event {n})")
+                                }),
+                            );
+                            // The marks that follow in the same action.
+                            let rest: Vec<&Ev> = evs[n + 1..]
+                                .iter()
+                                .take_while(|e| {
+                                    !matches!(e, Ev::Acted { .. } | Ev::Turn(_) | Ev::Phase)
+                                        && !matches!(e, Ev::Resolved { name, .. } if name == "mine_detonation")
+                                })
+                                .collect();
+                            let marked = |m: &str| {
+                                rest.iter().any(|e| {
+                                    matches!(e, Ev::Marked { marker, piece: Some(p), .. }
+                                        if marker == m && p == "tango_boat")
+                                })
+                            };
+                            let lost = rest.iter().any(
+                                |e| matches!(e, Ev::Eliminated { piece } if piece == "tango_boat"),
+                            );
+                            match mine_band(face) {
+                                "premature_blast" => {
+                                    // Already rocked by a mine of the same move: no new mark.
+                                    let again = rocked == Some(turn);
+                                    r.check(
+                                        "9.2.3 item 1: 1-2 rocks the boat (pinned / stunned)",
+                                        (!(marked("rocked_marker") || again) || lost)
+                                            .then(|| format!("not rocked (event {n})")),
+                                    );
+                                    rocked = Some(turn);
+                                }
+                                "hull_breach" => {
+                                    hp_lost += 1;
+                                    r.check(
+                                        "9.2.3 item 1: a hit that leaves no hit point loses the boat",
+                                        ((hp_lost >= self.hit_points) != lost).then(|| {
+                                            format!("{hp_lost} hits of {}, lost {lost} (event {n})", self.hit_points)
+                                        }),
+                                    );
+                                    if !lost {
+                                        morale_owed = aboard;
+                                    }
+                                }
+                                _ => {
+                                    hp_lost += 2;
+                                    r.check(
+                                        "9.2.3 item 1: a 6 beaches the Tango boat with two hits",
+                                        (!lost
+                                            && !(marked("beached_marker")
+                                                && marked("immobilised")))
+                                        .then(|| format!("not beached (event {n})")),
+                                    );
+                                    r.check(
+                                        "9.2.3 item 1: a hit that leaves no hit point loses the boat",
+                                        ((hp_lost >= self.hit_points) != lost).then(|| {
+                                            format!("{hp_lost} hits of {}, lost {lost} (event {n})", self.hit_points)
+                                        }),
+                                    );
+                                    beached = true;
+                                }
+                            }
+                        }
+                        "morale_test" if morale_owed > 0 => {
+                            morale_owed -= 1;
+                            r.check(
+                                "9.2.3 item 1: on a hull breach every squad aboard tests morale",
+                                None,
+                            );
+                        }
+                        _ => {}
+                    }
+                }
+                Ev::End { .. } => {
+                    close_action(&mut *r, &action, landed, aboard_at_ramp);
+                    action.clear();
+                }
+                _ => {}
+            }
+            // Fire across the bank foliage (9.2.2): the firer and target of the action in
+            // progress, once its action is known.
+            if let Ev::Acted {
+                action: act, args, ..
+            } = ev
+                && ["aimed_fire", "pintle_fire", "rpg_fire"].contains(&act.as_str())
+                && let (Some(a), Some(b)) = (
+                    args.first().and_then(|x| at.get(x)),
+                    args.get(1).and_then(|x| at.get(x)),
+                )
+            {
+                let across = self.bank_between(*a, *b);
+                r.check(
+                    "9.2.2: fire across more than 1in of bank foliage reaches 3in at most",
+                    (across > INCH as f64 + SLACK && dist(*a, *b) > BANK_SIGHT + SLACK).then(
+                        || {
+                            format!(
+                                "{act} {args:?}: {} across {across} (event {n})",
+                                dist(*a, *b)
+                            )
+                        },
+                    ),
+                );
+            }
+        }
+    }
+}
