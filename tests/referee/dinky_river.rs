@@ -509,12 +509,12 @@ impl River {
                                 }
                                 _ => {
                                     hp_lost += 2;
+                                    let beached_now =
+                                        marked("beached_marker") && marked("immobilised");
                                     r.check(
                                         "9.2.3 item 1: a 6 beaches the Tango boat with two hits",
-                                        (!lost
-                                            && !(marked("beached_marker")
-                                                && marked("immobilised")))
-                                        .then(|| format!("not beached (event {n})")),
+                                        (!(lost || beached_now))
+                                            .then(|| format!("not beached (event {n})")),
                                     );
                                     r.check(
                                         "9.2.3 item 1: a hit that leaves no hit point loses the boat",
