@@ -18,6 +18,8 @@
 //!   boat beached with two hits); a rocked boat takes no order until the end of the next
 //!   turn; a beached boat moves no more; a boat with no hits left is lost.
 //! - 9.2.2 Canal Geography: fire across more than 1in of bank foliage reaches 3in at most.
+//! - 9.2.3 item 2 with 7.3 step 1: an RPG fired at the boat hits on 4+, with the assumed
+//!   moving-target modifier, +1 from within 6in.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -37,6 +39,8 @@ const RAMP: i64 = 2 * INCH;
 const BANK_SIGHT: f64 = 3.0 * INCH as f64;
 /// The engine measures in tenths of a millimetre and rounds; this much slack is allowed.
 const SLACK: f64 = 3.0;
+/// 9.2.3 item 2: an RPG fired at a boat "from within 6in" gains +1 to hit.
+const BOAT_CLOSE: f64 = 6.0 * INCH as f64;
 const MOVES: [&str; 4] = ["patrol_move", "trail_rush", "sprint", "fire_and_maneuver"];
 
 type Rect = (i64, i64, i64, i64);
@@ -127,6 +131,8 @@ pub struct River {
     hit_points: i64,
     mired_on: i64,
     tokens_per_turn: i64,
+    /// 7.3.1 (assumed): the to-hit modifier of a moving target, as a number added to the roll.
+    at_moving: i64,
     /// The squads the boat carries at the start (the allied force's reserve).
     aboard: usize,
 }
@@ -182,6 +188,7 @@ impl River {
             hit_points: int("tango_boat.hit_points"),
             mired_on: int("shoreline_mud.mired_on"),
             tokens_per_turn: int(&format!("scenario.{scenario}.ambush_tokens")),
+            at_moving: int("at_to_hit.target_moving_value_not_printed"),
             aboard,
         }
     }
@@ -219,6 +226,9 @@ impl River {
         let mut hp_lost = 0i64;
         let mut beached = false;
         let mut rocked: Option<u32> = None;
+        let mut boat_moved = 0u32;
+        // An RPG fired at the boat: its distance, waiting for the AT roll.
+        let mut rpg_at: Option<f64> = None;
         // The action in progress, and for a boat move the live mines its line came within
         // 2in of, with the detonations met so far in it.
         let mut action = String::new();
@@ -306,7 +316,16 @@ impl River {
                             }),
                         );
                     }
+                    rpg_at = None;
+                    if act == "rpg_fire"
+                        && args.get(1).is_some_and(|v| v == "tango_boat")
+                        && let (Some(a), Some(b)) =
+                            (args.first().and_then(|x| at.get(x)), at.get("tango_boat"))
+                    {
+                        rpg_at = Some(dist(*a, *b));
+                    }
                     if act == "boat_move" {
+                        boat_moved = turn;
                         let from = at.get("tango_boat").copied().unwrap_or_default();
                         let to = args.get(1).and_then(|a| point_arg(a)).unwrap_or_default();
                         r.check(
@@ -416,6 +435,25 @@ impl River {
                 } => {
                     let face = dice.first().map(|d| d.1).unwrap_or(0);
                     match name.as_str() {
+                        "at_hit_roll" if rpg_at.is_some() => {
+                            let d = rpg_at.take().unwrap_or_default();
+                            // 7.3 step 1: 4+; 7.3.1 moving (assumed); 9.2.3 item 2: +1 within
+                            // 6in of a boat. A boat on the water is never in cover.
+                            let moving = boat_moved > 0 && boat_moved + 1 >= turn;
+                            let close = d <= BOAT_CLOSE;
+                            let want =
+                                (4 - if moving { self.at_moving } else { 0 } - i64::from(close))
+                                    .clamp(2, 7);
+                            let got = args.first().and_then(|a| a.parse::<i64>().ok());
+                            if (d - BOAT_CLOSE).abs() > SLACK {
+                                r.check(
+                                    "9.2.3 item 2: an RPG hits a boat on 4+, +1 within 6in",
+                                    (got != Some(want)).then(|| {
+                                        format!("needs {got:?}, want {want} at {d} moving {moving} (event {n})")
+                                    }),
+                                );
+                            }
+                        }
                         "mud_roll" => {
                             let needed = args
                                 .first()
