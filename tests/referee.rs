@@ -704,9 +704,11 @@ fn dinky_dau_mech_sweep_is_played_as_printed() {
             "7.6.1: the squad aboard dismounts within 2in of the hull",
         ];
         if kinds[0] == "mech_rider" {
-            rules.push(
+            rules.extend([
                 "7.6.1: a squad mounts again within 2in of a carrier with room, unpinned, for its order",
-            );
+                // Met once in these 200 games: the NVA seldom stands in the open by the wreck.
+                "5.1 step 4 result 5: an element in the open beside a smoking wreck saves on 5+ (medium cover)",
+            ]);
         }
         if kinds[1] == "tank_hunter" {
             rules.extend([
