@@ -336,6 +336,29 @@ impl Armour {
                     p.at = to;
                     p.moved.insert(turn);
                 }
+                Ev::Withdrawn { piece, from, why } => {
+                    // 7.6.1: mounting again, the squad's order, within 2in of the hull (4in
+                    // between centres) of a carrier on the table whose crew has not bailed
+                    // out and that carries no squad; a pinned squad does not mount.
+                    let from = from.as_ref().and_then(at_point).unwrap_or_default();
+                    let hull = pieces
+                        .iter()
+                        .find(|(k, p)| entity(k) == "m113_acav" && !p.gone)
+                        .map(|(_, p)| (p.at, p.markers.contains("bailed_out")));
+                    let pinned = pieces
+                        .get(piece)
+                        .is_some_and(|p| p.markers.contains("pinned_marker"));
+                    r.check(
+                        "7.6.1: a squad mounts again within 2in of a carrier with room, unpinned, for its order",
+                        (why != "mount_vehicle"
+                            || hull.is_none_or(|(h, bailed)| dist(h, from) > DISMOUNT_REACH + 1 || bailed)
+                            || !reserve_aboard.is_empty()
+                            || pinned)
+                            .then(|| format!("{piece} from {from:?}, hull {hull:?}, aboard {reserve_aboard:?}, pinned {pinned} (event {n})")),
+                    );
+                    reserve_aboard.insert(piece.clone());
+                    entered.remove(piece);
+                }
                 Ev::Entered { piece, at, why } => {
                     let at = at_point(at).unwrap_or_default();
                     let hull = pieces

@@ -106,6 +106,8 @@ struct Piece {
     markers: BTreeSet<String>,
     counters: BTreeMap<String, i64>,
     gone: bool,
+    /// 7.6.1: back aboard its carrier (the force's reserve) after mounting again.
+    aboard: bool,
 }
 
 impl Piece {
@@ -134,6 +136,11 @@ pub struct DinkyDau {
     recon_4_3: bool,
     /// 5.6.C read as the choice of the target element only (option `sniper_picks_element`).
     sniper_picks_element: bool,
+    /// 2.3 "a 90 degree forward arc" read as the arc ahead of the direction of march (option
+    /// `overwatch_arc_ahead`) rather than an arc the player declares.
+    overwatch_arc_ahead: bool,
+    /// The middle of each side's set-up area (the way an element faces before it moves).
+    homes: BTreeMap<String, (i64, i64)>,
     sides: Vec<String>,
     turns: i64,
     tokens_per_turn: i64,
@@ -564,6 +571,34 @@ impl DinkyDau {
                 .collect();
             (r.len() == 4).then(|| (r[0], r[1], r[2], r[3]))
         };
+        let area_of = |side: Option<&String>| {
+            sc["blocks"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|b| b["keyword"] == "force" && b["name"].as_str() == side.map(String::as_str))
+                .and_then(|f| {
+                    prop(f, "deploy")
+                        .first()
+                        .and_then(|(_, v)| v["Const"]["Symbol"].as_str().map(String::from))
+                })
+                .and_then(|name| {
+                    board["blocks"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .find(|b| b["keyword"] == "area" && b["name"] == name.as_str())
+                        .and_then(rect_of)
+                })
+        };
+        // 4.2 (READING): an element that has not moved faces the middle of the enemy's set-up
+        // area.
+        let homes: BTreeMap<String, (i64, i64)> = sides
+            .iter()
+            .filter_map(|s| {
+                area_of(Some(s)).map(|(x0, y0, x1, y1)| (s.clone(), ((x0 + x1) / 2, (y0 + y1) / 2)))
+            })
+            .collect();
         let insurgent_area = sc["blocks"]
             .as_array()
             .into_iter()
@@ -623,6 +658,8 @@ impl DinkyDau {
             medic_tabulated: option("medic_as_tabulated"),
             recon_4_3: option("recon_incident_4_3"),
             sniper_picks_element: option("sniper_picks_element"),
+            overwatch_arc_ahead: option("overwatch_arc_ahead"),
+            homes,
             sides,
             turns: num("turns"),
             tokens_per_turn: num("ambush_tokens"),
@@ -807,6 +844,8 @@ impl DinkyDau {
             })
             .collect();
         self.snipers(&lines, r);
+        self.arcs(&lines, r);
+        self.wrecks(&lines, r);
         let mut pieces: BTreeMap<String, Piece> = BTreeMap::new();
         let mut phase = String::new();
         let mut cp = 0i64;
@@ -963,7 +1002,9 @@ impl DinkyDau {
                         bleed_flags.clear();
                         for label in &deploy_order {
                             let Some(p) = pieces.get(label) else { continue };
-                            if p.gone {
+                            // A squad aboard its carrier rolls no bleed (the engine's phase
+                            // walks the elements on the table).
+                            if p.gone || p.aboard {
                                 continue;
                             }
                             let tended = medics.iter().any(|&m| dist(m, p.at) <= ALONGSIDE);
@@ -1020,11 +1061,23 @@ impl DinkyDau {
                         p.at = to;
                     }
                 }
+                "withdrawn" => {
+                    // 7.6.1: a squad mounts again (off the table, out of every sight).
+                    if let Some(p) = pieces.get_mut(&l.s("piece")) {
+                        p.aboard = true;
+                    }
+                }
                 "entered" => {
                     // 4.2 State 0 / 2.3 item 5: a reserve element comes on.
                     let label = l.s("piece");
                     let at = point(&l.v["at"]).unwrap_or_default();
-                    // 7.6: an allied squad off a vehicle (its rules: dinky_armour.rs).
+                    // 7.6: an allied squad off a vehicle (its rules: dinky_armour.rs); one that
+                    // mounted again keeps its stands, casualties and place in the set-up order.
+                    if let Some(p) = pieces.get_mut(&label).filter(|p| p.aboard) {
+                        p.aboard = false;
+                        p.at = at;
+                        continue;
+                    }
                     if l.s("side") == allied {
                         deploy_order.push(label.clone());
                         pieces.insert(
@@ -2385,5 +2438,326 @@ impl DinkyDau {
         }
         *expected = false;
         *seen = false;
+    }
+}
+
+/// The bearing from `a` to `b` in whole degrees clockwise from the direction of the table's
+/// top edge (y grows down the table), rounded to the nearest degree; 0 where they coincide.
+fn bearing_deg(a: (i64, i64), b: (i64, i64)) -> i64 {
+    let (dx, dy) = ((b.0 - a.0) as f64, (b.1 - a.1) as f64);
+    if dx == 0.0 && dy == 0.0 {
+        return 0;
+    }
+    let deg = dx.atan2(-dy).to_degrees().rem_euclid(360.0);
+    ((deg + 0.5).floor() as i64) % 360
+}
+
+/// How far apart two bearings are, the short way round (0-180).
+fn bearing_gap(a: i64, b: i64) -> i64 {
+    let d = (a - b).rem_euclid(360);
+    d.min(360 - d)
+}
+
+/// The moves of 2.3 and where each writes its destination among its arguments.
+fn move_dest(action: &str, args: &[String]) -> Option<(String, (i64, i64))> {
+    let i = match action {
+        "patrol_move" | "trail_rush" | "sprint" => 1,
+        "fire_and_maneuver" => 2,
+        _ => return None,
+    };
+    let v = Value::String(args.get(i)?.clone());
+    Some((args.first()?.clone(), raw_point(&v)?))
+}
+
+impl DinkyDau {
+    /// Facing and arcs (2.3 Set Overwatch, 4.2 Spotting Arcs, 4.5.C), from the log alone. An
+    /// element faces the way of its last 2.3 move (4.2: its direction of march), the middle
+    /// of the enemy's set-up area before it has moved (READING). Checked:
+    /// - 2.3: opportunity fire only at a mover that, frozen at the midpoint of its move, lies
+    ///   within 45 degrees of the centre of the overwatch's declared 90 degree arc (one of 8
+    ///   bearings, or with `overwatch_arc_ahead` its direction of march);
+    /// - 4.2 items 4-6: a rear-security stand is posted only by a real element with two
+    ///   stands or more, as it finishes one of its own moves; it falls in when it moves;
+    /// - 4.2 items 7-9, 4.5.C: a spotting test ordered at an echo has the -1 Blind Spot
+    ///   exactly when the echo lies more than 90 degrees off the spotter's direction of march,
+    ///   no rear-security stand is posted and the spotter is not a sniper in a tree canopy; a
+    ///   patrol's spotting test (its target is not logged) has it only when some echo lies so,
+    ///   and goes without it only when some echo does not.
+    fn arcs(&self, lines: &[Line], r: &mut Report) {
+        let mut at: BTreeMap<String, (i64, i64)> = BTreeMap::new();
+        let mut side: BTreeMap<String, String> = BTreeMap::new();
+        let mut march: BTreeMap<String, i64> = BTreeMap::new();
+        let mut guard: BTreeSet<String> = BTreeSet::new();
+        let mut watch: BTreeMap<String, i64> = BTreeMap::new();
+        let mut markers: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut lost: BTreeMap<String, i64> = BTreeMap::new();
+        // The order in progress: its action and arguments; the overwatch owed its arc.
+        let mut acted: Option<(String, Vec<String>)> = None;
+        let mut arc_owed: Option<String> = None;
+        // The steps of the order's mover so far (a move is logged as two: to its midpoint,
+        // then on).
+        let mut mover_steps = 0;
+        let facing = |p: &str,
+                      at: &BTreeMap<String, (i64, i64)>,
+                      side: &BTreeMap<String, String>,
+                      march: &BTreeMap<String, i64>| {
+            march.get(p).copied().or_else(|| {
+                let enemy = self.sides.iter().find(|s| side.get(p) != Some(*s))?;
+                Some(bearing_deg(*at.get(p)?, *self.homes.get(enemy)?))
+            })
+        };
+        for (n, l) in lines.iter().enumerate() {
+            match l.kind() {
+                "deployed" | "entered" => {
+                    if let Some(p) = point(&l.v["at"]) {
+                        at.insert(l.s("piece"), p);
+                    }
+                    let s = l.s("side");
+                    let s = if s.is_empty() {
+                        self.stats
+                            .get(entity_of(&l.s("piece"), &self.sides))
+                            .map(|st| st.side.clone())
+                            .unwrap_or_default()
+                    } else {
+                        s
+                    };
+                    side.insert(l.s("piece"), s);
+                }
+                "moved" => {
+                    if let Some(p) = point(&l.v["to"]) {
+                        at.insert(l.s("piece"), p);
+                    }
+                    if acted
+                        .as_ref()
+                        .is_some_and(|(_, args)| args.first() == Some(&l.s("piece")))
+                    {
+                        mover_steps += 1;
+                    }
+                }
+                "marked" => {
+                    markers
+                        .entry(l.s("piece"))
+                        .or_default()
+                        .insert(l.s("marker"));
+                }
+                "unmarked" => {
+                    let p = l.s("piece");
+                    markers.entry(p.clone()).or_default().remove(&l.s("marker"));
+                    // 2.3: opportunity fire takes the overwatch marker off as it fires, while
+                    // the insurgent mover stands frozen at its midpoint (after the first of
+                    // its move's two steps; the allied "choose 1" is logged after the order's
+                    // events). A marker lost to a pin (item 11) follows the pin.
+                    let pinned_now = n > 0
+                        && lines[n - 1].kind() == "marked"
+                        && lines[n - 1].s("marker") == "pinned_marker"
+                        && lines[n - 1].s("piece") == p;
+                    let fired =
+                        l.s("marker") == "overwatch_marker" && !pinned_now && mover_steps == 1;
+                    if let (true, Some((action, args))) = (fired, &acted)
+                        && move_dest(action, args).is_some()
+                    {
+                        let mover = &args[0];
+                        let arc = watch.get(&p).copied();
+                        let off = match (at.get(&p), at.get(mover), arc) {
+                            (Some(&w), Some(&m), Some(a)) => {
+                                Some(bearing_gap(bearing_deg(w, m), a))
+                            }
+                            _ => None,
+                        };
+                        r.check(
+                            "2.3: opportunity fire only at a mover inside the overwatch's 90 degree arc",
+                            (off.is_none_or(|o| o > 45)).then(|| {
+                                format!("{p} fired at {mover} {off:?} degrees off its arc {arc:?} (line {n})")
+                            }),
+                        );
+                    }
+                }
+                "decision" => {
+                    let label = l.s("label");
+                    if !label.starts_with("choose ") {
+                        acted = None;
+                        arc_owed = None;
+                    } else if let Some(w) = arc_owed.take() {
+                        let a: Option<i64> = label.trim_start_matches("choose ").parse().ok();
+                        r.check(
+                            "2.3: an overwatch declares its 90 degree arc on one of 8 bearings",
+                            (!a.is_some_and(|a| a % 45 == 0 && (0..360).contains(&a))
+                                || l.s("side") != self.sides[0])
+                                .then(|| format!("{w} declared {label} (line {n})")),
+                        );
+                        if let Some(a) = a {
+                            watch.insert(w, a);
+                        }
+                    }
+                }
+                "acted" => {
+                    let (action, args) = (l.s("action"), l.args());
+                    if let Some((mover, dest)) = move_dest(&action, &args) {
+                        if let Some(&from) = at.get(&mover)
+                            && from != dest
+                        {
+                            march.insert(mover.clone(), bearing_deg(from, dest));
+                        }
+                        guard.remove(&mover);
+                    }
+                    if action == "set_overwatch" && !self.overwatch_arc_ahead {
+                        arc_owed = args.first().cloned();
+                    }
+                    // `overwatch_arc_ahead`: the arc is fixed as it is set, ahead of the
+                    // element's direction of march then.
+                    if action == "set_overwatch"
+                        && self.overwatch_arc_ahead
+                        && let Some(w) = args.first()
+                        && let Some(f) = facing(w, &at, &side, &march)
+                    {
+                        watch.insert(w.clone(), f);
+                    }
+                    mover_steps = 0;
+                    acted = Some((action, args));
+                }
+                "counted" => {
+                    let p = l.s("piece");
+                    let value = l.v["value"].as_i64().unwrap_or(0);
+                    match l.s("counter").as_str() {
+                        "mediums_lost" | "smalls_lost" => {
+                            let k = format!("{p}/{}", l.s("counter"));
+                            lost.insert(k, value);
+                        }
+                        "rear_guard" if value > 0 => {
+                            let stat = self.stats.get(entity_of(&p, &self.sides));
+                            let stands = stat.map_or(0, |s| {
+                                s.mediums + s.smalls
+                                    - lost.get(&format!("{p}/mediums_lost")).copied().unwrap_or(0)
+                                    - lost.get(&format!("{p}/smalls_lost")).copied().unwrap_or(0)
+                            });
+                            let own_move = acted.as_ref().is_some_and(|(a, args)| {
+                                move_dest(a, args).is_some_and(|(m, _)| m == p)
+                            });
+                            r.check(
+                                "4.2 items 4-6: a rear-security stand is posted by a squad of two stands or more finishing its move",
+                                (!own_move || stat.is_none_or(|s| s.dummy) || stands < 2)
+                                    .then(|| format!("{p} posted one with {stands} stands in {acted:?} (line {n})")),
+                            );
+                            guard.insert(p);
+                        }
+                        "rear_guard" => {
+                            guard.remove(&p);
+                        }
+                        _ => {}
+                    }
+                }
+                "resolved" if l.s("name") == "spotting" => {
+                    let flag = arg_bool(&l.args(), 4);
+                    let Some((action, args)) = &acted else {
+                        continue;
+                    };
+                    let blind = |s: &str, t: &str| -> Option<bool> {
+                        let f = facing(s, &at, &side, &march)?;
+                        let rear = bearing_gap(bearing_deg(*at.get(s)?, *at.get(t)?), f) > 90;
+                        let canopy = self.is_sniper(s) && self.in_canopy(*at.get(s)?);
+                        Some(rear && !guard.contains(s) && !canopy)
+                    };
+                    let echo = |t: &String| {
+                        markers.get(t).is_some_and(|m| {
+                            m.contains("echo_marker") && !m.contains("confirmed_contact")
+                        })
+                    };
+                    if action == "spotting_test" && args.len() == 2 {
+                        let want = blind(&args[0], &args[1]);
+                        r.check(
+                            "4.2 items 7-9: the Blind Spot -1 exactly when the echo is in the spotter's unguarded rear arc",
+                            (want != Some(flag)).then(|| {
+                                format!("{args:?}: flag {flag}, expected {want:?} (line {n})")
+                            }),
+                        );
+                    } else if move_dest(action, args).is_some() && action == "patrol_move" {
+                        let s = &args[0];
+                        let enemies: Vec<&String> = side
+                            .iter()
+                            .filter(|(p, sd)| side.get(s) != Some(*sd) && echo(p))
+                            .map(|(p, _)| p)
+                            .collect();
+                        let some = enemies.iter().any(|t| blind(s, t) == Some(flag));
+                        r.check(
+                            "4.2 items 7-9: a patrol's spotting test has the Blind Spot -1 only as some echo lies",
+                            (!some).then(|| format!("{s}: flag {flag}, no echo lies so (line {n})")),
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+impl DinkyDau {
+    /// 5.1 step 4 result 5 (and a vehicle with no HP left, read as knocked out): the hull
+    /// leaves a smoking wreck where it stood, medium cover. Checked from the log: aimed fire
+    /// (not at point blank, 5.6.A) at an element standing in no terrain feature whose centre
+    /// is within 4in of a wreck's (2in of the hull, base to base) is saved on 5+ (5.1 step 3,
+    /// light / medium cover), not the open ground's 6.
+    fn wrecks(&self, lines: &[Line], r: &mut Report) {
+        let mut at: BTreeMap<String, (i64, i64)> = BTreeMap::new();
+        let mut wrecks: Vec<(i64, i64)> = Vec::new();
+        let mut knocked_out = false;
+        let mut fire: Option<(String, String)> = None;
+        let near = |a: (i64, i64), b: (i64, i64), r: i64| {
+            let (dx, dy) = (i128::from(a.0 - b.0), i128::from(a.1 - b.1));
+            dx * dx + dy * dy <= i128::from(r) * i128::from(r)
+        };
+        for (n, l) in lines.iter().enumerate() {
+            match l.kind() {
+                "deployed" | "entered" => {
+                    if let Some(p) = point(&l.v["at"]) {
+                        at.insert(l.s("piece"), p);
+                    }
+                }
+                "moved" => {
+                    if let Some(p) = point(&l.v["to"]) {
+                        at.insert(l.s("piece"), p);
+                    }
+                }
+                "decision" if !l.s("label").starts_with("choose ") => {
+                    knocked_out = false;
+                    fire = None;
+                }
+                "acted" => {
+                    let args = l.args();
+                    fire = (l.s("action") == "aimed_fire" && args.len() == 2)
+                        .then(|| (args[0].clone(), args[1].clone()));
+                }
+                "resolved" if l.s("name") == "vehicle_damage_roll" => {
+                    knocked_out =
+                        matches!(l.s("result").as_str(), "knocked_out" | "superficial_scrape");
+                }
+                "eliminated" => {
+                    let p = l.s("piece");
+                    if knocked_out && !self.stats.contains_key(entity_of(&p, &self.sides)) {
+                        knocked_out = false;
+                        if let Some(&w) = at.get(&p) {
+                            wrecks.push(w);
+                        }
+                    }
+                }
+                "resolved" if l.s("name") == "save_roll" => {
+                    let Some((f, t)) = &fire else { continue };
+                    let (Some(&fp), Some(&tp)) = (at.get(f), at.get(t)) else {
+                        continue;
+                    };
+                    let open = !self.terrain.values().flatten().any(|rect| inside(rect, tp));
+                    let beside = wrecks.iter().any(|&w| near(w, tp, 4 * INCH));
+                    if open && beside && !near(fp, tp, 3 * INCH + 1) {
+                        let save = arg_int(&l.args(), 1);
+                        r.check(
+                            "5.1 step 4 result 5: an element in the open beside a smoking wreck saves on 5+ (medium cover)",
+                            (save != 5).then(|| {
+                                format!("{t} at {tp:?} beside a wreck saved on {save} (line {n})")
+                            }),
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 }

@@ -55,6 +55,12 @@ pub enum Ev {
     Eliminated {
         piece: String,
     },
+    /// A piece on the table went back into its force's reserve (`to_reserve`).
+    Withdrawn {
+        piece: String,
+        from: Option<At>,
+        why: String,
+    },
     /// A piece held off the table came onto it.
     Entered {
         piece: String,
@@ -181,6 +187,11 @@ pub fn read(text: &str) -> Vec<Ev> {
             "entered" => Ev::Entered {
                 piece: piece(),
                 at: at(&v["at"]).expect("a place to come in at"),
+                why: s(&v, "why"),
+            },
+            "withdrawn" => Ev::Withdrawn {
+                piece: piece(),
+                from: at(&v["from"]),
                 why: s(&v, "why"),
             },
             "exited" => Ev::Exited {

@@ -250,6 +250,8 @@ engine_functions! {
     Eliminated = "eliminated"(opt("F", Filter), opt("F", Filter), opt("F", Filter)) -> Int, NonNegative, NO;
     /// Pieces eliminated so far that lie at the place (where each fell, or where its carrier dropped it; not those being carried) and match the filters; never units on the board.
     EliminatedIn = "eliminated_in"(req("P", Place), opt("F", Filter), opt("F", Filter)) -> Pieces, Any, NO;
+    /// Pieces eliminated so far that lie within the distance of the place (where each fell, or where its carrier dropped it; not those being carried) and match the filters: what is left on the table of them, such as a wreck.
+    EliminatedWithin = "eliminated_within"(req("P", Place), req("r", Radius), opt("F", Filter), opt("F", Filter)) -> Pieces, Any, NO;
     /// Pieces gone off the board that match the filters; a hex, a hex list `[S11, T10]` or a column range `U..=U` counts only pieces that left from a matching hex.
     Exited = "exited"(opt("F", Filter), opt("F", Filter), opt("F", Filter)) -> Int, NonNegative, NO;
     /// Pieces on the board that match the filters.
@@ -374,10 +376,14 @@ engine_functions! {
     InReserve = "in_reserve"(req("piece", Piece)) -> Bool, Any, NO;
     /// The pieces held off the table in their force's `reserve:` that match the filters (as `units` lists those on the board): for a rule that brings one on from inside a procedure (`choose x from reserve_units(red) { move x to p }`).
     ReserveUnits = "reserve_units"(opt("F", Filter), opt("F", Filter), opt("F", Filter)) -> Pieces, Any, NO;
+    /// Effect: a unit on the board goes back off the table into its force's reserve (listed again by `in_reserve` and `reserve_units`, brought on again by `move`), such as a squad mounting a carrier; it keeps its counters and markers, is seen by no side while there, and is logged as a `withdrawn` event. An error for a piece not on the board, not a unit, or carrying others.
+    ToReserve = "to_reserve"(req("piece", Piece)) -> Effect, Any, NO;
     /// Open tables: the points within `r` of the place where a figure may stand (on the table, a base from every other figure on it, unseen ones aside): the place itself, then the board's `move_directions` directions (the first toward the top edge), each at `k / move_steps` of `r`; with terrains, only the points lying in a feature of one of them. For a `choose` of where a piece is put.
     PointsAround = "points_around"(req("P", Place), req("r", Radius), opt("T", Terrain), opt("T", Terrain), opt("T", Terrain), opt("T", Terrain)) -> Value, Any, NO;
     /// Open tables: the straight line from `a` to `b` passes strictly nearer than `r` to the place `P` (a figure of base diameter `r` moving along it would touch a figure standing there; exact).
     PassesWithin = "passes_within"(req("a", Place), req("b", Place), req("P", Place), req("r", Radius)) -> Bool, Any, NO;
+    /// Open tables: the direction from `a` to `b` in whole degrees, 0 to 359, clockwise from the direction of the top edge (90 toward the right edge), rounded to the nearest degree (exact: the same on every machine); 0 where they coincide. A rule keeps a facing in a counter and compares bearings for arcs.
+    Bearing = "bearing"(req("a", Place), req("b", Place)) -> Int, NonNegative, NO;
 }
 
 impl EngineFn {

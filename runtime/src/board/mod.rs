@@ -1,6 +1,7 @@
 //! Board geometry for the game engine: where pieces are, how far apart, what lies between.
 //!
-//! Three kinds of board, one module each, named for what it owns:
+//! Three kinds of board, one module each, named for what it owns (and [`bearing`], directions
+//! on an open table):
 //! - [`hex`]: hex grids labelled as printed in rulebooks (`S11`): distance, neighbours,
 //!   routes, terrain on a route, cheapest movement paths;
 //! - [`table`]: an open table for miniatures, in integer tenths of a millimetre: distance,
@@ -15,6 +16,7 @@
 //! values that cannot be represented are refused when built (constructors return errors), so
 //! the arithmetic afterwards cannot overflow.
 
+pub mod bearing;
 pub mod hex;
 pub(crate) mod isqrt;
 pub mod sectors;

@@ -878,7 +878,7 @@ impl GameHost<'_, '_> {
     }
 }
 
-fn side_label(rules: &Rules, s: Option<SideId>) -> Option<String> {
+pub(super) fn side_label(rules: &Rules, s: Option<SideId>) -> Option<String> {
     s.map(|s| rules.side_name(s).to_string())
 }
 
@@ -943,6 +943,24 @@ impl Host for GameHost<'_, '_> {
                             p.status == Status::Eliminated
                                 && p.carried_by.is_none()
                                 && p.pos == Some(at)
+                                && self.matches(i, &f)
+                        })
+                        .collect(),
+                )
+            }
+            EngineFn::EliminatedWithin => {
+                let centre = self.place(arg(0)?)?;
+                let r = arg(1)?.as_int().ok_or_else(|| err("a distance"))?;
+                let f = self.filter(&a[2..])?;
+                Self::pieces_list(
+                    (0..self.state.pieces.len())
+                        .filter(|&i| {
+                            let p = &self.state.pieces[i];
+                            p.status == Status::Eliminated
+                                && p.carried_by.is_none()
+                                && p.pos.is_some_and(|at| {
+                                    self.distance(centre, at).is_ok_and(|d| d <= r)
+                                })
                                 && self.matches(i, &f)
                         })
                         .collect(),
@@ -1529,6 +1547,11 @@ impl Host for GameHost<'_, '_> {
                 Val::Bool(self.state.pieces[i].status == Status::Reserve)
             }
             EngineFn::ReserveUnits => Self::pieces_list(self.count(Status::Reserve, a)?),
+            EngineFn::ToReserve => {
+                let i = self.piece(arg(0)?)?;
+                self.withdraw(i)?;
+                Val::Unit
+            }
             EngineFn::PassesWithin => {
                 let (Pos::Point(from), Pos::Point(to), Pos::Point(c)) = (
                     self.place(arg(0)?)?,
@@ -1539,6 +1562,14 @@ impl Host for GameHost<'_, '_> {
                 };
                 let r = arg(3)?.as_int().ok_or_else(|| err("a distance"))?;
                 Val::Bool(table::passes_within(from, to, c, r))
+            }
+            EngineFn::Bearing => {
+                let (Pos::Point(from), Pos::Point(to)) =
+                    (self.place(arg(0)?)?, self.place(arg(1)?)?)
+                else {
+                    return Err(err("`bearing` is for open tables"));
+                };
+                Val::Int(crate::board::bearing::bearing(from, to))
             }
             EngineFn::PointsAround => {
                 let (

@@ -169,6 +169,14 @@ pub enum Event {
         at: Place,
         why: Option<String>,
     },
+    /// A unit on the board went back into its force's reserve from `from` (`to_reserve`),
+    /// taken off by `why`.
+    Withdrawn {
+        piece: String,
+        side: Option<String>,
+        from: Option<Place>,
+        why: Option<String>,
+    },
     /// A resolution rolled in play: its arguments as shown, every die in the order rolled
     /// (those of resolutions it calls included), and the outcome or value it came to.
     Resolved {
@@ -298,6 +306,10 @@ pub fn narrate(e: &Event, unit: Option<&str>) -> Option<String> {
         Event::Entered { piece, at, .. } => {
             format!("      {piece} comes onto the board at {}", at.label(unit))
         }
+        Event::Withdrawn { piece, from, .. } => format!(
+            "      {piece} goes off the board into reserve from {}",
+            label_or_unknown(from, unit)
+        ),
         Event::Resolved {
             name,
             args,
@@ -543,6 +555,15 @@ mod tests {
                     why: Some("bring_in".into()),
                 },
                 Some("      regular #4 comes onto the board at (21in, 22in)"),
+            ),
+            (
+                Event::Withdrawn {
+                    piece: "regular #4".into(),
+                    side: Some("us".into()),
+                    from: Some(point.clone()),
+                    why: Some("mount".into()),
+                },
+                Some("      regular #4 goes off the board into reserve from (21in, 22in)"),
             ),
             (
                 Event::Resolved {

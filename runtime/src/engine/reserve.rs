@@ -105,3 +105,44 @@ pub(super) fn entry_points(
     }
     Ok(Some((out, vec![k])))
 }
+
+impl super::host::GameHost<'_, '_> {
+    /// `to_reserve`: a unit on the board goes back off the table into its force's reserve,
+    /// where `move` may bring it on again (a squad mounting a carrier, when the carrier's
+    /// passengers are its force's reserve). It keeps its counters and markers; while in
+    /// reserve it is on no board, so no side sees it and no look-ahead holds it. A piece
+    /// carrying others is refused: what it carries would be left with no place.
+    pub(super) fn withdraw(&mut self, i: usize) -> Result<(), crate::error::RunError> {
+        let refuse = |why: &str| Err(crate::error::RunError::Type(why.to_string()));
+        let p = &self.state.pieces[i];
+        if !p.on_board() {
+            return refuse("`to_reserve` takes a piece on the board");
+        }
+        if !p.is_unit {
+            return refuse("`to_reserve` takes a unit, not a marker or a weapon piece");
+        }
+        if self
+            .state
+            .pieces
+            .iter()
+            .any(|q| q.carried_by == Some(i as u32))
+        {
+            return refuse("`to_reserve`: the piece carries others");
+        }
+        let from = p.pos;
+        let p = &mut self.state.pieces[i];
+        p.status = Status::Reserve;
+        p.pos = None;
+        if self.tell {
+            let e = super::log::Event::Withdrawn {
+                piece: p.label.to_string(),
+                side: super::host::side_label(self.rules, p.side),
+                from: from.map(super::log::Place::from),
+                why: self.why.clone(),
+            };
+            self.said.push(e);
+        }
+        self.scratch.version += 1;
+        Ok(())
+    }
+}
