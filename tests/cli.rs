@@ -1834,3 +1834,71 @@ fn the_sim_table_keeps_its_columns_for_a_long_policy_name() {
     let row = out.lines().find(|l| l.starts_with("insurgent ")).unwrap();
     assert!(row.contains("jungle_ghost "), "{row}");
 }
+
+#[test]
+fn bench_suite_measures_everything_in_one_run_against_its_references() {
+    let (code, out, err) = sandtable(&["bench", "--suite", "--quick", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["quick"], true);
+    let rows = v["measures"].as_array().expect("measures");
+    let ids: Vec<&str> = rows.iter().filter_map(|r| r["id"].as_str()).collect();
+    for want in [
+        "platoon_fire_jit_loop",
+        "platoon_fire_jit_over_interp",
+        "dinky_dau_pool_jit_loop",
+        "platoon_flank_playouts_interp",
+        "platoon_flank_playouts_jit",
+        "platoon_flank_playouts_jit_over_interp",
+        "plastic_total_destruction_playouts_interp",
+        "plastic_total_destruction_playouts_jit",
+        "exact_opposed_d10",
+        "exact_hit_save_pool",
+        "exact_sum_100d6",
+        "exact_highest_3_of_10d6",
+    ] {
+        assert!(ids.contains(&want), "{want} missing from {ids:?}");
+    }
+    for r in rows {
+        let st = r["sandtable"].as_f64().expect("a figure");
+        assert!(st.is_finite() && st > 0.0, "{r}");
+        assert!(
+            r["command"]
+                .as_str()
+                .is_some_and(|c| c.starts_with("sandtable ")),
+            "{r}"
+        );
+        if let (Some(ratio), Some(reference)) = (r["ratio"].as_f64(), r["reference"].as_f64()) {
+            let want = if r["unit"] == "µs" {
+                reference / st
+            } else {
+                st / reference
+            };
+            assert!((ratio - want).abs() <= 1e-9 * want, "{r}");
+            if let Some(goal) = r["goal"].as_f64() {
+                assert_eq!(r["met"].as_bool(), Some(ratio >= goal), "{r}");
+            }
+        }
+    }
+    // Without --icepool the exact rows stand alone; every other row has its reference.
+    for r in rows {
+        assert_eq!(r["reference"].is_null(), r["unit"] == "µs", "{r}");
+    }
+}
+
+#[test]
+fn bench_refuses_mixed_or_missing_arguments() {
+    let (code, _, err) = sandtable(&["bench", "--suite", "rules/platoon", "fire"]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(sandtable(&["bench"]).0, 2);
+    assert_eq!(
+        sandtable(&["bench", "--quick", "rules/platoon", "fire"]).0,
+        2
+    );
+    let (code, _, err) = sandtable(&["bench", "--suite", "--root", "no/such/repo"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("no/such/repo/rules/platoon") && err.contains("--root"),
+        "{err}"
+    );
+}

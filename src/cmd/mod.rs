@@ -3,6 +3,7 @@
 pub mod against;
 pub mod audit;
 pub mod bench;
+pub mod bench_suite;
 pub mod check;
 pub mod explain;
 pub mod game;
