@@ -778,6 +778,11 @@ fn dinky_dau_river_landing_is_played_as_printed() {
         "9.2.3 item 1: on a hull breach every squad aboard tests morale",
         "9.2.3 item 1: a 6 beaches the Tango boat with two hits",
         "9.2.3 item 1: a hit that leaves no hit point loses the boat",
+        "9.2.3 item 2: a spider bunker is set up on the bank foliage at the waterline",
+        "9.2.3 item 2: in a spider bunker, light small arms are saved on 4+",
+        "9.2.3 item 2: in a spider bunker, the boat's guns are saved on the assumed save",
+        "9.2.3 item 2: fire at an element in a spider bunker needs the bunker's cover",
+        "9.2.3 item 2: a spider bunker sees down the canal past the bank foliage",
     ] {
         assert!(
             r.checked.get(rule).copied().unwrap_or(0) > 0,

@@ -20,6 +20,12 @@
 //! - 9.2.2 Canal Geography: fire across more than 1in of bank foliage reaches 3in at most.
 //! - 9.2.3 item 2 with 7.3 step 1: an RPG fired at the boat hits on 4+, with the assumed
 //!   moving-target modifier, +1 from within 6in.
+//! - 9.2.3 item 2, the spider bunkers: set up on the bank foliage at the waterline (within 1in
+//!   of the water, reading); an element in one (within 1in of it) hit by light small arms
+//!   (aimed fire, reading) saves on 4+; by the boat's guns, on the assumed save; the fire at
+//!   it needs the assumed cover's number (a pinned firer one more, point blank one less); from
+//!   a bunker, fire at the water is not cut by the bank foliage (sight down the canal axis)
+//!   and reaches as far as open ground's sight (24in, 4.1).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -42,6 +48,32 @@ const SLACK: f64 = 3.0;
 /// 9.2.3 item 2: an RPG fired at a boat "from within 6in" gains +1 to hit.
 const BOAT_CLOSE: f64 = 6.0 * INCH as f64;
 const MOVES: [&str; 4] = ["patrol_move", "trail_rush", "sprint", "fire_and_maneuver"];
+/// 9.2.3 item 2: "immune to light small arms fire (4+ cover save)".
+const BUNKER_SAVE: i64 = 4;
+/// 9.2.3 item 2 (reading): an element within 1in of a spider bunker is in it.
+const IN_BUNKER: f64 = INCH as f64;
+/// 4.1: open ground sees 24in; the water's sight (terrain `canal`) is the same.
+const OPEN_SIGHT: f64 = 24.0 * INCH as f64;
+
+/// 5.1 step 3: the save of a grade of cover.
+fn save_number(grade: &str) -> i64 {
+    match grade.trim() {
+        "open_ground" => 6,
+        "light_medium" => 5,
+        "prepared_position" => 4,
+        g => panic!("unknown save grade {g}"),
+    }
+}
+
+/// 5.1 step 2: what a grade of cover takes off the roll to hit.
+fn cover_number(grade: &str) -> i64 {
+    match grade.trim() {
+        "no_cover" => 0,
+        "medium_cover" => 1,
+        "heavy_cover" => 2,
+        g => panic!("unknown cover grade {g}"),
+    }
+}
 
 type Rect = (i64, i64, i64, i64);
 
@@ -135,6 +167,10 @@ pub struct River {
     at_moving: i64,
     /// The squads the boat carries at the start (the allied force's reserve).
     aboard: usize,
+    /// 9.2.3 item 2 (assumed): the spider bunker's cover against the roll to hit, and its save
+    /// against fire that is not light small arms.
+    bunker_cover: i64,
+    bunker_other_save: i64,
 }
 
 impl River {
@@ -190,6 +226,16 @@ impl River {
             tokens_per_turn: int(&format!("scenario.{scenario}.ambush_tokens")),
             at_moving: int("at_to_hit.target_moving_value_not_printed"),
             aboard,
+            bunker_cover: cover_number(
+                assumed
+                    .get("spider_bunker.to_hit")
+                    .expect("spider_bunker.to_hit is assumed"),
+            ),
+            bunker_other_save: save_number(
+                assumed
+                    .get("spider_bunker.other_save")
+                    .expect("spider_bunker.other_save is assumed"),
+            ),
         }
     }
 
@@ -254,6 +300,10 @@ impl River {
             }
         };
         let mut aboard_at_ramp = 0usize;
+        // 9.2.3 item 2: the spider bunkers, and a fire at an element surely in one waiting for
+        // its roll to hit and its save: light small arms or not, the range, the stage.
+        let mut bunkers: Vec<(i64, i64)> = Vec::new();
+        let mut bunker_fire: Option<(bool, f64, u8)> = None;
         for (n, ev) in evs.iter().enumerate() {
             match ev {
                 Ev::Turn(t) => {
@@ -266,6 +316,16 @@ impl River {
                         r.check(
                             "9.2.3 item 1: the river mines are set up on the water",
                             (!self.on_water(pt(a))).then(|| format!("{piece} at {a:?}")),
+                        );
+                    }
+                    if piece.starts_with("spider_bunker") {
+                        bunkers.push(pt(a));
+                        let p = pt(a);
+                        let waterline = self.water.iter().any(|w| to_rect(w, p) <= INCH + 3);
+                        r.check(
+                            "9.2.3 item 2: a spider bunker is set up on the bank foliage at the waterline",
+                            (!self.on_bank(p) || self.on_water(p) || !waterline)
+                                .then(|| format!("{piece} at {a:?}")),
                         );
                     }
                     if piece == "tango_boat" {
@@ -317,6 +377,16 @@ impl River {
                         );
                     }
                     rpg_at = None;
+                    bunker_fire = None;
+                    if (act == "aimed_fire" || act == "pintle_fire")
+                        && let (Some(a), Some(b)) = (
+                            args.first().and_then(|x| at.get(x)).copied(),
+                            args.get(1).and_then(|x| at.get(x)).copied(),
+                        )
+                        && bunkers.iter().any(|k| dist(*k, b) < IN_BUNKER - SLACK)
+                    {
+                        bunker_fire = Some((act == "aimed_fire", dist(a, b), 0));
+                    }
                     if act == "rpg_fire"
                         && args.get(1).is_some_and(|v| v == "tango_boat")
                         && let (Some(a), Some(b)) =
@@ -422,8 +492,9 @@ impl River {
                         }
                         landed += 1;
                         aboard = aboard.saturating_sub(1);
-                    } else if why == "boat_move" {
-                        // Thrown off a wrecked boat (5.1 step 4 result 5, as a vehicle).
+                    } else {
+                        // Thrown off a wrecked boat (5.1 step 4 result 5, as a vehicle), or
+                        // bailed out of it under an RPG hit (3.4 (second) C, 7.6.2).
                         aboard = aboard.saturating_sub(1);
                     }
                 }
@@ -435,6 +506,48 @@ impl River {
                 } => {
                     let face = dice.first().map(|d| d.1).unwrap_or(0);
                     match name.as_str() {
+                        "hit_roll" if bunker_fire.is_some_and(|f| f.2 == 0) => {
+                            let (light, d, _) = bunker_fire.unwrap_or_default();
+                            bunker_fire = Some((light, d, 1));
+                            // 5.1 step 2: 4+ less the bunker's cover; a pinned firer needs one
+                            // more; point blank (3in or less) one less; between 2+ and 7+.
+                            let base = 4 + self.bunker_cover;
+                            let got = args.get(1).and_then(|a| a.parse::<i64>().ok());
+                            let pb = d <= 3.0 * INCH as f64;
+                            if (d - 3.0 * INCH as f64).abs() > SLACK {
+                                let want: Vec<i64> = [base, base + 1]
+                                    .iter()
+                                    .map(|t| (t - i64::from(pb)).clamp(2, 7))
+                                    .collect();
+                                r.check(
+                                    "9.2.3 item 2: fire at an element in a spider bunker needs the bunker's cover",
+                                    (!got.is_some_and(|g| want.contains(&g))).then(|| {
+                                        format!("needs {got:?}, want {want:?} at {d} (event {n})")
+                                    }),
+                                );
+                            }
+                        }
+                        "save_roll" if bunker_fire.is_some_and(|f| f.2 == 1) => {
+                            let (light, _, _) = bunker_fire.take().unwrap_or_default();
+                            let got = args.get(1).and_then(|a| a.parse::<i64>().ok());
+                            if light {
+                                r.check(
+                                    "9.2.3 item 2: in a spider bunker, light small arms are saved on 4+",
+                                    (got != Some(BUNKER_SAVE))
+                                        .then(|| format!("saves on {got:?} (event {n})")),
+                                );
+                            } else {
+                                r.check(
+                                    "9.2.3 item 2: in a spider bunker, the boat's guns are saved on the assumed save",
+                                    (got != Some(self.bunker_other_save)).then(|| {
+                                        format!(
+                                            "saves on {got:?}, assumed {} (event {n})",
+                                            self.bunker_other_save
+                                        )
+                                    }),
+                                );
+                            }
+                        }
                         "at_hit_roll" if rpg_at.is_some() => {
                             let d = rpg_at.take().unwrap_or_default();
                             // 7.3 step 1: 4+; 7.3.1 moving (assumed); 9.2.3 item 2: +1 within
@@ -453,6 +566,11 @@ impl River {
                                     }),
                                 );
                             }
+                        }
+                        // 5.1 step 4 result 1 (an RPG's scrape, 7.3): one of the boat's hit
+                        // points, which the mines' hits then add to.
+                        "vehicle_damage_roll" if result == "superficial_scrape" => {
+                            hp_lost += 1;
                         }
                         "mud_roll" => {
                             let needed = args
@@ -592,17 +710,35 @@ impl River {
                 )
             {
                 let across = self.bank_between(*a, *b);
-                r.check(
-                    "9.2.2: fire across more than 1in of bank foliage reaches 3in at most",
-                    (across > INCH as f64 + SLACK && dist(*a, *b) > BANK_SIGHT + SLACK).then(
-                        || {
-                            format!(
-                                "{act} {args:?}: {} across {across} (event {n})",
-                                dist(*a, *b)
-                            )
-                        },
-                    ),
-                );
+                // 9.2.3 item 2: a spider bunker's sight down the canal: one end in a bunker
+                // (surely: a bunker within 1in, on the bank), the other on the water. An end
+                // just about 1in from a bunker is not judged.
+                let near =
+                    |p: (i64, i64)| bunkers.iter().map(|k| dist(*k, p)).fold(f64::MAX, f64::min);
+                let in_bunker = |p: (i64, i64)| self.on_bank(p) && near(p) < IN_BUNKER - SLACK;
+                let unsure = |p: (i64, i64)| (near(p) - IN_BUNKER).abs() <= SLACK;
+                let down_axis =
+                    (in_bunker(*a) && self.on_water(*b)) || (in_bunker(*b) && self.on_water(*a));
+                let d = dist(*a, *b);
+                if down_axis {
+                    r.check(
+                        "9.2.3 item 2: from a spider bunker the sight down the canal reaches 24in",
+                        (d > OPEN_SIGHT + SLACK)
+                            .then(|| format!("{act} {args:?}: {d} (event {n})")),
+                    );
+                    if across > INCH as f64 + SLACK && d > BANK_SIGHT + SLACK {
+                        r.check(
+                            "9.2.3 item 2: a spider bunker sees down the canal past the bank foliage",
+                            None,
+                        );
+                    }
+                } else if !unsure(*a) && !unsure(*b) {
+                    r.check(
+                        "9.2.2: fire across more than 1in of bank foliage reaches 3in at most",
+                        (across > INCH as f64 + SLACK && d > BANK_SIGHT + SLACK)
+                            .then(|| format!("{act} {args:?}: {d} across {across} (event {n})")),
+                    );
+                }
             }
         }
     }
