@@ -99,7 +99,7 @@ const FULL: Sizes = Sizes {
     pool: 1_400_000,
     flank_games: 2000,
     td_games: 20,
-    exact_rounds: 5,
+    exact_rounds: 11,
     exact_repeats: 200,
     icepool_rounds: 5,
     icepool_repeats: 100,
