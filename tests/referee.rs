@@ -742,52 +742,72 @@ fn dinky_dau_mech_sweep_is_played_as_printed() {
     }
 }
 
-/// The river landing (9.2.2 and 9.2.3 item 1 played): the riverine referee (`dinky_river.rs`)
-/// reads 200 seeded games with `boat_pilot` (ours: the Tango
-/// boat runs the canal and lands the platoon) against `river_sapper` (ours: the VC blow the
-/// mines whenever they may), so that the landing and the mine table are met.
+/// The river landing (9.2.2 and 9.2.3 played): the riverine referee (`dinky_river.rs`)
+/// reads 200 seeded games with `boat_pilot` (ours: the Tango boat runs the canal and lands the
+/// platoon) against `river_sapper` (ours: the VC blow the mines whenever they may and keep the
+/// RPG squad in its spider bunker), so that the landing, the mine table and the bunker are
+/// met; once on the canal as set up, once with the option `main_river` (9.2.2 main rivers).
 #[test]
 fn dinky_dau_river_landing_is_played_as_printed() {
-    let mut r = Report::default();
-    let mut river = None;
-    play_with(
-        "dinky_dau",
-        "river-landing",
-        GAMES,
-        &["boat_pilot", "river_sapper"],
-        &mut |ir, text, assumed| {
-            let v = river.get_or_insert_with(|| {
-                referee::dinky_river::River::new(ir, assumed, "river_landing")
-            });
-            v.referee(text, &mut r);
-        },
-    );
-    judge("Dinky Dau, river landing", &r);
-    for rule in [
-        "9.2.3 item 1: 1 to 2 river mines",
-        "9.2.1: a boat moves only on the water",
-        "9.2.2 item 3: the ramp drops at the bank (or where a mine beached the boat)",
-        "9.2.2 item 4: the squads aboard come off the ramp",
-        "9.2.2 item 4: troops land on the bank within 4in of the hull (3in when mired)",
-        "9.2.2 item 6: a squad mired on landing moves no more that turn",
-        "9.2.2 (reading): infantry never move onto the water nor across the canal",
-        "9.2.3 item 1: the 1D6 mine table",
-        "9.2.3 item 1: a mine goes off only as a boat passes within 2in of a live one",
-        "9.2.3 item 1: 1-2 rocks the boat (pinned / stunned)",
-        "9.2.3 item 1: a rocked boat takes no order until the end of the next turn",
-        "9.2.3 item 1: on a hull breach every squad aboard tests morale",
-        "9.2.3 item 1: a 6 beaches the Tango boat with two hits",
-        "9.2.3 item 1: a hit that leaves no hit point loses the boat",
-        "9.2.3 item 2: a spider bunker is set up on the bank foliage at the waterline",
-        "9.2.3 item 2: in a spider bunker, light small arms are saved on 4+",
-        "9.2.3 item 2: in a spider bunker, the boat's guns are saved on the assumed save",
-        "9.2.3 item 2: fire at an element in a spider bunker needs the bunker's cover",
-        "9.2.3 item 2: a spider bunker sees down the canal past the bank foliage",
+    for (options, title) in [
+        (None, "Dinky Dau, river landing"),
+        (
+            Some("[split_by_state, main_river]"),
+            "Dinky Dau, river landing (main_river)",
+        ),
     ] {
-        assert!(
-            r.checked.get(rule).copied().unwrap_or(0) > 0,
-            "{rule}: never played"
+        let mut r = Report::default();
+        let mut river = None;
+        let assume: Vec<(&str, &str)> = options
+            .map(|o| vec![("scenario.river_landing.options", o)])
+            .unwrap_or_default();
+        play_assuming(
+            "dinky_dau",
+            "river-landing",
+            GAMES,
+            &["boat_pilot", "river_sapper"],
+            &assume,
+            &mut |ir, text, assumed| {
+                let v = river.get_or_insert_with(|| {
+                    referee::dinky_river::River::new(ir, assumed, "river_landing")
+                });
+                v.referee(text, &mut r);
+            },
         );
+        judge(title, &r);
+        let width = if options.is_some() {
+            "9.2.2: a main river is 8in to 12in wide"
+        } else {
+            "9.2.2: a canal is 3in to 5in wide"
+        };
+        for rule in [
+            width,
+            "9.2.3 item 1: 1 to 2 river mines",
+            "9.2.1: a boat moves only on the water",
+            "9.2.2 item 3: the ramp drops at the bank (or where a mine beached the boat)",
+            "9.2.2 item 4: the squads aboard come off the ramp",
+            "9.2.2 item 4: troops land on the bank within 4in of the hull (3in when mired)",
+            "9.2.2 item 6: a squad mired on landing moves no more that turn",
+            "9.2.2 (reading): infantry never move onto the water nor across the canal",
+            "9.2.2: fire across more than 1in of bank foliage reaches 3in at most",
+            "9.2.3 item 1: the 1D6 mine table",
+            "9.2.3 item 1: a mine goes off only as a boat passes within 2in of a live one",
+            "9.2.3 item 1: 1-2 rocks the boat (pinned / stunned)",
+            "9.2.3 item 1: a rocked boat takes no order until the end of the next turn",
+            "9.2.3 item 1: on a hull breach every squad aboard tests morale",
+            "9.2.3 item 1: a 6 beaches the Tango boat with two hits",
+            "9.2.3 item 1: a hit that leaves no hit point loses the boat",
+            "9.2.3 item 2: a spider bunker is set up on the bank foliage at the waterline",
+            "9.2.3 item 2: in a spider bunker, light small arms are saved on 4+",
+            "9.2.3 item 2: in a spider bunker, the boat's guns are saved on the assumed save",
+            "9.2.3 item 2: fire at an element in a spider bunker needs the bunker's cover",
+            "9.2.3 item 2: a spider bunker sees down the canal past the bank foliage",
+        ] {
+            assert!(
+                r.checked.get(rule).copied().unwrap_or(0) > 0,
+                "{title}: {rule}: never played"
+            );
+        }
     }
 }
 

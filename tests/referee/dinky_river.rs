@@ -18,6 +18,9 @@
 //!   boat beached with two hits); a rocked boat takes no order until the end of the next
 //!   turn; a beached boat moves no more; a boat with no hits left is lost.
 //! - 9.2.2 Canal Geography: fire across more than 1in of bank foliage reaches 3in at most.
+//! - 9.2.2 main rivers (the option `main_river`): the water is 8 to 12in wide; the boat and
+//!   the mines use all of it, infantry none of it; fire across more than 1in of the river's
+//!   bank brush reaches its assumed cut-off at most (9.2.2 prints the 3in for canals only).
 //! - 9.2.3 item 2 with 7.3 step 1: an RPG fired at the boat hits on 4+, with the assumed
 //!   moving-target modifier, +1 from within 6in.
 //! - 9.2.3 item 2, the spider bunkers: set up on the bank foliage at the waterline (within 1in
@@ -42,7 +45,10 @@ const MUD: f64 = 3.0 * INCH as f64;
 /// 9.2.2 item 3 (reading): the ramp touches the bank when the hull is within 2in of it.
 const RAMP: i64 = 2 * INCH;
 /// 9.2.2: "cutting visibility off the water to 3 inches into the foliage".
-const BANK_SIGHT: f64 = 3.0 * INCH as f64;
+const CANAL_BANK_SIGHT: f64 = 3.0 * INCH as f64;
+/// 9.2.2: main rivers are "8\" to 12\" wide"; canals "3\" to 5\"".
+const RIVER_WIDTH: (f64, f64) = (8.0 * INCH as f64, 12.0 * INCH as f64);
+const CANAL_WIDTH: (f64, f64) = (3.0 * INCH as f64, 5.0 * INCH as f64);
 /// The engine measures in tenths of a millimetre and rounds; this much slack is allowed.
 const SLACK: f64 = 3.0;
 /// 9.2.3 item 2: an RPG fired at a boat "from within 6in" gains +1 to hit.
@@ -159,6 +165,10 @@ fn mine_band(face: i64) -> &'static str {
 pub struct River {
     water: Vec<Rect>,
     bank: Vec<Rect>,
+    /// The option `main_river` (9.2.2 main rivers) is played.
+    main_river: bool,
+    /// How far a line running more than 1in through the bank foliage reaches.
+    bank_sight: f64,
     boat_move: f64,
     hit_points: i64,
     mired_on: i64,
@@ -214,9 +224,36 @@ impl River {
                 }
             }
         }
+        // 9.2.2: a canal's water and its two banks; with the option `main_river` the water runs
+        // on over the canal's far bank, and the river's own far bank lies beyond it.
+        let main_river = assumed
+            .get(&format!("scenario.{scenario}.options"))
+            .is_some_and(|o| o.contains("main_river"));
+        let get = |t: &str| terrain.get(t).cloned().unwrap_or_default();
+        let (water, bank) = if main_river {
+            (
+                [get("canal"), get("river_water")].concat(),
+                [get("canal_bank"), get("river_bank")].concat(),
+            )
+        } else {
+            (
+                get("canal"),
+                [get("canal_bank"), get("canal_far_bank")].concat(),
+            )
+        };
+        let bank_sight = if main_river {
+            assumed
+                .get("river_bank.los_cutoff")
+                .and_then(|v| super::log::length(v))
+                .expect("river_bank.los_cutoff is assumed") as f64
+        } else {
+            CANAL_BANK_SIGHT
+        };
         River {
-            water: terrain.get("canal").cloned().unwrap_or_default(),
-            bank: terrain.get("canal_bank").cloned().unwrap_or_default(),
+            water,
+            bank,
+            main_river,
+            bank_sight,
             boat_move: assumed
                 .get("tango_boat.move")
                 .and_then(|v| super::log::length(v))
@@ -259,8 +296,29 @@ impl River {
             .any(|r| (a.1 < r.1 && b.1 > r.3) || (b.1 < r.1 && a.1 > r.3))
     }
 
+    /// 9.2.2: the water's width, north to south (the rectangles of water in one column).
+    fn width(&self) -> f64 {
+        let top = self.water.iter().map(|w| w.1).min().unwrap_or(0);
+        let bottom = self.water.iter().map(|w| w.3).max().unwrap_or(0);
+        (bottom - top) as f64
+    }
+
     pub fn referee(&self, text: &str, r: &mut Report) {
         r.games += 1;
+        let (lo, hi) = if self.main_river {
+            RIVER_WIDTH
+        } else {
+            CANAL_WIDTH
+        };
+        let w = self.width();
+        r.check(
+            if self.main_river {
+                "9.2.2: a main river is 8in to 12in wide"
+            } else {
+                "9.2.2: a canal is 3in to 5in wide"
+            },
+            (w < lo - SLACK || w > hi + SLACK).then(|| format!("{w} wide")),
+        );
         let evs = super::log::read(text);
         let mut at: BTreeMap<String, (i64, i64)> = BTreeMap::new();
         let mut turn = 0u32;
@@ -726,7 +784,7 @@ impl River {
                         (d > OPEN_SIGHT + SLACK)
                             .then(|| format!("{act} {args:?}: {d} (event {n})")),
                     );
-                    if across > INCH as f64 + SLACK && d > BANK_SIGHT + SLACK {
+                    if across > INCH as f64 + SLACK && d > self.bank_sight + SLACK {
                         r.check(
                             "9.2.3 item 2: a spider bunker sees down the canal past the bank foliage",
                             None,
@@ -735,7 +793,7 @@ impl River {
                 } else if !unsure(*a) && !unsure(*b) {
                     r.check(
                         "9.2.2: fire across more than 1in of bank foliage reaches 3in at most",
-                        (across > INCH as f64 + SLACK && d > BANK_SIGHT + SLACK)
+                        (across > INCH as f64 + SLACK && d > self.bank_sight + SLACK)
                             .then(|| format!("{act} {args:?}: {d} across {across} (event {n})")),
                     );
                 }
