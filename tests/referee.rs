@@ -1130,3 +1130,51 @@ fn platoon_search_worlds_do_not_know_stack_sizes() {
     }
     assert!(varied > 0, "no world dealt the stacks' sizes anew");
 }
+
+/// The river landing under the referee of the other Dinky Dau scenarios: CP (the platoon HQ
+/// rolls them aboard the boat, 2.2 item 4), blinds and what each side is shown (the boat's
+/// engine is noise, as a vehicle's), combat, casualties and the VP recount (the boat lost
+/// scores as the ACAV). Its own rules (9.2) are `dinky_dau_river_landing_is_played_as_printed`.
+#[test]
+fn dinky_dau_river_landing_keeps_cp_fog_and_vp() {
+    for (options, title) in [
+        (None, "Dinky Dau, river landing: CP, fog and VP"),
+        (
+            Some("[split_by_state, main_river]"),
+            "Dinky Dau, river landing (main_river): CP, fog and VP",
+        ),
+    ] {
+        let mut r = Report::default();
+        let mut referee = None;
+        let assume: Vec<(&str, &str)> = options
+            .map(|o| vec![("scenario.river_landing.options", o)])
+            .unwrap_or_default();
+        play_assuming(
+            "dinky_dau",
+            "river-landing",
+            GAMES,
+            &["boat_pilot", "river_sapper"],
+            &assume,
+            &mut |ir, text, assumed| {
+                let p = referee.get_or_insert_with(|| {
+                    referee::dinky_dau::DinkyDau::new(ir, "river_landing", assumed)
+                });
+                p.referee(text, &mut r);
+            },
+        );
+        judge(title, &r);
+        for rule in [
+            "2.2 item 4: 1D6 per officer, +1 RTO, +1 per Squad Leader",
+            "2.3: CP spent never exceeds CP available",
+            "3.3 / 3.4: VP recount",
+            "4.2: a blind is revealed only by a spot, fire, ambush or noise",
+            "4.2: a side is never shown an unconfirmed enemy element",
+            "5.1 steps 1-2: the pool is rolled and hits on its target",
+        ] {
+            assert!(
+                r.checked.get(rule).copied().unwrap_or(0) > 0,
+                "{title}: {rule}: never played"
+            );
+        }
+    }
+}

@@ -160,6 +160,9 @@ pub struct DinkyDau {
     /// assumed).
     aboard: Vec<String>,
     vehicle_vp: i64,
+    /// The entities of kind `vehicle_type` (the ACAV, the boats): a lost one scores
+    /// `vehicle_vp`.
+    vehicles: BTreeSet<String>,
 }
 
 /// 2.3 item 5: the terrains that are cover for a reserve deployed "directly into cover" (5.1
@@ -639,10 +642,27 @@ impl DinkyDau {
                 .map(|l| reserve_labels(l))
                 .unwrap_or_default(),
             // `reserve: 1 * cav_rifle_squad` after its two squads set up: the third.
-            aboard: if scenario == "mech_sweep" {
-                vec!["cav_rifle_squad #3".to_string()]
-            } else {
-                Vec::new()
+            aboard: match scenario {
+                "mech_sweep" => vec!["cav_rifle_squad #3".to_string()],
+                // The river landing: the whole platoon rides in the Tango boat.
+                "river_landing" => ["cav_platoon_hq", "cav_rifle_squad #1", "cav_rifle_squad #2"]
+                    .map(String::from)
+                    .to_vec(),
+                _ => Vec::new(),
+            },
+            vehicles: {
+                let kind = ir["kinds"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .position(|k| k["name"] == "vehicle_type");
+                ir["entities"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|e| kind.is_some() && e["kind"].as_u64() == kind.map(|k| k as u64))
+                    .filter_map(|e| e["name"].as_str().map(String::from))
+                    .collect()
             },
             vehicle_vp: assumed
                 .get(&format!("scenario.{scenario}.points"))
@@ -969,20 +989,13 @@ impl DinkyDau {
                             tokens += self.tunnel_tokens;
                         }
                         // With no officer left the CP are the Squad Leaders alone (2.2 item 4).
-                        let hq_alive = pieces.values().any(|p| {
-                            !p.gone && self.stats.get(&p.entity).is_some_and(|s| s.officer)
-                        });
-                        if !hq_alive {
+                        if !self.officer_alive(&pieces) {
                             cp = self.leaders(&pieces);
                         }
                     }
                     // 2.2 items 1-2 come before item 4: a fire mission landing in the Tension
                     // phase may kill the officer before the CP are rolled (none is then rolled).
-                    if phase.contains("Engagement")
-                        && !pieces.values().any(|p| {
-                            !p.gone && self.stats.get(&p.entity).is_some_and(|s| s.officer)
-                        })
-                    {
+                    if phase.contains("Engagement") && !self.officer_alive(&pieces) {
                         cp = self.leaders(&pieces);
                     }
                     if phase.contains("Consolidation") {
@@ -1407,6 +1420,7 @@ impl DinkyDau {
                                 && (lab.starts_with("sprint(")
                                     || lab.starts_with("recon_by_fire(")
                                     || lab.starts_with("vehicle_move(")
+                                    || lab.starts_with("boat_move(")
                                     || lab.starts_with("shoot_pintle_crew("))
                         });
                         // Opportunity fire or an ambush: the other side's "choose 1" inside the
@@ -1485,7 +1499,7 @@ impl DinkyDau {
                 }
                 "eliminated" => {
                     let label = l.s("piece");
-                    if entity_of(&label, &self.sides) == "m113_acav" {
+                    if self.vehicles.contains(entity_of(&label, &self.sides)) {
                         vehicles_lost += 1;
                     }
                     // 7.6.2 / 5.1 step 4 result 6: the squad aboard a brewed-up vehicle is
@@ -2138,13 +2152,30 @@ impl DinkyDau {
         best
     }
 
+    /// An officer on the table, or still aboard its carrier (the river landing's platoon HQ
+    /// rides in the boat and rolls its CP there, 2.2 item 4).
+    fn officer_alive(&self, pieces: &BTreeMap<String, Piece>) -> bool {
+        let officer = |entity: &str| self.stats.get(entity).is_some_and(|s| s.officer);
+        pieces.values().any(|p| !p.gone && officer(&p.entity))
+            || self
+                .aboard
+                .iter()
+                .any(|a| !pieces.contains_key(a) && officer(entity_of(a, &self.sides)))
+    }
+
     /// Surviving Squad Leader stands: squads still on the table with their small stand.
     fn leaders(&self, pieces: &BTreeMap<String, Piece>) -> i64 {
         // 2.2 item 4: a Squad Leader aboard a vehicle (not yet off it) survives too.
         let aboard = self
             .aboard
             .iter()
-            .filter(|a| !pieces.contains_key(*a))
+            .filter(|a| {
+                !pieces.contains_key(*a)
+                    && self
+                        .stats
+                        .get(entity_of(a, &self.sides))
+                        .is_some_and(|s| s.squad_leader)
+            })
             .count() as i64;
         aboard
             + pieces
