@@ -41,7 +41,7 @@ enum Command {
     Explain(cmd::explain::Args),
     /// Print the checked IR as JSON
     Ir(cmd::ir::Args),
-    /// Resolutions per second: interpreter, JIT and a hand-written reference
+    /// Speed: resolutions per second (interpreter, JIT, a hand-written reference), or every measure at once (--suite)
     Bench(cmd::bench::Args),
     /// Audit plain-text rulebooks: numbering, references, missing content, names, conversion damage
     Audit(cmd::audit::Args),
