@@ -46,7 +46,7 @@ const MUD: f64 = 3.0 * INCH as f64;
 const RAMP: i64 = 2 * INCH;
 /// 9.2.2: "cutting visibility off the water to 3 inches into the foliage".
 const CANAL_BANK_SIGHT: f64 = 3.0 * INCH as f64;
-/// 9.2.2: main rivers are "8\" to 12\" wide"; canals "3\" to 5\"".
+/// 9.2.2: main rivers are 8 to 12in wide, canals 3 to 5in.
 const RIVER_WIDTH: (f64, f64) = (8.0 * INCH as f64, 12.0 * INCH as f64);
 const CANAL_WIDTH: (f64, f64) = (3.0 * INCH as f64, 5.0 * INCH as f64);
 /// The engine measures in tenths of a millimetre and rounds; this much slack is allowed.
@@ -54,7 +54,7 @@ const SLACK: f64 = 3.0;
 /// 9.2.3 item 2: an RPG fired at a boat "from within 6in" gains +1 to hit.
 const BOAT_CLOSE: f64 = 6.0 * INCH as f64;
 const MOVES: [&str; 4] = ["patrol_move", "trail_rush", "sprint", "fire_and_maneuver"];
-/// 9.2.3 item 2: "immune to light small arms fire (4+ cover save)".
+/// 9.2.3 item 2: the bunker saves on 4+ against light small arms.
 const BUNKER_SAVE: i64 = 4;
 /// 9.2.3 item 2 (reading): an element within 1in of a spider bunker is in it.
 const IN_BUNKER: f64 = INCH as f64;
