@@ -6,6 +6,7 @@
 
 mod referee {
     pub mod dinky_armour;
+    pub mod dinky_bunker;
     pub mod dinky_dau;
     pub mod dinky_night;
     pub mod dinky_river;
@@ -1176,5 +1177,49 @@ fn dinky_dau_river_landing_keeps_cp_fog_and_vp() {
                 "{title}: {rule}: never played"
             );
         }
+    }
+}
+
+/// The bunker assault (5.6.A grazing fire, 5.6.B area suppression, 5.7.B satchels against a
+/// heavy bunker): 200 seeded games with the stand-in allied player (`bunker_buster`, ours)
+/// against a random VC, refereed from the log alone with the book's numbers.
+#[test]
+fn dinky_dau_bunker_assault_is_played_as_printed() {
+    let title = "Dinky Dau, bunker assault";
+    let mut r = Report::default();
+    let mut bunker = None;
+    play_with(
+        "dinky_dau",
+        "bunker-assault",
+        GAMES,
+        &["bunker_buster", "random"],
+        &mut |ir, text, assumed| {
+            let b = bunker.get_or_insert_with(|| {
+                referee::dinky_bunker::Bunker::new(ir, assumed, "bunker_assault")
+            });
+            b.referee(text, &mut r);
+        },
+    );
+    judge(title, &r);
+    for rule in [
+        "5.6.A: the gun grazes only over flat open ground",
+        "5.6.A: every stand in the 1in corridor, friend or foe, rolls a save",
+        "5.6.A: one save die per stand standing, at its save (5.1 step 3)",
+        "5.6.A: a grazed element tests morale",
+        "5.6.B: the beaten zone lies within the gun's range",
+        "5.6.B: 3 firepower dice, hits on 4+ (5+ for a pinned gun)",
+        "5.6.B: every stand in the 3in circle takes a pinning test",
+        "5.6.B: the pinning test is a morale test",
+        "5.7.B: a satchel is detonated by sappers / engineers in base contact",
+        "5.7.B: no more satchels than the element carries",
+        "5.7.B: 1D6, the bunker collapses on 3+",
+        "5.7.B: a collapse is 3 automatic hits on the bunker's hit points",
+        "5.7.B: a heavy bunker has 3 HP",
+        "5.7.B: rifle fire never harms a heavy bunker",
+    ] {
+        assert!(
+            r.checked.get(rule).copied().unwrap_or(0) > 0,
+            "{title}: {rule}: never played"
+        );
     }
 }
