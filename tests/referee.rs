@@ -810,6 +810,38 @@ fn dinky_dau_river_landing_is_played_as_printed() {
             );
         }
     }
+    // The main river's water beyond a canal's width is used: a random allied boat goes
+    // everywhere on it (the boat pilot keeps to the north bank).
+    let mut r = Report::default();
+    let mut river = None;
+    play_assuming(
+        "dinky_dau",
+        "river-landing",
+        GAMES,
+        &["random", "river_sapper"],
+        &[(
+            "scenario.river_landing.options",
+            "[split_by_state, main_river]",
+        )],
+        &mut |ir, text, assumed| {
+            let v = river.get_or_insert_with(|| {
+                referee::dinky_river::River::new(ir, assumed, "river_landing")
+            });
+            v.referee(text, &mut r);
+        },
+    );
+    judge("Dinky Dau, river landing (main_river, random allied)", &r);
+    for rule in [
+        "9.2.2: a main river is 8in to 12in wide",
+        "9.2.1: a boat moves only on the water",
+        "9.2.2: a boat moves on a main river's water beyond a canal's width",
+        "9.2.2 (reading): infantry never move onto the water nor across the canal",
+    ] {
+        assert!(
+            r.checked.get(rule).copied().unwrap_or(0) > 0,
+            "main_river, random allied: {rule}: never played"
+        );
+    }
 }
 
 /// The night perimeter (4.5.B, 9.1.1 with its star shells): the Meeting Engagement referee and

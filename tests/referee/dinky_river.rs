@@ -164,6 +164,8 @@ fn mine_band(face: i64) -> &'static str {
 
 pub struct River {
     water: Vec<Rect>,
+    /// The canal's own water (the whole water without `main_river`).
+    canal: Vec<Rect>,
     bank: Vec<Rect>,
     /// The option `main_river` (9.2.2 main rivers) is played.
     main_river: bool,
@@ -251,6 +253,7 @@ impl River {
         };
         River {
             water,
+            canal: get("canal"),
             bank,
             main_river,
             bank_sight,
@@ -461,6 +464,15 @@ impl River {
                             (!self.on_water(from) || !self.on_water(to))
                                 .then(|| format!("{from:?} -> {to:?} (event {n})")),
                         );
+                        if self.main_river
+                            && self.on_water(to)
+                            && !self.canal.iter().any(|c| inside(c, to))
+                        {
+                            r.check(
+                                "9.2.2: a boat moves on a main river's water beyond a canal's width",
+                                None,
+                            );
+                        }
                         r.check(
                             "9.2.1: a boat moves no farther than its move",
                             (dist(from, to) > self.boat_move + SLACK).then(|| {
