@@ -1254,4 +1254,35 @@ fn dinky_dau_bunker_assault_is_played_as_printed() {
             "{title}: {rule}: never played"
         );
     }
+    // The same games under the referee of the other Dinky Dau scenarios: CP, blinds and what
+    // each side is shown, combat, casualties and the VP recount (a bunker collapsed scores
+    // the scenario's `points` to the allied side).
+    let title = "Dinky Dau, bunker assault: CP, fog and VP";
+    let mut r = Report::default();
+    let mut referee = None;
+    play_with(
+        "dinky_dau",
+        "bunker-assault",
+        GAMES,
+        &["bunker_buster", "random"],
+        &mut |ir, text, assumed| {
+            let p = referee.get_or_insert_with(|| {
+                referee::dinky_dau::DinkyDau::new(ir, "bunker_assault", assumed)
+            });
+            p.referee(text, &mut r);
+        },
+    );
+    judge(title, &r);
+    for rule in [
+        "2.2 item 4: 1D6 per officer, +1 RTO, +1 per Squad Leader",
+        "2.3: CP spent never exceeds CP available",
+        "3.3 / 3.4: VP recount",
+        "4.2: a side is never shown an unconfirmed enemy element",
+        "5.1 steps 1-2: the pool is rolled and hits on its target",
+    ] {
+        assert!(
+            r.checked.get(rule).copied().unwrap_or(0) > 0,
+            "{title}: {rule}: never played"
+        );
+    }
 }

@@ -163,6 +163,10 @@ pub struct DinkyDau {
     /// The entities of kind `vehicle_type` (the ACAV, the boats): a lost one scores
     /// `vehicle_vp`.
     vehicles: BTreeSet<String>,
+    /// The bunker assault: the entities of kind `fortification` (5.7.B heavy bunkers, in plain
+    /// view from the start, OURS): a collapsed one scores `vehicle_vp` (the scenario's
+    /// `points`) to the allied side.
+    bunkers: BTreeSet<String>,
 }
 
 /// 2.3 item 5: the terrains that are cover for a reserve deployed "directly into cover" (5.1
@@ -664,6 +668,20 @@ impl DinkyDau {
                     .filter_map(|e| e["name"].as_str().map(String::from))
                     .collect()
             },
+            bunkers: {
+                let kind = ir["kinds"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .position(|k| k["name"] == "fortification");
+                ir["entities"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|e| kind.is_some() && e["kind"].as_u64() == kind.map(|k| k as u64))
+                    .filter_map(|e| e["name"].as_str().map(String::from))
+                    .collect()
+            },
             vehicle_vp: assumed
                 .get(&format!("scenario.{scenario}.points"))
                 .and_then(|v| v.parse().ok())
@@ -879,6 +897,7 @@ impl DinkyDau {
         // fire missions landing within 6in of a hootch (9b.3), the missions called and landed.
         let mut aboard_killed = 0i64;
         let mut vehicles_lost = 0i64;
+        let mut bunkers_lost = 0i64;
         let mut heavy_fire = 0i64;
         let mut called: BTreeSet<String> = BTreeSet::new();
         let mut landed: BTreeSet<String> = BTreeSet::new();
@@ -1404,7 +1423,12 @@ impl DinkyDau {
                             x.kind() == "resolved"
                                 && (x.s("name") == "hit_roll"
                                     || x.s("name") == "frag_grenade"
-                                    || x.s("name") == "at_hit_roll")
+                                    || x.s("name") == "at_hit_roll"
+                                    // 5.6.A / 5.6.B: the gun's corridor and beaten zone
+                                    // (their stands fired on); 5.7.B a satchel's blast.
+                                    || x.s("name") == "area_suppression_fire"
+                                    || x.s("name") == "grazing_save"
+                                    || x.s("name") == "satchel_charge")
                         });
                         let recon = seg.iter().any(|x| {
                             x.kind() == "resolved" && x.s("result") == "direct_hit_revealed"
@@ -1431,7 +1455,10 @@ impl DinkyDau {
                                     || x.s("label").starts_with("choose spring_"))
                                 && order.as_ref().is_some_and(|(s, _)| *s != x.s("side"))
                         });
-                        let ok = spotted || fired || recon || noisy || interrupted;
+                        // The bunker assault's bunker is shown at the start (OURS).
+                        let shown =
+                            turn == 0 && self.bunkers.contains(entity_of(&label, &self.sides));
+                        let ok = spotted || fired || recon || noisy || interrupted || shown;
                         r.check(
                             "4.2: a blind is revealed only by a spot, fire, ambush or noise",
                             (!ok).then(|| {
@@ -1501,6 +1528,9 @@ impl DinkyDau {
                     let label = l.s("piece");
                     if self.vehicles.contains(entity_of(&label, &self.sides)) {
                         vehicles_lost += 1;
+                    }
+                    if self.bunkers.contains(entity_of(&label, &self.sides)) {
+                        bunkers_lost += 1;
                     }
                     // 7.6.2 / 5.1 step 4 result 6: the squad aboard a brewed-up vehicle is
                     // killed there, every stand a KIA.
@@ -1737,6 +1767,17 @@ impl DinkyDau {
                                 }),
                             );
                             cp = result.parse().unwrap_or(0);
+                        }
+                        // 5.6.B: the beaten zone's 3 dice are a roll to hit (its target is the
+                        // bunker referee's); 5.6.A: each failed grazing save is an unsaved hit.
+                        "area_suppression_fire" => {
+                            last_hits = result.parse().ok();
+                        }
+                        "grazing_save" => {
+                            let stands = arg_int(&args, 1);
+                            unsaved_left += stands - result.parse::<i64>().unwrap_or(0);
+                            unsaved_target = args.first().cloned();
+                            last_hits = None;
                         }
                         "hit_roll" => {
                             let pool = arg_int(&args, 0);
@@ -2078,8 +2119,11 @@ impl DinkyDau {
                             0
                         })
                     .clamp(-5, 5);
-                    let want_allied =
-                        lost(&insurgent) + comm_left + 2 * extracted + drift.max(0) * self.drift_vp;
+                    let want_allied = lost(&insurgent)
+                        + comm_left
+                        + 2 * extracted
+                        + drift.max(0) * self.drift_vp
+                        + self.vehicle_vp * bunkers_lost;
                     let want_insurgent = lost(&allied)
                         + aboard_killed
                         + 3 * (kia + aboard_killed)
