@@ -449,7 +449,7 @@ impl Bunker {
                 (stands != standing
                     || f.len() as i64 != standing
                     || printed != save
-                    || e["result"] != saved.to_string())
+                    || e["result"].as_str() != Some(saved.to_string().as_str()))
                 .then(|| {
                     format!(
                         "{label}: {stands} stands rolled {f:?} at {printed}+ for {}, expected {standing} at {save}+ (event {i})",
@@ -509,7 +509,7 @@ impl Bunker {
         r.check(
             "5.6.B: 3 firepower dice, hits on 4+ (5+ for a pinned gun)",
             (f.len() != ZONE_DICE
-                || fire["result"] != hits.to_string()
+                || fire["result"].as_str() != Some(hits.to_string().as_str())
                 || args(fire)[0] != gun.pinned.to_string())
             .then(|| {
                 format!(
@@ -605,7 +605,8 @@ impl Bunker {
             let ok = hits.len() == 1
                 && args(hits[0])[0] == SATCHEL_HITS.to_string()
                 && args(hits[0])[1] == left.to_string()
-                && hits[0]["result"] == (left - SATCHEL_HITS).max(0).to_string();
+                && hits[0]["result"].as_str()
+                    == Some((left - SATCHEL_HITS).max(0).to_string().as_str());
             r.check(
                 "5.7.B: a collapse is 3 automatic hits on the bunker's hit points",
                 (!ok).then(|| format!("{hits:?} on {left} HP (event {i})")),
