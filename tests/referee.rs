@@ -8,6 +8,7 @@ mod referee {
     pub mod dinky_armour;
     pub mod dinky_bunker;
     pub mod dinky_dau;
+    pub mod dinky_lrrp;
     pub mod dinky_night;
     pub mod dinky_river;
     pub mod log;
@@ -1279,6 +1280,76 @@ fn dinky_dau_bunker_assault_is_played_as_printed() {
         "3.3 / 3.4: VP recount",
         "4.2: a side is never shown an unconfirmed enemy element",
         "5.1 steps 1-2: the pool is rolled and hits on its target",
+    ] {
+        assert!(
+            r.checked.get(rule).copied().unwrap_or(0) > 0,
+            "{title}: {rule}: never played"
+        );
+    }
+}
+
+#[test]
+fn dinky_dau_lrrp_patrol_is_played_as_printed() {
+    let title = "Dinky Dau, LRRP patrol";
+    let mut r = Report::default();
+    let mut lrrp = None;
+    play_with(
+        "dinky_dau",
+        "lrrp-patrol",
+        GAMES,
+        &["lrrp_leader", "random"],
+        &mut |ir, text, assumed| {
+            let l = lrrp
+                .get_or_insert_with(|| referee::dinky_lrrp::Lrrp::new(ir, assumed, "lrrp_patrol"));
+            l.referee(text, &mut r);
+        },
+    );
+    judge(title, &r);
+    for rule in [
+        "4.4.2.B: an unrevealed LRRP team is never made an echo",
+        "4.4.2.B: an LRRP team moving within an enemy blind's cutoff stays a blind",
+        "4.4.2.B: an LRRP team that fires is revealed",
+        "4.2: 1D6, 4+ with the printed modifiers, natural 6 critical",
+        "4.2: the +1 of scout / binoculars exactly for the scout and the officer",
+        "4.2: a scout spots with +1",
+        "4.2: only a scout makes a free second test, after revealing its target",
+        "4.2: the scout's free second test is taken",
+        "4.2: the scout's free second test is against another echo",
+        "4.2: at most one free second test",
+        "4.2: the -1 of an isolated RTO exactly when it is alone",
+        "4.2: an isolated RTO spots at -1",
+        "2.3: beyond the radius, an order via an active RTO costs 1 CP",
+        "2.3: out of command with no radio, an order costs 2 CP",
+        "2.3 / 1.5: the emergency initiative check exactly when an out-of-command order pays 1 CP",
+        "2.3: CP spent never exceeds CP available",
+    ] {
+        assert!(
+            r.checked.get(rule).copied().unwrap_or(0) > 0,
+            "{title}: {rule}: never played"
+        );
+    }
+    // The same games under the referee of the other Dinky Dau scenarios (taught the radio
+    // link of 2.3): CP, blinds and what each side is shown, combat, casualties, VP recount.
+    let title = "Dinky Dau, LRRP patrol: CP, fog and VP";
+    let mut r = Report::default();
+    let mut referee = None;
+    play_with(
+        "dinky_dau",
+        "lrrp-patrol",
+        GAMES,
+        &["lrrp_leader", "random"],
+        &mut |ir, text, assumed| {
+            let p = referee.get_or_insert_with(|| {
+                referee::dinky_dau::DinkyDau::new(ir, "lrrp_patrol", assumed)
+            });
+            p.referee(text, &mut r);
+        },
+    );
+    judge(title, &r);
+    for rule in [
+        "2.2 item 4: 1D6 per officer, +1 RTO, +1 per Squad Leader",
+        "2.3: CP spent never exceeds CP available",
+        "3.3 / 3.4: VP recount",
     ] {
         assert!(
             r.checked.get(rule).copied().unwrap_or(0) > 0,

@@ -96,6 +96,8 @@ struct Stat {
     medic: bool,
     /// 5.6.C: a dedicated sniper stand (role `sniper_team`).
     sniper: bool,
+    /// 2.2 item 4 / 2.3: the element carries an RTO.
+    rto: bool,
 }
 
 #[derive(Default, Clone, Debug)]
@@ -474,6 +476,7 @@ impl DinkyDau {
                     dummy: role.as_str() == Some("dummy_blind"),
                     medic: role.as_str() == Some("medic_team"),
                     sniper: role.as_str() == Some("sniper_team"),
+                    rto: boolean("rto"),
                 },
             );
         }
@@ -2296,7 +2299,17 @@ impl DinkyDau {
         } else {
             RADIUS_OPEN
         };
-        let in_command = is_hq || hq.is_some_and(|h| dist(h.at, p.at) <= radius);
+        // 2.3 "in operational radio contact via an active RTO": an element other than the HQ
+        // with its own RTO standing, while the HQ's RTO stands too (both its small stands).
+        let smalls_up =
+            |x: &Piece| self.stats.get(&x.entity).map_or(0, |s| s.smalls) - x.c("smalls_lost");
+        let radio = !is_hq
+            && self.stats.get(&p.entity).is_some_and(|s| s.rto)
+            && smalls_up(p) > 0
+            && hq.is_some_and(|h| {
+                self.stats.get(&h.entity).is_some_and(|s| s.rto) && smalls_up(h) >= 2
+            });
+        let in_command = is_hq || radio || hq.is_some_and(|h| dist(h.at, p.at) <= radius);
         let sweep = label.starts_with("platoon_recon_sweep(");
         if sweep {
             r.check(
@@ -2568,6 +2581,10 @@ impl DinkyDau {
         let mut lost: BTreeMap<String, i64> = BTreeMap::new();
         // The order in progress: its action and arguments; the overwatch owed its arc.
         let mut acted: Option<(String, Vec<String>)> = None;
+        // Spotting tests since the last order (a scout's free second test, 4.2, is the second).
+        let mut spots_since_acted = 0u32;
+        // A move ordered and not yet made: the mover and its new bearing of march.
+        let mut pending_march: Option<(String, Option<i64>)> = None;
         let mut arc_owed: Option<String> = None;
         // The steps of the order's mover so far (a move is logged as two: to its midpoint,
         // then on).
@@ -2667,13 +2684,15 @@ impl DinkyDau {
                 }
                 "acted" => {
                     let (action, args) = (l.s("action"), l.args());
+                    // The march and the rear guard change only once the move is made (its
+                    // rear_guard reset is logged): an order that ends in a hold (1.5) moves nothing.
+                    pending_march = None;
                     if let Some((mover, dest)) = move_dest(&action, &args) {
-                        if let Some(&from) = at.get(&mover)
-                            && from != dest
-                        {
-                            march.insert(mover.clone(), bearing_deg(from, dest));
-                        }
-                        guard.remove(&mover);
+                        let bearing = at
+                            .get(&mover)
+                            .filter(|&&from| from != dest)
+                            .map(|&from| bearing_deg(from, dest));
+                        pending_march = Some((mover, bearing));
                     }
                     if action == "set_overwatch" && !self.overwatch_arc_ahead {
                         arc_owed = args.first().cloned();
@@ -2688,11 +2707,20 @@ impl DinkyDau {
                         watch.insert(w.clone(), f);
                     }
                     mover_steps = 0;
+                    spots_since_acted = 0;
                     acted = Some((action, args));
                 }
                 "counted" => {
                     let p = l.s("piece");
                     let value = l.v["value"].as_i64().unwrap_or(0);
+                    if l.s("counter") == "rear_guard"
+                        && let Some((mover, bearing)) = pending_march.take_if(|(m, _)| *m == p)
+                    {
+                        if let Some(b) = bearing {
+                            march.insert(mover.clone(), b);
+                        }
+                        guard.remove(&mover);
+                    }
                     match l.s("counter").as_str() {
                         "mediums_lost" | "smalls_lost" => {
                             let k = format!("{p}/{}", l.s("counter"));
@@ -2737,7 +2765,8 @@ impl DinkyDau {
                             m.contains("echo_marker") && !m.contains("confirmed_contact")
                         })
                     };
-                    if action == "spotting_test" && args.len() == 2 {
+                    spots_since_acted += 1;
+                    if action == "spotting_test" && args.len() == 2 && spots_since_acted == 1 {
                         let want = blind(&args[0], &args[1]);
                         r.check(
                             "4.2 items 7-9: the Blind Spot -1 exactly when the echo is in the spotter's unguarded rear arc",
