@@ -375,6 +375,8 @@ impl Lrrp {
                     let args = strs(ev, "args");
                     let action = s("action");
                     let a = args.first().cloned().unwrap_or_default();
+                    // (An order that ends in a hold, 1.5, fires nothing.)
+                    fire_check = None;
                     if matches!(action.as_str(), "aimed_fire" | "fire_and_maneuver")
                         && pieces.get(&a).is_some_and(|p| p.entity == "lrrp_team")
                     {
