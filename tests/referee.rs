@@ -11,6 +11,7 @@ mod referee {
     pub mod dinky_lrrp;
     pub mod dinky_night;
     pub mod dinky_river;
+    pub mod dinky_street;
     pub mod log;
     pub mod nam_bread_man;
     pub mod plastic_battle;
@@ -1350,6 +1351,78 @@ fn dinky_dau_lrrp_patrol_is_played_as_printed() {
         "2.2 item 4: 1D6 per officer, +1 RTO, +1 per Squad Leader",
         "2.3: CP spent never exceeds CP available",
         "3.3 / 3.4: VP recount",
+    ] {
+        assert!(
+            r.checked.get(rule).copied().unwrap_or(0) > 0,
+            "{title}: {rule}: never played"
+        );
+    }
+}
+
+#[test]
+fn dinky_dau_street_fight_is_played_as_printed() {
+    let title = "Dinky Dau, street fight";
+    let mut r = Report::default();
+    let mut street = None;
+    play_with(
+        "dinky_dau",
+        "street-fight",
+        GAMES,
+        &["breacher", "random"],
+        &mut |ir, text, assumed| {
+            let s = street.get_or_insert_with(|| {
+                referee::dinky_street::Street::new(ir, assumed, "street_fight")
+            });
+            s.referee(text, &mut r);
+        },
+    );
+    judge(title, &r);
+    for rule in [
+        "5.8.A rule 1: every friendly stand in the 2in cone behind the breech is attacked, and no other",
+        "5.8.A rule 1: one attack per stand caught",
+        "5.8.A rule 1: 2 firepower dice at 4+, each hit saved on 5+",
+        "5.8.A rule 1: an element caught in the cone takes a pinning test",
+        "5.8.A rule 2: a dust cloud is placed on the firing stand and lifted as its impulse ends",
+        "5.8.A rule 2: the dust cloud is gone when the next impulse starts",
+        "5.8.A rule 2: the dust cloud is raised only by a recoilless rifle",
+        "5.8.A rule 2: a friendly unpinned element other than the firer sprints, at most 9in",
+        "5.8.A rule 2: no enemy sees or fires through the dust at a sprint it masks",
+        "5.8.B rule 1: the breacher is in base contact with a masonry wall",
+        "5.8.B rule 1: a LAW or C4 charge is used, no more than carried",
+        "5.8.B rule 2: 1D6, the wall is breached on 4+ (3+ for engineers)",
+        "5.8.B rule 3: only a blown mousehole lets the breachers through, into that building",
+        "5.8.B rule 3: defenders in the room get no defensive fire before the assault",
+    ] {
+        assert!(
+            r.checked.get(rule).copied().unwrap_or(0) > 0,
+            "{title}: {rule}: never played"
+        );
+    }
+    // The same games under the referee of the other Dinky Dau scenarios: CP (a breach and the
+    // rifle's fire are orders; the sprints under the dust are free), blinds and what each side
+    // is shown, combat, casualties and the VP recount.
+    let title = "Dinky Dau, street fight: CP, fog and VP";
+    let mut r = Report::default();
+    let mut referee = None;
+    play_with(
+        "dinky_dau",
+        "street-fight",
+        GAMES,
+        &["breacher", "random"],
+        &mut |ir, text, assumed| {
+            let p = referee.get_or_insert_with(|| {
+                referee::dinky_dau::DinkyDau::new(ir, "street_fight", assumed)
+            });
+            p.referee(text, &mut r);
+        },
+    );
+    judge(title, &r);
+    for rule in [
+        "2.2 item 4: 1D6 per officer, +1 RTO, +1 per Squad Leader",
+        "2.3: CP spent never exceeds CP available",
+        "3.3 / 3.4: VP recount",
+        "4.2: a side is never shown an unconfirmed enemy element",
+        "5.1 steps 1-2: the pool is rolled and hits on its target",
     ] {
         assert!(
             r.checked.get(rule).copied().unwrap_or(0) > 0,

@@ -1431,7 +1431,10 @@ impl DinkyDau {
                                     // (their stands fired on); 5.7.B a satchel's blast.
                                     || x.s("name") == "area_suppression_fire"
                                     || x.s("name") == "grazing_save"
-                                    || x.s("name") == "satchel_charge")
+                                    || x.s("name") == "satchel_charge"
+                                    // 5.8.B: a mousehole's blast; the room it opens is in
+                                    // plain view.
+                                    || x.s("name") == "breach_roll")
                         });
                         let recon = seg.iter().any(|x| {
                             x.kind() == "resolved" && x.s("result") == "direct_hit_revealed"
@@ -2045,6 +2048,14 @@ impl DinkyDau {
                             unsaved_left += result.parse::<i64>().unwrap_or(0);
                             unsaved_target = None;
                         }
+                        // 5.8.A rule 1: a backblast attack's result is its unsaved hits, on
+                        // the element last caught in the cone (its dice: the street referee's).
+                        "caught_in_backblast" => {
+                            unsaved_target = args.first().cloned();
+                        }
+                        "backblast" => {
+                            unsaved_left += result.parse::<i64>().unwrap_or(0);
+                        }
                         "hot_lz_ground_fire" => {
                             let want = match first {
                                 1 => "waved_off",
@@ -2589,6 +2600,8 @@ impl DinkyDau {
         // The steps of the order's mover so far (a move is logged as two: to its midpoint,
         // then on).
         let mut mover_steps = 0;
+        // 5.8.A rule 2: the element sprinting under a recoilless rifle's dust, if any.
+        let mut dasher: Option<String> = None;
         let facing = |p: &str,
                       at: &BTreeMap<String, (i64, i64)>,
                       side: &BTreeMap<String, String>,
@@ -2616,6 +2629,13 @@ impl DinkyDau {
                     side.insert(l.s("piece"), s);
                 }
                 "moved" => {
+                    if let (Some(p), Some(d)) = (point(&l.v["to"]), &dasher)
+                        && *d == l.s("piece")
+                        && let Some(&from) = at.get(d)
+                        && from != p
+                    {
+                        march.insert(d.clone(), bearing_deg(from, p));
+                    }
                     if let Some(p) = point(&l.v["to"]) {
                         at.insert(l.s("piece"), p);
                     }
@@ -2708,6 +2728,7 @@ impl DinkyDau {
                     }
                     mover_steps = 0;
                     spots_since_acted = 0;
+                    dasher = None;
                     acted = Some((action, args));
                 }
                 "counted" => {
@@ -2735,7 +2756,7 @@ impl DinkyDau {
                             });
                             let own_move = acted.as_ref().is_some_and(|(a, args)| {
                                 move_dest(a, args).is_some_and(|(m, _)| m == p)
-                            });
+                            }) || dasher.as_ref() == Some(&p);
                             r.check(
                                 "4.2 items 4-6: a rear-security stand is posted by a squad of two stands or more finishing its move",
                                 (!own_move || stat.is_none_or(|s| s.dummy) || stands < 2)
@@ -2747,6 +2768,14 @@ impl DinkyDau {
                             guard.remove(&p);
                         }
                         _ => {}
+                    }
+                }
+                // 5.8.A rule 2: a sprint under the dust is the sprinter's own move (its
+                // direction of march; a rear-security stand falls in, then may be posted).
+                "resolved" if l.s("name") == "dash_under_dust" => {
+                    dasher = l.args().first().cloned();
+                    if let Some(d) = &dasher {
+                        guard.remove(d);
                     }
                 }
                 "resolved" if l.s("name") == "spotting" => {
