@@ -112,7 +112,7 @@ fn args(ev: &Value) -> Vec<String> {
         .collect()
 }
 
-fn resolved<'a>(ev: &'a Value, name: &str) -> bool {
+fn resolved(ev: &Value, name: &str) -> bool {
     ev["event"] == "resolved" && ev["name"] == name
 }
 
