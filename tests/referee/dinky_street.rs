@@ -484,6 +484,29 @@ impl Street {
                     hidden.remove(&l);
                 }
             }
+            // Its noise (4.2): an enemy blind made an echo as it ends its sprint saw it, so
+            // not through the cloud.
+            let last = body[j + 1..stop]
+                .iter()
+                .filter(|m| m["event"] == "moved" && m["piece"] == x.as_str())
+                .filter_map(|m| point(&m["to"]))
+                .next_back();
+            if let Some(last) = last {
+                for m in &body[j + 1..stop] {
+                    let y = m["piece"].as_str().unwrap_or_default();
+                    let enemy = pieces.get(y).is_some_and(|p| p.side != gun.side);
+                    if m["event"] == "marked" && m["marker"] == "echo_marker" && enemy {
+                        let Some(&ya) = at.get(y) else { continue };
+                        let d = seg_dist(ya, last, g);
+                        r.check(
+                            "5.8.A rule 2: no enemy sees or fires through the dust at a sprint it masks",
+                            (d < DUST - SLACK).then(|| {
+                                format!("{y} saw {x} through the dust of {} (event {i})", a[0])
+                            }),
+                        );
+                    }
+                }
+            }
             if let Some(mid) = mid {
                 for h in hidden.iter().chain(sprung.iter()) {
                     let Some(&ha) = at.get(h) else { continue };
