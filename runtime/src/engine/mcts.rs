@@ -253,12 +253,19 @@ impl Mcts {
         let mut acts: Vec<(SideId, Act)> = Vec::new();
         let started = Instant::now();
         self.searches += 1;
-        for _ in 0..fresh {
+        'worlds: for _ in 0..fresh {
             if self.budget.is_some_and(|b| started.elapsed() >= b) {
                 break;
             }
             self.played += 1;
+            acts.clear();
             let seed = self.seed();
+            // A world that cannot be played on teaches nothing, and is not the real game's
+            // failure: waiting inside an action, a world replays the action from its start on
+            // shuffled pieces and fresh dice, so the picks already made may no longer fit the
+            // `choose` points it meets (a blind that is real in this world springs an ambush
+            // the real one could not). Such a world is dropped, whatever its statistics; an
+            // error of the rules themselves still stops the real game when it gets there.
             let mut g = game.possible_world(side, seed);
             if g.legal().is_empty() {
                 // Nothing the real game offers is open in this world: it teaches nothing.
@@ -302,20 +309,25 @@ impl Mcts {
                         // Deeper, an untried choice by kind, as a roll-out would pick it.
                         self.by_kind(&kinds, side, legal, &untried)
                     };
+                    let c = legal[k].clone();
+                    if g.apply(k).is_err() {
+                        continue 'worlds;
+                    }
                     let child = tree.len();
                     tree.push(Node {
                         available: 1,
                         ..Node::default()
                     });
-                    tree[node].children.insert(legal[k].clone(), child);
-                    acts.push((side, legal[k].act.clone()));
-                    g.apply(k)?;
+                    tree[node].children.insert(c.clone(), child);
+                    acts.push((side, c.act));
                     path.push(child);
                     break;
                 }
                 let Some((_, k, child)) = best else { break };
                 acts.push((side, legal[k].act.clone()));
-                g.apply(k)?;
+                if g.apply(k).is_err() {
+                    continue 'worlds;
+                }
                 node = child;
                 path.push(child);
             }
@@ -336,7 +348,9 @@ impl Mcts {
                 let all: Vec<usize> = (0..g.legal().len()).collect();
                 let k = self.by_kind(&kinds, now, g.legal(), &all);
                 acts.push((now, g.legal()[k].act.clone()));
-                g.apply(k)?;
+                if g.apply(k).is_err() {
+                    continue 'worlds;
+                }
                 played += 1;
             }
             let value = g.into_value(side);
