@@ -127,6 +127,44 @@ fn judge(title: &str, r: &Report) {
     assert_eq!(r.total_violations(), 0, "{}", r.show(title));
 }
 
+/// Each of `rules` was checked at least once: the games reached it.
+fn require_met(r: &Report, title: &str, rules: &[&str]) {
+    for rule in rules {
+        assert!(
+            r.checked.get(*rule).copied().unwrap_or(0) > 0,
+            "{title}: {rule}: never played"
+        );
+    }
+}
+
+/// `GAMES` seeded games of a Dinky Dau scenario, each log read once by two referees: the
+/// scenario's own (`own`, into the first report) and the one of every Dinky Dau scenario (CP,
+/// blinds and what each side is shown, combat, casualties, the VP recount; the second).
+fn dinky_dau_refereed(
+    scenario: &str,
+    kinds: &[&str],
+    assume: &[(&str, &str)],
+    own: &mut dyn FnMut(&serde_json::Value, &str, &BTreeMap<String, String>, &mut Report),
+) -> (Report, Report) {
+    let (mut mine, mut general) = (Report::default(), Report::default());
+    let mut referee = None;
+    let name = scenario.replace('-', "_");
+    play_assuming(
+        "dinky_dau",
+        scenario,
+        GAMES,
+        kinds,
+        assume,
+        &mut |ir, text, assumed| {
+            own(ir, text, assumed, &mut mine);
+            referee
+                .get_or_insert_with(|| referee::dinky_dau::DinkyDau::new(ir, &name, assumed))
+                .referee(text, &mut general);
+        },
+    );
+    (mine, general)
+}
+
 #[test]
 fn platoon_protecting_the_flank_is_played_as_printed() {
     let mut r = Report::default();
@@ -505,16 +543,15 @@ fn dinky_dau_overwatch_arcs_are_played_as_printed() {
             },
         );
         judge(title, &r);
-        for rule in [
-            "2.3: opportunity fire only at a mover inside the overwatch's 90 degree arc",
-            "2.3: CP spent never exceeds CP available",
-            "5.1 steps 1-2: the pool is rolled and hits on its target",
-        ] {
-            assert!(
-                r.checked.get(rule).copied().unwrap_or(0) > 0,
-                "{title}: {rule}: never played"
-            );
-        }
+        require_met(
+            &r,
+            title,
+            &[
+                "2.3: opportunity fire only at a mover inside the overwatch's 90 degree arc",
+                "2.3: CP spent never exceeds CP available",
+                "5.1 steps 1-2: the pool is rolled and hits on its target",
+            ],
+        );
     }
 }
 
@@ -649,12 +686,7 @@ fn dinky_dau_village_sweep_is_played_as_printed() {
             },
         );
         judge(title, &r);
-        for rule in rules {
-            assert!(
-                r.checked.get(rule).copied().unwrap_or(0) > 0,
-                "{title}: {rule}: never played"
-            );
-        }
+        require_met(&r, title, &rules);
         for rule in ACROSS_RUNS {
             *met.entry(rule).or_default() += r.checked.get(rule).copied().unwrap_or(0);
         }
@@ -736,12 +768,7 @@ fn dinky_dau_mech_sweep_is_played_as_printed() {
                 "3.4 (second) C / 7.6.2: the squad aboard bails out exactly when its carrier is hit",
             ]);
         }
-        for rule in rules {
-            assert!(
-                r.checked.get(rule).copied().unwrap_or(0) > 0,
-                "{title}: {rule}: never played"
-            );
-        }
+        require_met(&r, title, &rules);
     }
 }
 
@@ -750,6 +777,10 @@ fn dinky_dau_mech_sweep_is_played_as_printed() {
 /// platoon) against `river_sapper` (ours: the VC blow the mines whenever they may and keep the
 /// RPG squad in its spider bunker), so that the landing, the mine table and the bunker are
 /// met; once on the canal as set up, once with the option `main_river` (9.2.2 main rivers).
+/// The same games go to the referee of the other Dinky Dau scenarios: CP (which the platoon HQ
+/// rolls aboard the boat, 2.2 item 4), blinds and what each side is shown (a boat's engine is
+/// noise, as a vehicle's), combat, casualties and the VP recount (the boat lost scores as the
+/// ACAV).
 #[test]
 fn dinky_dau_river_landing_is_played_as_printed() {
     for (options, title) in [
@@ -759,22 +790,20 @@ fn dinky_dau_river_landing_is_played_as_printed() {
             "Dinky Dau, river landing (main_river)",
         ),
     ] {
-        let mut r = Report::default();
         let mut river = None;
         let assume: Vec<(&str, &str)> = options
             .map(|o| vec![("scenario.river_landing.options", o)])
             .unwrap_or_default();
-        play_assuming(
-            "dinky_dau",
+        let (r, general) = dinky_dau_refereed(
             "river-landing",
-            GAMES,
             &["boat_pilot", "river_sapper"],
             &assume,
-            &mut |ir, text, assumed| {
-                let v = river.get_or_insert_with(|| {
-                    referee::dinky_river::River::new(ir, assumed, "river_landing")
-                });
-                v.referee(text, &mut r);
+            &mut |ir, text, assumed, r| {
+                river
+                    .get_or_insert_with(|| {
+                        referee::dinky_river::River::new(ir, assumed, "river_landing")
+                    })
+                    .referee(text, r);
             },
         );
         judge(title, &r);
@@ -783,34 +812,47 @@ fn dinky_dau_river_landing_is_played_as_printed() {
         } else {
             "9.2.2: a canal is 3in to 5in wide"
         };
-        for rule in [
-            width,
-            "9.2.3 item 1: 1 to 2 river mines",
-            "9.2.1: a boat moves only on the water",
-            "9.2.2 item 3: the ramp drops at the bank (or where a mine beached the boat)",
-            "9.2.2 item 4: the squads aboard come off the ramp",
-            "9.2.2 item 4: troops land on the bank within 4in of the hull (3in when mired)",
-            "9.2.2 item 6: a squad mired on landing moves no more that turn",
-            "9.2.2 (reading): infantry never move onto the water nor across the canal",
-            "9.2.2: fire across more than 1in of bank foliage reaches 3in at most",
-            "9.2.3 item 1: the 1D6 mine table",
-            "9.2.3 item 1: a mine goes off only as a boat passes within 2in of a live one",
-            "9.2.3 item 1: 1-2 rocks the boat (pinned / stunned)",
-            "9.2.3 item 1: a rocked boat takes no order until the end of the next turn",
-            "9.2.3 item 1: on a hull breach every squad aboard tests morale",
-            "9.2.3 item 1: a 6 beaches the Tango boat with two hits",
-            "9.2.3 item 1: a hit that leaves no hit point loses the boat",
-            "9.2.3 item 2: a spider bunker is set up on the bank foliage at the waterline",
-            "9.2.3 item 2: in a spider bunker, light small arms are saved on 4+",
-            "9.2.3 item 2: in a spider bunker, the boat's guns are saved on the assumed save",
-            "9.2.3 item 2: fire at an element in a spider bunker needs the bunker's cover",
-            "9.2.3 item 2: a spider bunker sees down the canal past the bank foliage",
-        ] {
-            assert!(
-                r.checked.get(rule).copied().unwrap_or(0) > 0,
-                "{title}: {rule}: never played"
-            );
-        }
+        require_met(
+            &r,
+            title,
+            &[
+                width,
+                "9.2.3 item 1: 1 to 2 river mines",
+                "9.2.1: a boat moves only on the water",
+                "9.2.2 item 3: the ramp drops at the bank (or where a mine beached the boat)",
+                "9.2.2 item 4: the squads aboard come off the ramp",
+                "9.2.2 item 4: troops land on the bank within 4in of the hull (3in when mired)",
+                "9.2.2 item 6: a squad mired on landing moves no more that turn",
+                "9.2.2 (reading): infantry never move onto the water nor across the canal",
+                "9.2.2: fire across more than 1in of bank foliage reaches 3in at most",
+                "9.2.3 item 1: the 1D6 mine table",
+                "9.2.3 item 1: a mine goes off only as a boat passes within 2in of a live one",
+                "9.2.3 item 1: 1-2 rocks the boat (pinned / stunned)",
+                "9.2.3 item 1: a rocked boat takes no order until the end of the next turn",
+                "9.2.3 item 1: on a hull breach every squad aboard tests morale",
+                "9.2.3 item 1: a 6 beaches the Tango boat with two hits",
+                "9.2.3 item 1: a hit that leaves no hit point loses the boat",
+                "9.2.3 item 2: a spider bunker is set up on the bank foliage at the waterline",
+                "9.2.3 item 2: in a spider bunker, light small arms are saved on 4+",
+                "9.2.3 item 2: in a spider bunker, the boat's guns are saved on the assumed save",
+                "9.2.3 item 2: fire at an element in a spider bunker needs the bunker's cover",
+                "9.2.3 item 2: a spider bunker sees down the canal past the bank foliage",
+            ],
+        );
+        let title = format!("{title}: CP, fog and VP");
+        judge(&title, &general);
+        require_met(
+            &general,
+            &title,
+            &[
+                "2.2 item 4: 1D6 per officer, +1 RTO, +1 per Squad Leader",
+                "2.3: CP spent never exceeds CP available",
+                "3.3 / 3.4: VP recount",
+                "4.2: a blind is revealed only by a spot, fire, ambush or noise",
+                "4.2: a side is never shown an unconfirmed enemy element",
+                "5.1 steps 1-2: the pool is rolled and hits on its target",
+            ],
+        );
     }
     // The main river's water beyond a canal's width is used: a random allied boat goes
     // everywhere on it (the boat pilot keeps to the north bank).
@@ -832,18 +874,18 @@ fn dinky_dau_river_landing_is_played_as_printed() {
             v.referee(text, &mut r);
         },
     );
-    judge("Dinky Dau, river landing (main_river, random allied)", &r);
-    for rule in [
-        "9.2.2: a main river is 8in to 12in wide",
-        "9.2.1: a boat moves only on the water",
-        "9.2.2: a boat moves on a main river's water beyond a canal's width",
-        "9.2.2 (reading): infantry never move onto the water nor across the canal",
-    ] {
-        assert!(
-            r.checked.get(rule).copied().unwrap_or(0) > 0,
-            "main_river, random allied: {rule}: never played"
-        );
-    }
+    let title = "Dinky Dau, river landing (main_river, random allied)";
+    judge(title, &r);
+    require_met(
+        &r,
+        title,
+        &[
+            "9.2.2: a main river is 8in to 12in wide",
+            "9.2.1: a boat moves only on the water",
+            "9.2.2: a boat moves on a main river's water beyond a canal's width",
+            "9.2.2 (reading): infantry never move onto the water nor across the canal",
+        ],
+    );
 }
 
 /// The night perimeter (4.5.B, 9.1.1 with its star shells): the Meeting Engagement referee and
@@ -1166,267 +1208,166 @@ fn platoon_search_worlds_do_not_know_stack_sizes() {
     assert!(varied > 0, "no world dealt the stacks' sizes anew");
 }
 
-/// The river landing under the referee of the other Dinky Dau scenarios: CP (the platoon HQ
-/// rolls them aboard the boat, 2.2 item 4), blinds and what each side is shown (the boat's
-/// engine is noise, as a vehicle's), combat, casualties and the VP recount (the boat lost
-/// scores as the ACAV). Its own rules (9.2) are `dinky_dau_river_landing_is_played_as_printed`.
-#[test]
-fn dinky_dau_river_landing_keeps_cp_fog_and_vp() {
-    for (options, title) in [
-        (None, "Dinky Dau, river landing: CP, fog and VP"),
-        (
-            Some("[split_by_state, main_river]"),
-            "Dinky Dau, river landing (main_river): CP, fog and VP",
-        ),
-    ] {
-        let mut r = Report::default();
-        let mut referee = None;
-        let assume: Vec<(&str, &str)> = options
-            .map(|o| vec![("scenario.river_landing.options", o)])
-            .unwrap_or_default();
-        play_assuming(
-            "dinky_dau",
-            "river-landing",
-            GAMES,
-            &["boat_pilot", "river_sapper"],
-            &assume,
-            &mut |ir, text, assumed| {
-                let p = referee.get_or_insert_with(|| {
-                    referee::dinky_dau::DinkyDau::new(ir, "river_landing", assumed)
-                });
-                p.referee(text, &mut r);
-            },
-        );
-        judge(title, &r);
-        for rule in [
-            "2.2 item 4: 1D6 per officer, +1 RTO, +1 per Squad Leader",
-            "2.3: CP spent never exceeds CP available",
-            "3.3 / 3.4: VP recount",
-            "4.2: a blind is revealed only by a spot, fire, ambush or noise",
-            "4.2: a side is never shown an unconfirmed enemy element",
-            "5.1 steps 1-2: the pool is rolled and hits on its target",
-        ] {
-            assert!(
-                r.checked.get(rule).copied().unwrap_or(0) > 0,
-                "{title}: {rule}: never played"
-            );
-        }
-    }
-}
-
 /// The bunker assault (5.6.A grazing fire, 5.6.B area suppression, 5.7.B satchels against a
 /// heavy bunker): 200 seeded games with the stand-in allied player (`bunker_buster`, ours)
 /// against a random VC, refereed from the log alone with the book's numbers.
 #[test]
 fn dinky_dau_bunker_assault_is_played_as_printed() {
     let title = "Dinky Dau, bunker assault";
-    let mut r = Report::default();
     let mut bunker = None;
-    play_with(
-        "dinky_dau",
+    let (r, general) = dinky_dau_refereed(
         "bunker-assault",
-        GAMES,
         &["bunker_buster", "random"],
-        &mut |ir, text, assumed| {
-            let b = bunker.get_or_insert_with(|| {
-                referee::dinky_bunker::Bunker::new(ir, assumed, "bunker_assault")
-            });
-            b.referee(text, &mut r);
+        &[],
+        &mut |ir, text, assumed, r| {
+            bunker
+                .get_or_insert_with(|| {
+                    referee::dinky_bunker::Bunker::new(ir, assumed, "bunker_assault")
+                })
+                .referee(text, r);
         },
     );
     judge(title, &r);
-    for rule in [
-        "5.6.A: the gun grazes only over flat open ground",
-        "5.6.A: every stand in the 1in corridor, friend or foe, rolls a save",
-        "5.6.A: one save die per stand standing, at its save (5.1 step 3)",
-        "5.6.A: a grazed element tests morale",
-        "5.6.B: the beaten zone lies within the gun's range",
-        "5.6.B: 3 firepower dice, hits on 4+ (5+ for a pinned gun)",
-        "5.6.B: every stand in the 3in circle takes a pinning test",
-        "5.6.B: the pinning test is a morale test",
-        "5.7.B: a satchel is detonated by sappers / engineers in base contact",
-        "5.7.B: no more satchels than the element carries",
-        "5.7.B: 1D6, the bunker collapses on 3+",
-        "5.7.B: a collapse is 3 automatic hits on the bunker's hit points",
-        "5.7.B: a heavy bunker has 3 HP",
-        "5.7.B: rifle fire never harms a heavy bunker",
-    ] {
-        assert!(
-            r.checked.get(rule).copied().unwrap_or(0) > 0,
-            "{title}: {rule}: never played"
-        );
-    }
+    require_met(
+        &r,
+        title,
+        &[
+            "5.6.A: the gun grazes only over flat open ground",
+            "5.6.A: every stand in the 1in corridor, friend or foe, rolls a save",
+            "5.6.A: one save die per stand standing, at its save (5.1 step 3)",
+            "5.6.A: a grazed element tests morale",
+            "5.6.B: the beaten zone lies within the gun's range",
+            "5.6.B: 3 firepower dice, hits on 4+ (5+ for a pinned gun)",
+            "5.6.B: every stand in the 3in circle takes a pinning test",
+            "5.6.B: the pinning test is a morale test",
+            "5.7.B: a satchel is detonated by sappers / engineers in base contact",
+            "5.7.B: no more satchels than the element carries",
+            "5.7.B: 1D6, the bunker collapses on 3+",
+            "5.7.B: a collapse is 3 automatic hits on the bunker's hit points",
+            "5.7.B: a heavy bunker has 3 HP",
+            "5.7.B: rifle fire never harms a heavy bunker",
+        ],
+    );
     // The same games under the referee of the other Dinky Dau scenarios: CP, blinds and what
     // each side is shown, combat, casualties and the VP recount (a bunker collapsed scores
     // the scenario's `points` to the allied side).
     let title = "Dinky Dau, bunker assault: CP, fog and VP";
-    let mut r = Report::default();
-    let mut referee = None;
-    play_with(
-        "dinky_dau",
-        "bunker-assault",
-        GAMES,
-        &["bunker_buster", "random"],
-        &mut |ir, text, assumed| {
-            let p = referee.get_or_insert_with(|| {
-                referee::dinky_dau::DinkyDau::new(ir, "bunker_assault", assumed)
-            });
-            p.referee(text, &mut r);
-        },
+    judge(title, &general);
+    require_met(
+        &general,
+        title,
+        &[
+            "2.2 item 4: 1D6 per officer, +1 RTO, +1 per Squad Leader",
+            "2.3: CP spent never exceeds CP available",
+            "3.3 / 3.4: VP recount",
+            "4.2: a side is never shown an unconfirmed enemy element",
+            "5.1 steps 1-2: the pool is rolled and hits on its target",
+        ],
     );
-    judge(title, &r);
-    for rule in [
-        "2.2 item 4: 1D6 per officer, +1 RTO, +1 per Squad Leader",
-        "2.3: CP spent never exceeds CP available",
-        "3.3 / 3.4: VP recount",
-        "4.2: a side is never shown an unconfirmed enemy element",
-        "5.1 steps 1-2: the pool is rolled and hits on its target",
-    ] {
-        assert!(
-            r.checked.get(rule).copied().unwrap_or(0) > 0,
-            "{title}: {rule}: never played"
-        );
-    }
 }
 
 #[test]
 fn dinky_dau_lrrp_patrol_is_played_as_printed() {
     let title = "Dinky Dau, LRRP patrol";
-    let mut r = Report::default();
     let mut lrrp = None;
-    play_with(
-        "dinky_dau",
+    let (r, general) = dinky_dau_refereed(
         "lrrp-patrol",
-        GAMES,
         &["lrrp_leader", "random"],
-        &mut |ir, text, assumed| {
-            let l = lrrp
-                .get_or_insert_with(|| referee::dinky_lrrp::Lrrp::new(ir, assumed, "lrrp_patrol"));
-            l.referee(text, &mut r);
+        &[],
+        &mut |ir, text, assumed, r| {
+            lrrp.get_or_insert_with(|| referee::dinky_lrrp::Lrrp::new(ir, assumed, "lrrp_patrol"))
+                .referee(text, r);
         },
     );
     judge(title, &r);
-    for rule in [
-        "4.4.2.B: an unrevealed LRRP team is never made an echo",
-        "4.4.2.B: an LRRP team moving within an enemy blind's cutoff stays a blind",
-        "4.4.2.B: an LRRP team that fires is revealed",
-        "4.2: 1D6, 4+ with the printed modifiers, natural 6 critical",
-        "4.2: the +1 of scout / binoculars exactly for the scout and the officer",
-        "4.2: a scout spots with +1",
-        "4.2: only a scout makes a free second test, after revealing its target",
-        "4.2: the scout's free second test is taken",
-        "4.2: the scout's free second test is against another echo",
-        "4.2: at most one free second test",
-        "4.2: the -1 of an isolated RTO exactly when it is alone",
-        "4.2: an isolated RTO spots at -1",
-        "2.3: beyond the radius, an order via an active RTO costs 1 CP",
-        "2.3: out of command with no radio, an order costs 2 CP",
-        "2.3 / 1.5: the emergency initiative check exactly when an out-of-command order pays 1 CP",
-        "2.3: CP spent never exceeds CP available",
-    ] {
-        assert!(
-            r.checked.get(rule).copied().unwrap_or(0) > 0,
-            "{title}: {rule}: never played"
-        );
-    }
+    require_met(
+        &r,
+        title,
+        &[
+            "4.4.2.B: an unrevealed LRRP team is never made an echo",
+            "4.4.2.B: an LRRP team moving within an enemy blind's cutoff stays a blind",
+            "4.4.2.B: an LRRP team that fires is revealed",
+            "4.2: 1D6, 4+ with the printed modifiers, natural 6 critical",
+            "4.2: the +1 of scout / binoculars exactly for the scout and the officer",
+            "4.2: a scout spots with +1",
+            "4.2: only a scout makes a free second test, after revealing its target",
+            "4.2: the scout's free second test is taken",
+            "4.2: the scout's free second test is against another echo",
+            "4.2: at most one free second test",
+            "4.2: the -1 of an isolated RTO exactly when it is alone",
+            "4.2: an isolated RTO spots at -1",
+            "2.3: beyond the radius, an order via an active RTO costs 1 CP",
+            "2.3: out of command with no radio, an order costs 2 CP",
+            "2.3 / 1.5: the emergency initiative check exactly when an out-of-command order pays 1 CP",
+            "2.3: CP spent never exceeds CP available",
+        ],
+    );
     // The same games under the referee of the other Dinky Dau scenarios (taught the radio
     // link of 2.3): CP, blinds and what each side is shown, combat, casualties, VP recount.
     let title = "Dinky Dau, LRRP patrol: CP, fog and VP";
-    let mut r = Report::default();
-    let mut referee = None;
-    play_with(
-        "dinky_dau",
-        "lrrp-patrol",
-        GAMES,
-        &["lrrp_leader", "random"],
-        &mut |ir, text, assumed| {
-            let p = referee.get_or_insert_with(|| {
-                referee::dinky_dau::DinkyDau::new(ir, "lrrp_patrol", assumed)
-            });
-            p.referee(text, &mut r);
-        },
+    judge(title, &general);
+    require_met(
+        &general,
+        title,
+        &[
+            "2.2 item 4: 1D6 per officer, +1 RTO, +1 per Squad Leader",
+            "2.3: CP spent never exceeds CP available",
+            "3.3 / 3.4: VP recount",
+        ],
     );
-    judge(title, &r);
-    for rule in [
-        "2.2 item 4: 1D6 per officer, +1 RTO, +1 per Squad Leader",
-        "2.3: CP spent never exceeds CP available",
-        "3.3 / 3.4: VP recount",
-    ] {
-        assert!(
-            r.checked.get(rule).copied().unwrap_or(0) > 0,
-            "{title}: {rule}: never played"
-        );
-    }
 }
 
 #[test]
 fn dinky_dau_street_fight_is_played_as_printed() {
     let title = "Dinky Dau, street fight";
-    let mut r = Report::default();
     let mut street = None;
-    play_with(
-        "dinky_dau",
+    let (r, general) = dinky_dau_refereed(
         "street-fight",
-        GAMES,
         &["breacher", "random"],
-        &mut |ir, text, assumed| {
-            let s = street.get_or_insert_with(|| {
-                referee::dinky_street::Street::new(ir, assumed, "street_fight")
-            });
-            s.referee(text, &mut r);
+        &[],
+        &mut |ir, text, assumed, r| {
+            street
+                .get_or_insert_with(|| {
+                    referee::dinky_street::Street::new(ir, assumed, "street_fight")
+                })
+                .referee(text, r);
         },
     );
     judge(title, &r);
-    for rule in [
-        "5.8.A rule 1: every friendly stand in the 2in cone behind the breech is attacked, and no other",
-        "5.8.A rule 1: one attack per stand caught",
-        "5.8.A rule 1: 2 firepower dice at 4+, each hit saved on 5+",
-        "5.8.A rule 1: an element caught in the cone takes a pinning test",
-        "5.8.A rule 2: a dust cloud is placed on the firing stand and lifted as its impulse ends",
-        "5.8.A rule 2: the dust cloud is gone when the next impulse starts",
-        "5.8.A rule 2: the dust cloud is raised only by a recoilless rifle",
-        "5.8.A rule 2: a friendly unpinned element other than the firer sprints, at most 9in",
-        "5.8.A rule 2: no enemy sees or fires through the dust at a sprint it masks",
-        "5.8.B rule 1: the breacher is in base contact with a masonry wall",
-        "5.8.B rule 1: a LAW or C4 charge is used, no more than carried",
-        "5.8.B rule 2: 1D6, the wall is breached on 4+ (3+ for engineers)",
-        "5.8.B rule 3: only a blown mousehole lets the breachers through, into that building",
-        "5.8.B rule 3: defenders in the room get no defensive fire before the assault",
-    ] {
-        assert!(
-            r.checked.get(rule).copied().unwrap_or(0) > 0,
-            "{title}: {rule}: never played"
-        );
-    }
+    require_met(
+        &r,
+        title,
+        &[
+            "5.8.A rule 1: every friendly stand in the 2in cone behind the breech is attacked, and no other",
+            "5.8.A rule 1: one attack per stand caught",
+            "5.8.A rule 1: 2 firepower dice at 4+, each hit saved on 5+",
+            "5.8.A rule 1: an element caught in the cone takes a pinning test",
+            "5.8.A rule 2: a dust cloud is placed on the firing stand and lifted as its impulse ends",
+            "5.8.A rule 2: the dust cloud is gone when the next impulse starts",
+            "5.8.A rule 2: the dust cloud is raised only by a recoilless rifle",
+            "5.8.A rule 2: a friendly unpinned element other than the firer sprints, at most 9in",
+            "5.8.A rule 2: no enemy sees or fires through the dust at a sprint it masks",
+            "5.8.B rule 1: the breacher is in base contact with a masonry wall",
+            "5.8.B rule 1: a LAW or C4 charge is used, no more than carried",
+            "5.8.B rule 2: 1D6, the wall is breached on 4+ (3+ for engineers)",
+            "5.8.B rule 3: only a blown mousehole lets the breachers through, into that building",
+            "5.8.B rule 3: defenders in the room get no defensive fire before the assault",
+        ],
+    );
     // The same games under the referee of the other Dinky Dau scenarios: CP (a breach and the
     // rifle's fire are orders; the sprints under the dust are free), blinds and what each side
     // is shown, combat, casualties and the VP recount.
     let title = "Dinky Dau, street fight: CP, fog and VP";
-    let mut r = Report::default();
-    let mut referee = None;
-    play_with(
-        "dinky_dau",
-        "street-fight",
-        GAMES,
-        &["breacher", "random"],
-        &mut |ir, text, assumed| {
-            let p = referee.get_or_insert_with(|| {
-                referee::dinky_dau::DinkyDau::new(ir, "street_fight", assumed)
-            });
-            p.referee(text, &mut r);
-        },
+    judge(title, &general);
+    require_met(
+        &general,
+        title,
+        &[
+            "2.2 item 4: 1D6 per officer, +1 RTO, +1 per Squad Leader",
+            "2.3: CP spent never exceeds CP available",
+            "3.3 / 3.4: VP recount",
+            "4.2: a side is never shown an unconfirmed enemy element",
+            "5.1 steps 1-2: the pool is rolled and hits on its target",
+        ],
     );
-    judge(title, &r);
-    for rule in [
-        "2.2 item 4: 1D6 per officer, +1 RTO, +1 per Squad Leader",
-        "2.3: CP spent never exceeds CP available",
-        "3.3 / 3.4: VP recount",
-        "4.2: a side is never shown an unconfirmed enemy element",
-        "5.1 steps 1-2: the pool is rolled and hits on its target",
-    ] {
-        assert!(
-            r.checked.get(rule).copied().unwrap_or(0) > 0,
-            "{title}: {rule}: never played"
-        );
-    }
 }

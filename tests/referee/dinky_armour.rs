@@ -89,37 +89,8 @@ fn inside(r: &Rect, p: (i64, i64)) -> bool {
 
 /// The length of the segment a-b inside the rectangle (Liang-Barsky clipping).
 fn clip_len(r: &Rect, a: (i64, i64), b: (i64, i64)) -> f64 {
-    let (x0, y0, dx, dy) = (
-        a.0 as f64,
-        a.1 as f64,
-        (b.0 - a.0) as f64,
-        (b.1 - a.1) as f64,
-    );
-    let (mut t0, mut t1) = (0.0f64, 1.0f64);
-    for (p, q) in [
-        (-dx, x0 - r.0 as f64),
-        (dx, r.2 as f64 - x0),
-        (-dy, y0 - r.1 as f64),
-        (dy, r.3 as f64 - y0),
-    ] {
-        if p == 0.0 {
-            if q < 0.0 {
-                return 0.0;
-            }
-        } else {
-            let t = q / p;
-            if p < 0.0 {
-                t0 = t0.max(t);
-            } else {
-                t1 = t1.min(t);
-            }
-        }
-    }
-    if t1 <= t0 {
-        0.0
-    } else {
-        (t1 - t0) * (dx * dx + dy * dy).sqrt()
-    }
+    let f = |p: (i64, i64)| (p.0 as f64, p.1 as f64);
+    super::log::length_inside((r.0 as f64, r.1 as f64, r.2 as f64, r.3 as f64), f(a), f(b))
 }
 
 fn point_arg(s: &str) -> Option<(i64, i64)> {

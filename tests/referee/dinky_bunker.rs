@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::log::{Report, constant, prop};
+use super::log::{Report, constant};
 
 const INCH: f64 = 254.0;
 /// 5.6.A: "a straight line 1\" wide": half of it, plus half an element's 2in base.
@@ -74,32 +74,7 @@ fn inside(r: &Rect, p: Pt) -> bool {
 
 /// The length of the segment a-b inside the rectangle (Liang-Barsky clipping).
 fn length_in(r: &Rect, a: Pt, b: Pt) -> f64 {
-    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
-    let (mut t0, mut t1) = (0.0f64, 1.0f64);
-    for (p, q) in [
-        (-dx, a.0 - r.0),
-        (dx, r.2 - a.0),
-        (-dy, a.1 - r.1),
-        (dy, r.3 - a.1),
-    ] {
-        if p == 0.0 {
-            if q < 0.0 {
-                return 0.0;
-            }
-        } else {
-            let t = q / p;
-            if p < 0.0 {
-                t0 = t0.max(t);
-            } else {
-                t1 = t1.min(t);
-            }
-        }
-    }
-    if t1 <= t0 {
-        0.0
-    } else {
-        (t1 - t0) * (dx * dx + dy * dy).sqrt()
-    }
+    super::log::length_inside(*r, a, b)
 }
 
 fn point(v: &Value) -> Option<Pt> {
@@ -169,23 +144,7 @@ impl Bunker {
         let board = super::log::board(ir, sc);
         let mut cover = Vec::new();
         let mut save5 = Vec::new();
-        for f in board["blocks"].as_array().into_iter().flatten() {
-            if f["keyword"] != "feature" {
-                continue;
-            }
-            let r: Vec<f64> = prop(f, "rect")
-                .iter()
-                .filter_map(|(_, v)| constant(ir, v, assumed).and_then(|c| c.as_f64()))
-                .collect();
-            let name = prop(f, "terrain")
-                .first()
-                .and_then(|(_, v)| v["Const"]["Entity"].as_u64())
-                .and_then(|i| ir["entities"][i as usize]["name"].as_str())
-                .unwrap_or_default()
-                .to_string();
-            if r.len() != 4 {
-                continue;
-            }
+        for (name, r) in super::log::features(ir, board, assumed) {
             let rect = (r[0], r[1], r[2], r[3]);
             // 5.6.A: "flat, open ground (such as a rice paddy or cleared perimeter wire)".
             if !matches!(name.as_str(), "rice_paddy" | "clear_ground" | "trail") {

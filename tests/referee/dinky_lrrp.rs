@@ -24,7 +24,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::log::{Report, constant, prop};
+use super::log::{Report, constant};
 
 const INCH: i64 = 254;
 /// 1.5 / 2.3: "6\" in open/trails; 4\" in dense".
@@ -108,22 +108,9 @@ impl Lrrp {
         let sc = super::log::config(ir, "scenario", scenario).expect("the scenario");
         let board = super::log::board(ir, sc);
         let mut dense = Vec::new();
-        for f in board["blocks"].as_array().into_iter().flatten() {
-            if f["keyword"] != "feature" {
-                continue;
-            }
-            let r: Vec<i64> = prop(f, "rect")
-                .iter()
-                .filter_map(|(_, v)| constant(ir, v, assumed).and_then(|c| c.as_f64()))
-                .map(|x| x.round() as i64)
-                .collect();
-            let name = prop(f, "terrain")
-                .first()
-                .and_then(|(_, v)| v["Const"]["Entity"].as_u64())
-                .and_then(|i| ir["entities"][i as usize]["name"].as_str())
-                .unwrap_or_default()
-                .to_string();
-            if r.len() == 4 && name == "dense_jungle" {
+        for (name, r) in super::log::features(ir, board, assumed) {
+            if name == "dense_jungle" {
+                let r = r.map(|x| x.round() as i64);
                 dense.push((r[0], r[1], r[2], r[3]));
             }
         }

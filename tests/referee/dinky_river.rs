@@ -34,7 +34,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::log::{At, Ev, Report, constant, prop};
+use super::log::{At, Ev, Report, prop};
 
 const INCH: i64 = 254;
 /// 9.2.3 item 1: "within 2in of the marker".
@@ -112,32 +112,8 @@ fn inside(r: &Rect, p: (i64, i64)) -> bool {
 
 /// The length of the segment a-b inside the rectangle (Liang-Barsky clipping).
 fn length_in(r: &Rect, a: (i64, i64), b: (i64, i64)) -> f64 {
-    let (dx, dy) = ((b.0 - a.0) as f64, (b.1 - a.1) as f64);
-    let (mut t0, mut t1) = (0.0f64, 1.0f64);
-    for (p, q) in [
-        (-dx, (a.0 - r.0) as f64),
-        (dx, (r.2 - a.0) as f64),
-        (-dy, (a.1 - r.1) as f64),
-        (dy, (r.3 - a.1) as f64),
-    ] {
-        if p == 0.0 {
-            if q < 0.0 {
-                return 0.0;
-            }
-        } else {
-            let t = q / p;
-            if p < 0.0 {
-                t0 = t0.max(t);
-            } else {
-                t1 = t1.min(t);
-            }
-        }
-    }
-    if t1 <= t0 {
-        0.0
-    } else {
-        (t1 - t0) * (dx * dx + dy * dy).sqrt()
-    }
+    let f = |p: (i64, i64)| (p.0 as f64, p.1 as f64);
+    super::log::length_inside((r.0 as f64, r.1 as f64, r.2 as f64, r.3 as f64), f(a), f(b))
 }
 
 /// The distance from a point to a rectangle (0 inside).
@@ -190,26 +166,12 @@ impl River {
         let sc = super::log::config(ir, "scenario", scenario).expect("the scenario");
         let board = super::log::board(ir, sc);
         let mut terrain: BTreeMap<String, Vec<Rect>> = BTreeMap::new();
-        for f in board["blocks"].as_array().into_iter().flatten() {
-            if f["keyword"] != "feature" {
-                continue;
-            }
-            let r: Vec<i64> = prop(f, "rect")
-                .iter()
-                .filter_map(|(_, v)| constant(ir, v, assumed).and_then(|c| c.as_i64()))
-                .collect();
-            let name = prop(f, "terrain")
-                .first()
-                .and_then(|(_, v)| v["Const"]["Entity"].as_u64())
-                .and_then(|i| ir["entities"][i as usize]["name"].as_str())
-                .unwrap_or_default()
-                .to_string();
-            if r.len() == 4 {
-                terrain
-                    .entry(name)
-                    .or_default()
-                    .push((r[0], r[1], r[2], r[3]));
-            }
+        for (name, r) in super::log::features(ir, board, assumed) {
+            let r = r.map(|x| x as i64);
+            terrain
+                .entry(name)
+                .or_default()
+                .push((r[0], r[1], r[2], r[3]));
         }
         let int = |k: &str| {
             assumed

@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::log::{Report, constant, prop};
+use super::log::{Report, constant};
 
 const INCH: f64 = 254.0;
 /// 5.8.A rule 1: "a 2\" triangular cone", plus half a 2in base.
@@ -147,21 +147,8 @@ impl Street {
         let sc = super::log::config(ir, "scenario", scenario).expect("the scenario");
         let board = super::log::board(ir, sc);
         let mut houses = Vec::new();
-        for f in board["blocks"].as_array().into_iter().flatten() {
-            if f["keyword"] != "feature" {
-                continue;
-            }
-            let r: Vec<f64> = prop(f, "rect")
-                .iter()
-                .filter_map(|(_, v)| constant(ir, v, assumed).and_then(|c| c.as_f64()))
-                .collect();
-            let name = prop(f, "terrain")
-                .first()
-                .and_then(|(_, v)| v["Const"]["Entity"].as_u64())
-                .and_then(|i| ir["entities"][i as usize]["name"].as_str())
-                .unwrap_or_default()
-                .to_string();
-            if r.len() == 4 && name == "masonry_building" {
+        for (name, r) in super::log::features(ir, board, assumed) {
+            if name == "masonry_building" {
                 houses.push((r[0], r[1], r[2], r[3]));
             }
         }

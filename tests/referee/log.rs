@@ -397,6 +397,65 @@ pub fn board<'a>(ir: &'a Value, scenario: &Value) -> &'a Value {
         .expect("the scenario's board")
 }
 
+/// The length of the segment a-b inside the rectangle `(x0, y0, x1, y1)` (Liang-Barsky
+/// clipping).
+pub fn length_inside(r: (f64, f64, f64, f64), a: (f64, f64), b: (f64, f64)) -> f64 {
+    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    for (p, q) in [
+        (-dx, a.0 - r.0),
+        (dx, r.2 - a.0),
+        (-dy, a.1 - r.1),
+        (dy, r.3 - a.1),
+    ] {
+        if p == 0.0 {
+            if q < 0.0 {
+                return 0.0;
+            }
+        } else {
+            let t = q / p;
+            if p < 0.0 {
+                t0 = t0.max(t);
+            } else {
+                t1 = t1.min(t);
+            }
+        }
+    }
+    if t1 <= t0 {
+        0.0
+    } else {
+        (t1 - t0) * (dx * dx + dy * dy).sqrt()
+    }
+}
+
+/// A board's terrain features: each one's terrain (its entity's name) and its rectangle
+/// `[x0, y0, x1, y1]` in the rules' length units (features without four corners left out).
+pub fn features(
+    ir: &Value,
+    board: &Value,
+    assumed: &BTreeMap<String, String>,
+) -> Vec<(String, [f64; 4])> {
+    board["blocks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|f| f["keyword"] == "feature")
+        .filter_map(|f| {
+            let r: Vec<f64> = prop(f, "rect")
+                .iter()
+                .filter_map(|(_, v)| constant(ir, v, assumed).and_then(|c| c.as_f64()))
+                .collect();
+            let name = prop(f, "terrain")
+                .first()
+                .and_then(|(_, v)| v["Const"]["Entity"].as_u64())
+                .and_then(|i| ir["entities"][i as usize]["name"].as_str())
+                .unwrap_or_default()
+                .to_string();
+            (r.len() == 4).then(|| (name, [r[0], r[1], r[2], r[3]]))
+        })
+        .collect()
+}
+
 /// A list of pieces as an assumption writes it (`[regular, 2 * guard]`): each name with its
 /// count (1 when none is written).
 pub fn counted_pieces(text: &str) -> Vec<(usize, String)> {
