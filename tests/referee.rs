@@ -137,6 +137,11 @@ fn require_met(r: &Report, title: &str, rules: &[&str]) {
     }
 }
 
+/// A scenario's own referee of one game: the ruleset's IR, the game's log and the assumptions
+/// it ran with, into its report.
+type OwnReferee<'a> =
+    dyn FnMut(&serde_json::Value, &str, &BTreeMap<String, String>, &mut Report) + 'a;
+
 /// `GAMES` seeded games of a Dinky Dau scenario, each log read once by two referees: the
 /// scenario's own (`own`, into the first report) and the one of every Dinky Dau scenario (CP,
 /// blinds and what each side is shown, combat, casualties, the VP recount; the second).
@@ -144,7 +149,7 @@ fn dinky_dau_refereed(
     scenario: &str,
     kinds: &[&str],
     assume: &[(&str, &str)],
-    own: &mut dyn FnMut(&serde_json::Value, &str, &BTreeMap<String, String>, &mut Report),
+    own: &mut OwnReferee<'_>,
 ) -> (Report, Report) {
     let (mut mine, mut general) = (Report::default(), Report::default());
     let mut referee = None;
