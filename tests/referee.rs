@@ -9,6 +9,7 @@ mod referee {
     pub mod dinky_bunker;
     pub mod dinky_dau;
     pub mod dinky_lrrp;
+    pub mod dinky_lz;
     pub mod dinky_night;
     pub mod dinky_river;
     pub mod dinky_street;
@@ -137,11 +138,6 @@ fn require_met(r: &Report, title: &str, rules: &[&str]) {
     }
 }
 
-/// A scenario's own referee of one game: the ruleset's IR, the game's log and the assumptions
-/// it ran with, into its report.
-type OwnReferee<'a> =
-    dyn FnMut(&serde_json::Value, &str, &BTreeMap<String, String>, &mut Report) + 'a;
-
 /// `GAMES` seeded games of a Dinky Dau scenario, each log read once by two referees: the
 /// scenario's own (`own`, into the first report) and the one of every Dinky Dau scenario (CP,
 /// blinds and what each side is shown, combat, casualties, the VP recount; the second).
@@ -149,7 +145,7 @@ fn dinky_dau_refereed(
     scenario: &str,
     kinds: &[&str],
     assume: &[(&str, &str)],
-    own: &mut OwnReferee<'_>,
+    own: &mut dyn FnMut(&serde_json::Value, &str, &BTreeMap<String, String>, &mut Report),
 ) -> (Report, Report) {
     let (mut mine, mut general) = (Report::default(), Report::default());
     let mut referee = None;
@@ -1375,4 +1371,73 @@ fn dinky_dau_street_fight_is_played_as_printed() {
             "5.1 steps 1-2: the pool is rolled and hits on its target",
         ],
     );
+}
+
+/// The hot LZ (3.1 item 3 heliborne insertion, 6.3 items 7-9 with a Cobra on station): the
+/// scenario's referee (`dinky_lz.rs`) and the one of every Dinky Dau scenario read the same
+/// games: a stand-in platoon that gets its wounded to a Dustoff (`lz_commander`) against a
+/// random insurgent, then against the Jungle Ghost with the insertion read cold
+/// (`cold_insertion`: the Hueys take no Hot LZ roll, the Dustoff still does).
+#[test]
+fn dinky_dau_hot_lz_is_played_as_printed() {
+    for (options, kinds, title) in [
+        (None, ["lz_commander", "random"], "Dinky Dau, hot LZ"),
+        (
+            Some("[split_by_state, cold_insertion]"),
+            ["lz_commander", "jungle_ghost"],
+            "Dinky Dau, hot LZ (cold_insertion, Jungle Ghost)",
+        ),
+    ] {
+        let mut lz = None;
+        let assume: Vec<(&str, &str)> = options
+            .map(|o| vec![("scenario.hot_lz.options", o)])
+            .unwrap_or_default();
+        let (r, general) =
+            dinky_dau_refereed("hot-lz", &kinds, &assume, &mut |ir, text, assumed, r| {
+                lz.get_or_insert_with(|| referee::dinky_lz::Lz::new(ir, assumed, "hot_lz"))
+                    .referee(text, r);
+            });
+        judge(title, &r);
+        let mut met = vec![
+            "3.1 item 3: every Huey is set up on the LZ",
+            "3.1 item 2: the insurgent sets up 12-18in from the LZ",
+            "3.1 item 3: the platoon is on the LZ (or back aboard) when Turn 1's engagement begins",
+            "6.3 item 8: Hot LZ 1 / 2-4 / 5 / 6 on the modified roll",
+            "6.3 item 9: the Cobra's -2 is taken at every Hot LZ roll",
+            "6.3 item 9: a modified roll below 1 reads as assumed",
+            "6.3 item 9: only an element that fired on the helicopter is strafed",
+            "6.3 item 9: the strafe is rolled at the target's own cover and save",
+            "6.3 item 9: the free volley is 4 dice, one save die a hit",
+            "6.3 item 9: every element that fired on the helicopter is strafed, once",
+            "6.3 item 9: the strafe's hits and pins fall on the element strafed",
+            "6.3 item 8: a Dustoff takes the Hot LZ roll",
+        ];
+        if options.is_some() {
+            met.push("cold_insertion: no Huey of the insertion takes the Hot LZ roll");
+        } else {
+            met.extend([
+                "6.3 item 8 (reading): an insertion Huey takes the Hot LZ roll",
+                "6.3 item 8 (reading): a threatened insertion Huey takes the Hot LZ roll",
+                "6.3 item 9 (reading): an element revealed at touchdown is one that fires on the Huey",
+                "6.3 item 8: only a Huey waved off goes back aboard",
+                "6.3 item 8: a Huey waved off goes back aboard",
+                "3.1 item 3: a Huey waved off comes in again within 4in of the LZ, the next turn",
+            ]);
+        }
+        require_met(&r, title, &met);
+        let title = format!("{title}: CP, fog and VP");
+        judge(&title, &general);
+        require_met(
+            &general,
+            &title,
+            &[
+                "2.2 item 4: 1D6 per officer, +1 RTO, +1 per Squad Leader",
+                "2.3: CP spent never exceeds CP available",
+                "3.3 / 3.4: VP recount",
+                "4.2: a side is never shown an unconfirmed enemy element",
+                "5.1 steps 1-2: the pool is rolled and hits on its target",
+                "6.3 item 8: Hot LZ 1 / 2-4 / 5 / 6",
+            ],
+        );
+    }
 }

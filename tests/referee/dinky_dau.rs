@@ -147,6 +147,9 @@ pub struct DinkyDau {
     turns: i64,
     tokens_per_turn: i64,
     flat_three: bool,
+    /// 6.3 item 9: the Hot LZ result of a roll the gunship's -2 takes below 1 (assumed in
+    /// the hot LZ, the only scenario with a gunship on station).
+    below_hot_lz: Option<String>,
     /// 10.4 as assumed: (face, threat level) to what the blind hides.
     reveal: BTreeMap<(i64, String), String>,
     /// 10.2 step 2: the scenario's Threat Level.
@@ -705,6 +708,7 @@ impl DinkyDau {
             turns: num("turns"),
             tokens_per_turn: num("ambush_tokens"),
             flat_three,
+            below_hot_lz: assumed.get("hot_lz_ground_fire").cloned(),
         }
     }
 
@@ -1434,7 +1438,10 @@ impl DinkyDau {
                                     || x.s("name") == "satchel_charge"
                                     // 5.8.B: a mousehole's blast; the room it opens is in
                                     // plain view.
-                                    || x.s("name") == "breach_roll")
+                                    || x.s("name") == "breach_roll"
+                                    // 6.3 item 8 in the hot LZ (its reading): the elements
+                                    // that fire on an insertion Huey reveal themselves.
+                                    || x.s("name") == "hot_lz_ground_fire")
                         });
                         let recon = seg.iter().any(|x| {
                             x.kind() == "resolved" && x.s("result") == "direct_hit_revealed"
@@ -2056,8 +2063,17 @@ impl DinkyDau {
                         "backblast" => {
                             unsaved_left += result.parse::<i64>().unwrap_or(0);
                         }
+                        // 6.3 item 9: the Cobra's free volley; its result is its unsaved hits
+                        // (its dice: the hot LZ referee's).
+                        "cobra_retaliation" => {
+                            unsaved_left += result.parse::<i64>().unwrap_or(0);
+                            unsaved_target = None;
+                        }
                         "hot_lz_ground_fire" => {
-                            let want = match first {
+                            // 6.3 item 9: -2 with a gunship on station; below 1, as assumed.
+                            let total = first - if arg_bool(&args, 0) { 2 } else { 0 };
+                            let want = match total {
+                                ..=0 => self.below_hot_lz.as_deref().unwrap_or("?"),
                                 1 => "waved_off",
                                 2..=4 => "fuselage_scratches",
                                 5 => "co_pilot_turbine_hit",
