@@ -35,6 +35,9 @@ const GAMES: u64 = 200;
 /// What is done with each log: given the rules as JSON, the log's text, the assumptions.
 type Check<'a> = dyn FnMut(&serde_json::Value, &str, &BTreeMap<String, String>) + 'a;
 
+/// What a scenario's own referee does with each log: as [`Check`], into its report.
+type Own<'a> = dyn FnMut(&serde_json::Value, &str, &BTreeMap<String, String>, &mut Report) + 'a;
+
 /// Play `GAMES` seeded random games of `scenario` and hand each log, as text, to `check`.
 fn play(sys: &str, scenario: &str, check: &mut Check) {
     play_n(sys, scenario, GAMES, check);
@@ -145,7 +148,7 @@ fn dinky_dau_refereed(
     scenario: &str,
     kinds: &[&str],
     assume: &[(&str, &str)],
-    own: &mut dyn FnMut(&serde_json::Value, &str, &BTreeMap<String, String>, &mut Report),
+    own: &mut Own,
 ) -> (Report, Report) {
     let (mut mine, mut general) = (Report::default(), Report::default());
     let mut referee = None;
