@@ -35,9 +35,6 @@ const GAMES: u64 = 200;
 /// What is done with each log: given the rules as JSON, the log's text, the assumptions.
 type Check<'a> = dyn FnMut(&serde_json::Value, &str, &BTreeMap<String, String>) + 'a;
 
-/// What a scenario's own referee does with each log: as [`Check`], into its report.
-type Own<'a> = dyn FnMut(&serde_json::Value, &str, &BTreeMap<String, String>, &mut Report) + 'a;
-
 /// Play `GAMES` seeded random games of `scenario` and hand each log, as text, to `check`.
 fn play(sys: &str, scenario: &str, check: &mut Check) {
     play_n(sys, scenario, GAMES, check);
@@ -141,6 +138,11 @@ fn require_met(r: &Report, title: &str, rules: &[&str]) {
     }
 }
 
+/// A scenario's own referee of one game: the ruleset's IR, the game's log and the assumptions
+/// it ran with, into its report.
+type OwnReferee<'a> =
+    dyn FnMut(&serde_json::Value, &str, &BTreeMap<String, String>, &mut Report) + 'a;
+
 /// `GAMES` seeded games of a Dinky Dau scenario, each log read once by two referees: the
 /// scenario's own (`own`, into the first report) and the one of every Dinky Dau scenario (CP,
 /// blinds and what each side is shown, combat, casualties, the VP recount; the second).
@@ -148,7 +150,7 @@ fn dinky_dau_refereed(
     scenario: &str,
     kinds: &[&str],
     assume: &[(&str, &str)],
-    own: &mut Own,
+    own: &mut OwnReferee<'_>,
 ) -> (Report, Report) {
     let (mut mine, mut general) = (Report::default(), Report::default());
     let mut referee = None;
