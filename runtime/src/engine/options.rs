@@ -79,6 +79,33 @@ pub fn decode_place(rules: &Rules, v: &Val) -> Result<Pos, EngineError> {
     }
 }
 
+/// Whether a `deploy_check:` (piece, place) body gives one answer for every place nothing
+/// stands on: it reads the place only as the place of `has_marker`, `count_units` or
+/// `units_in` (what stands there, nothing when the place is empty), and rolls no dice and
+/// calls no procedure (which could read the place, or roll) on the way.
+pub(crate) fn same_on_every_empty_place(body: &[Stmt]) -> bool {
+    const PLACE: u32 = 1;
+    let (mut reads, mut by_contents, mut opaque) = (0, 0, false);
+    sandtable_ir::visit_stmts(body, false, &mut |e, _| {
+        e.walk(&mut |x| match x {
+            Expr::Local(PLACE) => reads += 1,
+            Expr::Host { func, args }
+                if matches!(
+                    func,
+                    EngineFn::HasMarker | EngineFn::CountUnits | EngineFn::UnitsIn
+                ) && matches!(args.first(), Some(Expr::Local(PLACE))) =>
+            {
+                by_contents += 1
+            }
+            Expr::Roll(_) | Expr::Dice { .. } | Expr::Call { .. } | Expr::Stack { .. } => {
+                opaque = true
+            }
+            _ => {}
+        })
+    });
+    !opaque && reads == by_contents
+}
+
 /// A leading guard that says which hexes a place parameter may take, in a form the engine can
 /// list directly. The hexes listed satisfy it exactly, so it is not tested again.
 pub(crate) enum Narrow<'e> {
@@ -1255,15 +1282,35 @@ impl Game<'_, '_> {
                 .iter()
                 .find(|(k, _)| *k == (check, entity))
                 .map_or(&rules.program.procs[check as usize].body, |(_, b)| b);
+            // A check that reads its place only through what stands there answers alike for
+            // every hex nothing stands on (most of them while the sides set up): one test.
+            let occupied: Option<Vec<Pos>> = rules.deploy_by_contents.contains(&check).then(|| {
+                let pieces = self.state.pieces.iter().filter(|q| q.on_board());
+                let markers = self.state.place_markers.iter().map(|(at, _)| *at);
+                pieces.filter_map(|q| q.pos).chain(markers).collect()
+            });
+            let empty = |c: &Choice| match (&occupied, c.args.get(1)) {
+                (Some(taken), Some(Val::Hex(h))) => !taken.contains(&Pos::Hex(*h)),
+                _ => false,
+            };
+            let mut on_empty: Option<bool> = None;
             // One host for every place tested (the check has no effects).
             let mut candidates = std::mem::take(&mut out);
             self.with_host(|interp, ctx| {
                 candidates.retain(|c| {
+                    let empty = empty(c);
+                    if let (true, Some(answer)) = (empty, on_empty) {
+                        return answer;
+                    }
                     let mut args = Vec::with_capacity(slots.max(c.args.len()));
                     args.extend_from_slice(&c.args);
-                    interp
+                    let answer = interp
                         .run_body(check, body, args, ctx)
-                        .is_ok_and(|o| o.key == crate::value::OutcomeKey::Value(Val::Bool(true)))
+                        .is_ok_and(|o| o.key == crate::value::OutcomeKey::Value(Val::Bool(true)));
+                    if empty {
+                        on_empty = Some(answer);
+                    }
+                    answer
                 });
                 Ok(())
             })?;
@@ -1453,6 +1500,44 @@ mod tests {
                 (2, By::MoveCost, false, false)
             ]
         );
+    }
+
+    fn host(func: EngineFn, args: Vec<Expr>) -> Expr {
+        Expr::Host { func, args }
+    }
+
+    #[test]
+    fn a_set_up_check_reading_only_what_stands_on_the_place_answers_once_for_empty_places() {
+        let marker = || Expr::Const(sandtable_ir::Value::Entity(3));
+        let wire_here = host(EngineFn::HasMarker, vec![Expr::Local(1), marker()]);
+        let units_here = host(EngineFn::CountUnits, vec![Expr::Local(1)]);
+        // The piece is read freely: it is the same for every place of one set-up.
+        let the_piece = host(EngineFn::HasMarker, vec![Expr::Local(0), marker()]);
+        let body = [
+            Stmt::Let {
+                slot: 2,
+                value: wire_here.clone(),
+            },
+            Stmt::Require(the_piece),
+            guard(BinOp::Le, Box::new(units_here)),
+        ];
+        assert!(same_on_every_empty_place(&body));
+
+        // The place read any other way (its distance, its terrain, compared, handed to a
+        // procedure), or dice rolled, and each place is tested on its own.
+        let distance = host(EngineFn::Distance, vec![Expr::Local(0), Expr::Local(1)]);
+        let call = Expr::Call {
+            proc: 0,
+            args: vec![Expr::Local(1)],
+        };
+        let roll = Expr::Roll(0);
+        for other in [distance, call, roll, Expr::Local(1)] {
+            let body = [Stmt::Require(wire_here.clone()), Stmt::Expr(other)];
+            assert!(!same_on_every_empty_place(&body));
+        }
+        // A marker looked for on the place, given the place as the marker too.
+        let twice = host(EngineFn::HasMarker, vec![Expr::Local(1), Expr::Local(1)]);
+        assert!(!same_on_every_empty_place(&[Stmt::Require(twice)]));
     }
 
     #[test]

@@ -327,6 +327,9 @@ pub struct Rules<'p> {
     pub(crate) group_caps: Vec<Option<u32>>,
     /// Per entity: whether its kind says `blocks_movement: true` ([`Rules::blocks_movement`]).
     pub(crate) blocks: Vec<bool>,
+    /// The forces' `deploy_check:`s that give one answer for every place nothing stands on
+    /// ([`options::same_on_every_empty_place`]): tested once for all such places of a set-up.
+    pub(crate) deploy_by_contents: Vec<ProcId>,
 }
 
 impl<'p> Rules<'p> {
@@ -422,6 +425,7 @@ impl<'p> Rules<'p> {
                 .collect(),
             group_caps: Vec::new(),
             blocks: Vec::new(),
+            deploy_by_contents: Vec::new(),
         };
         r.group_caps = (0..program.sides.len() as SideId)
             .map(|s| r.read_group_cap(s))
@@ -560,6 +564,11 @@ impl<'p> Rules<'p> {
             let Some(check) = f.deploy_check else {
                 continue;
             };
+            if !r.deploy_by_contents.contains(&check)
+                && options::same_on_every_empty_place(&program.procs[check as usize].body)
+            {
+                r.deploy_by_contents.push(check);
+            }
             for &e in f.units.iter().chain(&f.reserve).chain(&f.markers) {
                 if r.deploy_bodies
                     .iter()
