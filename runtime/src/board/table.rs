@@ -822,6 +822,20 @@ mod tests {
     }
 
     #[test]
+    fn length_inside_many_outlines_counts_each_once() {
+        // Twelve woods 50 long, 100 apart, and a marsh over the first three: more outlines
+        // than are gathered on the stack.
+        let woods: Vec<Geometry> = (0..12)
+            .map(|k| Geometry::rect(p(100 * k, -50), p(100 * k + 50, 50)))
+            .collect();
+        let marsh = Geometry::rect(p(0, -50), p(250, 50));
+        let all: Vec<&Geometry> = woods.iter().chain([&marsh]).collect();
+        assert_eq!(length_inside(p(0, 0), p(1200, 0), woods.iter()), 600);
+        // The marsh adds the gaps 50..100 and 150..200 it covers.
+        assert_eq!(length_inside(p(0, 0), p(1200, 0), all), 700);
+    }
+
+    #[test]
     fn climbing_is_the_part_that_nears_the_centre() {
         let hill = circle(1000, 0, 300);
         // Straight over the top: up from 700 to 1000, down from 1000 to 1300.
