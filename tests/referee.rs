@@ -6,6 +6,7 @@
 
 mod referee {
     pub mod dinky_armour;
+    pub mod dinky_assault;
     pub mod dinky_bunker;
     pub mod dinky_dau;
     pub mod dinky_lrrp;
@@ -1442,6 +1443,77 @@ fn dinky_dau_hot_lz_is_played_as_printed() {
                 "4.2: a side is never shown an unconfirmed enemy element",
                 "5.1 steps 1-2: the pool is rolled and hits on its target",
                 "6.3 item 8: Hot LZ 1 / 2-4 / 5 / 6",
+            ],
+        );
+    }
+}
+
+/// The outcome of the close assault (5.2 item 3, and the indoor surprise of 5.8.B rule 3,
+/// which goes straight to it): the assault referee (`dinky_assault.rs`) and the one of every
+/// Dinky Dau scenario read the same games: a stand-in platoon that closes in and assaults
+/// (`assaulter`) against a random NVA in the meeting engagement, as read (a breaker still in
+/// base contact after its fall-back is wiped out) and with the option
+/// `surrounded_two_in_contact`; then the street fight's breachers (`breacher`), whose
+/// surprise assaults end the same way.
+#[test]
+fn dinky_dau_close_assault_is_played_as_printed() {
+    for (scenario, options, kinds, title) in [
+        (
+            "meeting-engagement",
+            None,
+            ["assaulter", "random"],
+            "Dinky Dau, close assault (assaulter against random)",
+        ),
+        (
+            "meeting-engagement",
+            Some("[split_by_state, surrounded_two_in_contact]"),
+            ["assaulter", "random"],
+            "Dinky Dau, close assault (assaulter, surrounded_two_in_contact)",
+        ),
+        (
+            "street-fight",
+            None,
+            ["breacher", "random"],
+            "Dinky Dau, close assault (street fight, breacher)",
+        ),
+    ] {
+        let name = scenario.replace('-', "_");
+        let key = format!("scenario.{name}.options");
+        let assume: Vec<(&str, &str)> =
+            options.map(|o| vec![(key.as_str(), o)]).unwrap_or_default();
+        let mut referee = None;
+        let (r, general) =
+            dinky_dau_refereed(scenario, &kinds, &assume, &mut |ir, text, assumed, r| {
+                referee
+                    .get_or_insert_with(|| referee::dinky_assault::Assault::new(ir, assumed, &name))
+                    .referee(text, r);
+            });
+        judge(title, &r);
+        let mut met = vec![
+            "5.2: close assaults resolved",
+            "5.2 item 3: the winner neither moves nor is pinned by the outcome",
+            "5.2 item 3 (reading): the breaker is wiped out exactly when it cannot break contact",
+            "5.2 item 3: the breaker is pinned",
+        ];
+        if scenario == "meeting-engagement" {
+            met.extend([
+                "5.2 item 3 (reading): equal losses, nobody breaks",
+                "5.2 item 3 (reading): a breaker that cannot break contact is wiped out, every stand collapsing",
+                "5.2 item 3: a breaker that breaks contact is not removed by the outcome",
+                "5.2 item 3: the breaker falls back straight away from the winner, at most 4in",
+                "5.2 item 3: a full 4in fall-back",
+            ]);
+        }
+        require_met(&r, title, &met);
+        let title = format!("{title}: CP, fog and VP");
+        judge(&title, &general);
+        require_met(
+            &general,
+            &title,
+            &[
+                "2.3: CP spent never exceeds CP available",
+                "3.3 / 3.4: VP recount",
+                "5.1 steps 1-2: the pool is rolled and hits on its target",
             ],
         );
     }
