@@ -1981,16 +1981,20 @@ impl Host for GameHost<'_, '_> {
         if side as usize >= self.rules.program.sides.len() {
             return Err(err("`choose … by` names no side of this game"));
         }
-        let labels: Vec<String> =
-            options
-                .iter()
-                .map(|v| match v {
-                    Val::Piece(i) if (*i as usize) < self.state.pieces.len() => self
-                        .state
-                        .piece_label(*i as usize, side, self.rules.program.length_unit.as_deref()),
-                    other => other.show_as(self.rules.program, length),
-                })
-                .collect();
+        let labels: Vec<String> = options
+            .iter()
+            .map(|v| match v {
+                Val::Piece(i) if (*i as usize) < self.state.pieces.len() => self.state.piece_label(
+                    *i as usize,
+                    side,
+                    self.rules.program.length_unit.as_deref(),
+                ),
+                // A point of the table in the ruleset's unit, as moves show theirs, not
+                // in tenths of a millimetre.
+                Val::Point(p) => Pos::Point(*p).label(self.rules.program.length_unit.as_deref()),
+                other => other.show_as(self.rules.program, length),
+            })
+            .collect();
         let Some(&k) = self.given.get(self.picks.len()) else {
             self.need = Some((side, labels));
             return Err(RunError::NeedsDecision);
