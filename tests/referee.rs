@@ -896,7 +896,8 @@ fn dinky_dau_river_landing_is_played_as_printed() {
 }
 
 /// The night perimeter (4.5.B, 9.1.1 with its star shells): the Meeting Engagement referee and
-/// the night referee (`dinky_night.rs`) read 200 seeded random games played at night.
+/// the night referee (`dinky_night.rs`) read 200 seeded random games played at night, on a
+/// firebase whose berms and watchtower raise their figures (4.5.C).
 #[test]
 fn dinky_dau_night_perimeter_is_played_as_printed() {
     let mut r = Report::default();
@@ -907,8 +908,9 @@ fn dinky_dau_night_perimeter_is_played_as_printed() {
             referee::dinky_dau::DinkyDau::new(ir, "night_perimeter", assumed)
         });
         p.referee(text, &mut r);
-        let n = night
-            .get_or_insert_with(|| referee::dinky_night::Night::new(assumed, "night_perimeter"));
+        let n = night.get_or_insert_with(|| {
+            referee::dinky_night::Night::new(ir, assumed, "night_perimeter")
+        });
         n.referee(text, &mut r);
     });
     judge("Dinky Dau, night perimeter", &r);
@@ -927,6 +929,10 @@ fn dinky_dau_night_perimeter_is_played_as_printed() {
         "9.1.1 item 6: a star shell burns its turns and goes out",
         "4.5.B: at night a firer is illuminated (muzzle bloom), never by day",
         "4.1 / 9.1.1: at night fire reaches the night sight, or into the light",
+        "4.2 State 1 / 4.5.C: a blind becomes an echo exactly within the line's sight limit, 6in more from raised ground over flat ground",
+        "4.5.C: raised ground sees past the plain limit over flat ground",
+        "4.5.C: raised ground sees no more than 6in past the plain limit",
+        "4.5.C: raised ground gains nothing through dense canopy",
     ] {
         assert!(
             r.checked.get(rule).copied().unwrap_or(0) > 0,
