@@ -328,8 +328,8 @@ engine_functions! {
     LengthInTerrain = "length_in_terrain"(req("a", Place), req("b", Place), req("terrain", Terrain)) -> Distance, NonNegative, NO;
     /// Open tables: the part of `length_in_terrain` during which the line draws nearer to the feature's centre (its top, for a hill).
     LengthUphill = "length_uphill"(req("a", Place), req("b", Place), req("terrain", Terrain)) -> Distance, NonNegative, NO;
-    /// Open tables: the place is on the table and the piece's straight move to it keeps a base from every other piece on the board (units and markers alike).
-    PathClear = "path_clear"(req("piece", Piece), req("P", Place)) -> Bool, Any, NO;
+    /// Open tables: the place is on the table and the piece's straight move to it keeps a base from every other piece on the board (units and markers alike); with filters, the pieces that match them (as `units` selects) are passed through, as friends a move may cross (it may still end on one: test the end apart).
+    PathClear = "path_clear"(req("piece", Piece), req("P", Place), opt("F", Filter), opt("F", Filter)) -> Bool, Any, NO;
     /// Open tables: the first other piece whose base a straight move of the piece of at most `len` toward the place would touch, as a list of one; empty when none.
     FirstContact = "first_contact"(req("piece", Piece), req("P", Place), req("len", Distance)) -> Pieces, Any, NO;
     /// The side that set the piece up: its own, or for a force's `markers:` that force's side.

@@ -601,6 +601,14 @@ impl GameHost<'_, '_> {
 
     /// Hexes holding at least one on-board piece that the filters select (as `count_units`),
     /// in board order, each once: few, so a sorted list (search it with `binary_search`).
+    /// Per piece, whether `path_clear(x, p, filters…)` passes through it (it matches them).
+    pub(crate) fn passed_through(&self, filters: &[Val]) -> Result<Vec<bool>, RunError> {
+        let f = self.filter(filters)?;
+        Ok((0..self.state.pieces.len())
+            .map(|j| self.matches(j, &f))
+            .collect())
+    }
+
     pub(crate) fn occupied_by(&self, filters: &[Val]) -> Result<Vec<HexCoord>, RunError> {
         let f = self.filter(filters)?;
         let mut hexes: Vec<HexCoord> = (0..self.state.pieces.len())
@@ -643,11 +651,24 @@ impl GameHost<'_, '_> {
     /// The other piece on the board, units and markers alike, whose base a figure of piece
     /// `i` going straight from `from` to `to` would touch first (nearest along the way).
     fn first_in_way(&self, i: usize, from: Point, to: Point, base: Length) -> Option<usize> {
+        self.first_in_way_but(i, from, to, base, None)
+    }
+
+    /// As [`Self::first_in_way`], passing through the pieces that match `pass` (when given).
+    fn first_in_way_but(
+        &self,
+        i: usize,
+        from: Point,
+        to: Point,
+        base: Length,
+        pass: Option<&Filter>,
+    ) -> Option<usize> {
         self.state
             .pieces
             .iter()
             .enumerate()
             .filter(|(j, q)| *j != i && q.on_board() && !q.out_of_sight())
+            .filter(|(j, _)| pass.is_none_or(|f| !self.matches(*j, f)))
             .filter_map(|(j, q)| match q.pos {
                 Some(Pos::Point(c)) if table::passes_within(from, to, c, base) => Some((j, c)),
                 _ => None,
@@ -1527,7 +1548,20 @@ impl Host for GameHost<'_, '_> {
                     return Err(err("`path_clear` is for pieces on open tables"));
                 };
                 let on_table = (0..=*width).contains(&to.x()) && (0..=*depth).contains(&to.y());
-                Val::Bool(on_table && self.first_in_way(i, from, to, *base).is_none())
+                // With filters, the pieces they select are passed through (a move through
+                // friendly figures); every other piece still stands in the way.
+                let pass = if a.len() > 2 {
+                    Some(self.filter(&a[2..])?)
+                } else {
+                    None
+                };
+                let base = *base;
+                Val::Bool(
+                    on_table
+                        && self
+                            .first_in_way_but(i, from, to, base, pass.as_ref())
+                            .is_none(),
+                )
             }
             EngineFn::FirstContact => {
                 let i = self.piece(arg(0)?)?;

@@ -244,9 +244,10 @@ pub(super) type Listed = (Vec<Val>, Vec<usize>);
 /// the point found is within 1/32 of the line's reach of the true farthest one.
 const SEARCH_STEPS: u32 = 5;
 
-/// `path_clear(x, p)` as the engine function reads it, for piece `me` going straight from
-/// `from` to `to`: no other figure's base (nor a flag's) touched on the way. `others` are
-/// where the other figures stand ([`figures_near`]).
+/// `path_clear(x, p)` (or `path_clear(x, p, F…)`) as the engine function reads it, for piece
+/// `me` going straight from `from` to `to`: no other figure's base (nor a flag's) touched on
+/// the way. `others` are where the other figures stand that are not passed through
+/// ([`figures_near`]).
 fn path_clear(others: &[Point], from: Point, to: Point, base: i64) -> bool {
     (others.iter()).all(|&c| !crate::board::table::passes_within(from, to, c, base))
 }
@@ -254,17 +255,19 @@ fn path_clear(others: &[Point], from: Point, to: Point, base: i64) -> bool {
 /// Where the figures other than `me` stand that a straight move from `from` of at most
 /// `reach` may touch: a segment that long comes no nearer than `base` to a centre farther
 /// than `reach + base` (one unit more for the rounding of the move's end). The others are
-/// left out of every [`path_clear`] of the listing.
+/// left out of every [`path_clear`] of the listing, and so are those `passed` marks (the
+/// pieces a filtered `path_clear(x, p, F…)` passes through).
 fn figures_near(
     state: &super::state::State,
     me: usize,
     from: Point,
     reach: i64,
     base: i64,
+    passed: &[bool],
 ) -> Vec<Point> {
     let far = i128::from(reach.saturating_add(base).saturating_add(1));
     (state.pieces.iter().enumerate())
-        .filter(|&(j, q)| j != me && q.on_board())
+        .filter(|&(j, q)| j != me && q.on_board() && !passed.get(j).copied().unwrap_or(false))
         .filter_map(|(_, q)| match q.pos {
             Some(Pos::Point(c)) => Some(c),
             _ => None,
@@ -854,6 +857,10 @@ impl Game<'_, '_> {
         // acting piece `x`. Both hold for a move when they hold for a longer one along the
         // same line, so their farthest point on a line is searched for first, natively.
         let mut native_path = false;
+        // A filtered `path_clear(x, p, F…)` whose filters do not read `p`: tested natively
+        // too, the pieces they select left out of the figures in the way (as the engine
+        // function passes them).
+        let mut pass_filters: Vec<&Expr> = Vec::new();
         let mut implied: Vec<usize> = Vec::new();
         let mut deciding: Vec<&Expr> = Vec::new();
         for (k, (g, l)) in rules.guards[a as usize].iter().enumerate() {
@@ -868,17 +875,32 @@ impl Game<'_, '_> {
                 func: EngineFn::PathClear,
                 args: gargs,
             } = g
-                && let [Expr::Local(x), Expr::Local(q)] = gargs.as_slice()
+                && let [Expr::Local(x), Expr::Local(q), filters @ ..] = gargs.as_slice()
                 && *q == slot
                 && args.get(*x as usize) == Some(&Val::Piece(me as u32))
+                && filters.iter().all(|f| {
+                    let mut reads_p = false;
+                    f.walk(&mut |e| reads_p |= matches!(e, Expr::Local(s) if *s == slot));
+                    !reads_p
+                })
             {
                 native_path = true;
+                pass_filters = filters.iter().collect();
                 continue;
             }
             deciding.push(*g);
         }
         let inside = |p: Point| (0..=*width).contains(&p.x()) && (0..=*depth).contains(&p.y());
-        let others = figures_near(&self.state, me, from, r, *base);
+        let passed = if pass_filters.is_empty() {
+            Vec::new()
+        } else {
+            let mut vals = Vec::with_capacity(pass_filters.len());
+            for f in &pass_filters {
+                vals.push(self.with_host(|i, c| i.eval_in(a, args, f, c))?);
+            }
+            GameHost::quiet(self.rules, &mut self.state, &mut self.scratch).passed_through(&vals)?
+        };
+        let others = figures_near(&self.state, me, from, r, *base, &passed);
         let steps = i64::from(moves.steps.max(1));
         let last = level == rules.program.procs[a as usize].params.len();
         let mut out: Vec<Val> = Vec::new();
