@@ -41,7 +41,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::log::{Ev, Report, constant, field, prop};
+use super::log::{Ev, Report, constant, dist_rounded as dist, entity, field, point_arg, prop};
 
 type Rect = (i64, i64, i64, i64);
 
@@ -71,18 +71,6 @@ fn stands_of(entity: &str) -> (i64, i64) {
     }
 }
 
-fn entity(label: &str) -> &str {
-    match label.rsplit_once(" #") {
-        Some((e, n)) if n.chars().all(|c| c.is_ascii_digit()) => e,
-        _ => label,
-    }
-}
-
-fn dist(a: (i64, i64), b: (i64, i64)) -> i64 {
-    let (dx, dy) = ((a.0 - b.0) as f64, (a.1 - b.1) as f64);
-    (dx * dx + dy * dy).sqrt().round() as i64
-}
-
 fn inside(r: &Rect, p: (i64, i64)) -> bool {
     p.0 >= r.0 && p.0 <= r.2 && p.1 >= r.1 && p.1 <= r.3
 }
@@ -91,12 +79,6 @@ fn inside(r: &Rect, p: (i64, i64)) -> bool {
 fn clip_len(r: &Rect, a: (i64, i64), b: (i64, i64)) -> f64 {
     let f = |p: (i64, i64)| (p.0 as f64, p.1 as f64);
     super::log::length_inside((r.0 as f64, r.1 as f64, r.2 as f64, r.3 as f64), f(a), f(b))
-}
-
-fn point_arg(s: &str) -> Option<(i64, i64)> {
-    let t = s.trim().trim_start_matches('[').trim_end_matches(']');
-    let (x, y) = t.split_once(',')?;
-    Some((x.trim().parse().ok()?, y.trim().parse().ok()?))
 }
 
 fn at_point(a: &super::log::At) -> Option<(i64, i64)> {

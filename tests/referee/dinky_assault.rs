@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::log::{Report, constant, prop};
+use super::log::{Report, constant, dist, entity, point, prop};
 
 const INCH: i64 = 254;
 /// 5.2 item 3: "fall back 4\"".
@@ -55,21 +55,6 @@ pub struct Assault {
     table: (i64, i64),
     base: i64,
     two_in_contact: bool,
-}
-
-fn point(v: &Value) -> Option<(i64, i64)> {
-    Some((v.get("x")?.as_i64()?, v.get("y")?.as_i64()?))
-}
-
-fn entity(label: &str) -> &str {
-    match label.rsplit_once(" #") {
-        Some((e, n)) if n.chars().all(|c| c.is_ascii_digit()) => e,
-        _ => label,
-    }
-}
-
-fn dist(a: (i64, i64), b: (i64, i64)) -> f64 {
-    (((a.0 - b.0) as f64).powi(2) + ((a.1 - b.1) as f64).powi(2)).sqrt()
 }
 
 /// A move seen in an episode: the piece, from, to.

@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::log::{Report, constant};
+use super::log::{Report, args, constant, entity, faces, point_arg, point_f64};
 
 const INCH: f64 = 254.0;
 /// 5.6.A: "a straight line 1\" wide": half of it, plus half an element's 2in base.
@@ -75,41 +75,6 @@ fn inside(r: &Rect, p: Pt) -> bool {
 /// The length of the segment a-b inside the rectangle (Liang-Barsky clipping).
 fn length_in(r: &Rect, a: Pt, b: Pt) -> f64 {
     super::log::length_inside(*r, a, b)
-}
-
-fn point(v: &Value) -> Option<Pt> {
-    Some((v.get("x")?.as_f64()?, v.get("y")?.as_f64()?))
-}
-
-fn point_arg(s: &str) -> Option<Pt> {
-    let t = s.trim().trim_start_matches('[').trim_end_matches(']');
-    let (x, y) = t.split_once(',')?;
-    Some((x.trim().parse().ok()?, y.trim().parse().ok()?))
-}
-
-fn entity(label: &str) -> &str {
-    match label.rsplit_once(" #") {
-        Some((e, n)) if n.chars().all(|c| c.is_ascii_digit()) => e,
-        _ => label,
-    }
-}
-
-fn faces(ev: &Value) -> Vec<i64> {
-    ev["dice"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|d| d["face"].as_i64())
-        .collect()
-}
-
-fn args(ev: &Value) -> Vec<String> {
-    ev["args"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|a| a.as_str().unwrap_or_default().to_string())
-        .collect()
 }
 
 /// What a stand line of the rules says about an element: stands, and whether it is a dummy.
@@ -235,7 +200,7 @@ impl Bunker {
             match kind {
                 "deployed" | "entered" => {
                     let label = ev["piece"].as_str().unwrap_or_default().to_string();
-                    let at = point(&ev["at"]).unwrap_or_default();
+                    let at = point_f64(&ev["at"]).unwrap_or_default();
                     if entity(&label) == "log_bunker" {
                         bunkers.insert(label, (at, 0));
                     } else {
@@ -244,7 +209,7 @@ impl Bunker {
                 }
                 "moved" => {
                     let label = ev["piece"].as_str().unwrap_or_default();
-                    if let (Some(p), Some(to)) = (pieces.get_mut(label), point(&ev["to"])) {
+                    if let (Some(p), Some(to)) = (pieces.get_mut(label), point_f64(&ev["to"])) {
                         p.at = to;
                     }
                 }

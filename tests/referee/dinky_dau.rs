@@ -80,7 +80,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::log::{Report, constant, entity_of, prop};
+use super::log::{Report, constant, dist_rounded as dist, entity_of, point, prop};
 
 /// An element's stat line, as the rules print it (with the assumptions' values).
 #[derive(Clone, Debug)]
@@ -390,11 +390,6 @@ fn arg_bool(args: &[String], i: usize) -> bool {
     args.get(i).is_some_and(|a| a.ends_with("true"))
 }
 
-fn dist(a: (i64, i64), b: (i64, i64)) -> i64 {
-    let (dx, dy) = ((a.0 - b.0) as f64, (a.1 - b.1) as f64);
-    (dx * dx + dy * dy).sqrt().round() as i64
-}
-
 /// The name of a table feature's terrain.
 fn terrain_name(ir: &Value, f: &Value) -> String {
     prop(f, "terrain")
@@ -403,10 +398,6 @@ fn terrain_name(ir: &Value, f: &Value) -> String {
         .and_then(|i| ir["entities"][i as usize]["name"].as_str())
         .unwrap_or_default()
         .to_string()
-}
-
-fn point(v: &Value) -> Option<(i64, i64)> {
-    Some((v.get("x")?.as_i64()?, v.get("y")?.as_i64()?))
 }
 
 /// One log line, as far as this referee reads it.

@@ -24,7 +24,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::log::{Report, constant};
+use super::log::{Report, constant, entity, point, within};
 
 const INCH: i64 = 254;
 /// 1.5 / 2.3: "6\" in open/trails; 4\" in dense".
@@ -60,22 +60,6 @@ struct Piece {
 pub struct Lrrp {
     stats: BTreeMap<String, Stat>,
     dense: Vec<(i64, i64, i64, i64)>,
-}
-
-fn entity(label: &str) -> &str {
-    match label.rsplit_once(" #") {
-        Some((e, n)) if n.chars().all(|c| c.is_ascii_digit()) => e,
-        _ => label,
-    }
-}
-
-fn point(v: &Value) -> Option<(i64, i64)> {
-    Some((v.get("x")?.as_i64()?, v.get("y")?.as_i64()?))
-}
-
-fn within(a: (i64, i64), b: (i64, i64), r: i64) -> bool {
-    let (dx, dy) = (i128::from(a.0 - b.0), i128::from(a.1 - b.1));
-    dx * dx + dy * dy <= i128::from(r) * i128::from(r)
 }
 
 fn strs(ev: &Value, k: &str) -> Vec<String> {

@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::log::{Report, constant, features, length_inside};
+use super::log::{Report, constant, entity, features, length_inside, point, within};
 
 const INCH: i64 = 254;
 /// 6.3 item 8: "within 12\"".
@@ -60,22 +60,6 @@ pub struct Lz {
     dummies: BTreeSet<String>,
     below_table: String,
     cold: bool,
-}
-
-fn point(v: &Value) -> Option<(i64, i64)> {
-    Some((v.get("x")?.as_i64()?, v.get("y")?.as_i64()?))
-}
-
-fn entity(label: &str) -> &str {
-    match label.rsplit_once(" #") {
-        Some((e, n)) if n.chars().all(|c| c.is_ascii_digit()) => e,
-        _ => label,
-    }
-}
-
-fn within(a: (i64, i64), b: (i64, i64), r: i64) -> bool {
-    let (dx, dy) = (i128::from(a.0 - b.0), i128::from(a.1 - b.1));
-    dx * dx + dy * dy <= i128::from(r) * i128::from(r)
 }
 
 fn inside(r: &[f64; 4], p: (i64, i64)) -> bool {

@@ -33,7 +33,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::log::{At, Ev, Report, features, length_inside};
+use super::log::{At, Ev, Report, dist, features, length_inside, point_arg, seg_dist};
 
 const INCH: i64 = 254;
 /// 9.1.1 items 2-3: within 2in of the flare; its light a 6in circle (3in around it, reading).
@@ -71,28 +71,6 @@ fn pt(a: &At) -> (i64, i64) {
         At::Point(x, y) => (*x, *y),
         At::Hex(_) => (0, 0),
     }
-}
-
-fn dist(a: (i64, i64), b: (i64, i64)) -> f64 {
-    (((a.0 - b.0) as f64).powi(2) + ((a.1 - b.1) as f64).powi(2)).sqrt()
-}
-
-/// The distance from c to the segment a-b.
-fn seg_dist(a: (i64, i64), b: (i64, i64), c: (i64, i64)) -> f64 {
-    let (dx, dy) = ((b.0 - a.0) as f64, (b.1 - a.1) as f64);
-    let len2 = dx * dx + dy * dy;
-    if len2 == 0.0 {
-        return dist(a, c);
-    }
-    let t = (((c.0 - a.0) as f64 * dx + (c.1 - a.1) as f64 * dy) / len2).clamp(0.0, 1.0);
-    let p = (a.0 as f64 + t * dx, a.1 as f64 + t * dy);
-    ((p.0 - c.0 as f64).powi(2) + (p.1 - c.1 as f64).powi(2)).sqrt()
-}
-
-fn point_arg(s: &str) -> Option<(i64, i64)> {
-    let t = s.trim().trim_start_matches('[').trim_end_matches(']');
-    let (x, y) = t.split_once(',')?;
-    Some((x.trim().parse().ok()?, y.trim().parse().ok()?))
 }
 
 /// The table as far as 4.1 and 4.5.C read it: the dense and scrub features, the raised ones

@@ -34,7 +34,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::log::{At, Ev, Report, prop};
+use super::log::{At, Ev, Report, dist, point_arg, prop, seg_dist};
 
 const INCH: i64 = 254;
 /// 9.2.3 item 1: "within 2in of the marker".
@@ -90,22 +90,6 @@ fn pt(a: &At) -> (i64, i64) {
     }
 }
 
-fn dist(a: (i64, i64), b: (i64, i64)) -> f64 {
-    (((a.0 - b.0) as f64).powi(2) + ((a.1 - b.1) as f64).powi(2)).sqrt()
-}
-
-/// The distance from c to the segment a-b.
-fn seg_dist(a: (i64, i64), b: (i64, i64), c: (i64, i64)) -> f64 {
-    let (dx, dy) = ((b.0 - a.0) as f64, (b.1 - a.1) as f64);
-    let len2 = dx * dx + dy * dy;
-    if len2 == 0.0 {
-        return dist(a, c);
-    }
-    let t = (((c.0 - a.0) as f64 * dx + (c.1 - a.1) as f64 * dy) / len2).clamp(0.0, 1.0);
-    let p = (a.0 as f64 + t * dx, a.1 as f64 + t * dy);
-    ((p.0 - c.0 as f64).powi(2) + (p.1 - c.1 as f64).powi(2)).sqrt()
-}
-
 fn inside(r: &Rect, p: (i64, i64)) -> bool {
     p.0 >= r.0 && p.0 <= r.2 && p.1 >= r.1 && p.1 <= r.3
 }
@@ -121,12 +105,6 @@ fn to_rect(r: &Rect, p: (i64, i64)) -> i64 {
     let dx = (r.0 - p.0).max(0).max(p.0 - r.2);
     let dy = (r.1 - p.1).max(0).max(p.1 - r.3);
     ((dx * dx + dy * dy) as f64).sqrt().ceil() as i64
-}
-
-fn point_arg(s: &str) -> Option<(i64, i64)> {
-    let t = s.trim().trim_start_matches('[').trim_end_matches(']');
-    let (x, y) = t.split_once(',')?;
-    Some((x.trim().parse().ok()?, y.trim().parse().ok()?))
 }
 
 /// 9.2.3 item 1, the printed 1D6 mine table.

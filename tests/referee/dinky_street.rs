@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::log::{Report, constant};
+use super::log::{Report, args, constant, entity, faces, point_f64};
 
 const INCH: f64 = 254.0;
 /// 5.8.A rule 1: "a 2\" triangular cone", plus half a 2in base.
@@ -81,35 +81,6 @@ fn bearing(a: Pt, b: Pt) -> f64 {
 fn gap(a: f64, b: f64) -> f64 {
     let d = (a - b).abs() % 360.0;
     d.min(360.0 - d)
-}
-
-fn point(v: &Value) -> Option<Pt> {
-    Some((v.get("x")?.as_f64()?, v.get("y")?.as_f64()?))
-}
-
-fn entity(label: &str) -> &str {
-    match label.rsplit_once(" #") {
-        Some((e, n)) if n.chars().all(|c| c.is_ascii_digit()) => e,
-        _ => label,
-    }
-}
-
-fn faces(ev: &Value) -> Vec<i64> {
-    ev["dice"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|d| d["face"].as_i64())
-        .collect()
-}
-
-fn args(ev: &Value) -> Vec<String> {
-    ev["args"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|a| a.as_str().unwrap_or_default().to_string())
-        .collect()
 }
 
 fn resolved(ev: &Value, name: &str) -> bool {
@@ -215,12 +186,12 @@ impl Street {
                 "deployed" | "entered" => {
                     let label = ev["piece"].as_str().unwrap_or_default().to_string();
                     let p = pieces.entry(label).or_default();
-                    p.at = point(&ev["at"]).unwrap_or_default();
+                    p.at = point_f64(&ev["at"]).unwrap_or_default();
                     p.side = ev["side"].as_str().unwrap_or_default().to_string();
                 }
                 "moved" => {
                     let label = ev["piece"].as_str().unwrap_or_default();
-                    if let (Some(p), Some(to)) = (pieces.get_mut(label), point(&ev["to"])) {
+                    if let (Some(p), Some(to)) = (pieces.get_mut(label), point_f64(&ev["to"])) {
                         p.at = to;
                     }
                 }
@@ -423,7 +394,7 @@ impl Street {
             let e = &body[j];
             match e["event"].as_str().unwrap_or_default() {
                 "moved" => {
-                    if let (Some(l), Some(to)) = (e["piece"].as_str(), point(&e["to"])) {
+                    if let (Some(l), Some(to)) = (e["piece"].as_str(), point_f64(&e["to"])) {
                         at.insert(l.to_string(), to);
                     }
                 }
@@ -454,7 +425,7 @@ impl Street {
             let mid = body[j + 1..stop]
                 .iter()
                 .find(|m| m["event"] == "moved" && m["piece"] == x.as_str())
-                .and_then(|m| point(&m["to"]));
+                .and_then(|m| point_f64(&m["to"]));
             // Who springs on it: the hidden elements revealed after a token is spent.
             let mut sprung = BTreeSet::new();
             for k in j + 1..stop {
@@ -476,7 +447,7 @@ impl Street {
             let last = body[j + 1..stop]
                 .iter()
                 .filter(|m| m["event"] == "moved" && m["piece"] == x.as_str())
-                .filter_map(|m| point(&m["to"]))
+                .filter_map(|m| point_f64(&m["to"]))
                 .next_back();
             if let Some(last) = last {
                 for m in &body[j + 1..stop] {
@@ -573,7 +544,7 @@ impl Street {
         let through = body
             .iter()
             .find(|m| m["event"] == "moved" && m["piece"] == a[0].as_str())
-            .and_then(|m| point(&m["to"]));
+            .and_then(|m| point_f64(&m["to"]));
         let surprised: Vec<usize> = (0..body.len())
             .filter(|&j| resolved(&body[j], "surprised"))
             .collect();

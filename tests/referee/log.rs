@@ -471,3 +471,77 @@ pub fn counted_pieces(text: &str) -> Vec<(usize, String)> {
         })
         .collect()
 }
+
+/// The entity a piece's label names, without the number the engine gives each copy
+/// (`vc_squad #2` is a `vc_squad`).
+pub fn entity(label: &str) -> &str {
+    match label.rsplit_once(" #") {
+        Some((e, n)) if n.chars().all(|c| c.is_ascii_digit()) => e,
+        _ => label,
+    }
+}
+
+/// A point as an action's argument shows it, `[x, y]`.
+pub fn point_arg<T: std::str::FromStr>(s: &str) -> Option<(T, T)> {
+    let t = s.trim().trim_start_matches('[').trim_end_matches(']');
+    let (x, y) = t.split_once(',')?;
+    Some((x.trim().parse().ok()?, y.trim().parse().ok()?))
+}
+
+/// An event's point, `{"x": …, "y": …}`, in tenths of a millimetre.
+pub fn point(v: &Value) -> Option<(i64, i64)> {
+    Some((v.get("x")?.as_i64()?, v.get("y")?.as_i64()?))
+}
+
+/// An event's point, for a referee that measures in floating point.
+pub fn point_f64(v: &Value) -> Option<(f64, f64)> {
+    Some((v.get("x")?.as_f64()?, v.get("y")?.as_f64()?))
+}
+
+/// The faces of an event's dice, in the order rolled.
+pub fn faces(ev: &Value) -> Vec<i64> {
+    ev["dice"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|d| d["face"].as_i64())
+        .collect()
+}
+
+/// An action event's arguments as the log shows them.
+pub fn args(ev: &Value) -> Vec<String> {
+    ev["args"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|a| a.as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// The distance between two points, in tenths of a millimetre.
+pub fn dist(a: (i64, i64), b: (i64, i64)) -> f64 {
+    (((a.0 - b.0) as f64).powi(2) + ((a.1 - b.1) as f64).powi(2)).sqrt()
+}
+
+/// [`dist`] rounded to a whole tenth of a millimetre.
+pub fn dist_rounded(a: (i64, i64), b: (i64, i64)) -> i64 {
+    dist(a, b).round() as i64
+}
+
+/// Whether two points lie within `r` of each other, exactly.
+pub fn within(a: (i64, i64), b: (i64, i64), r: i64) -> bool {
+    let (dx, dy) = (i128::from(a.0 - b.0), i128::from(a.1 - b.1));
+    dx * dx + dy * dy <= i128::from(r) * i128::from(r)
+}
+
+/// The distance from c to the segment a-b.
+pub fn seg_dist(a: (i64, i64), b: (i64, i64), c: (i64, i64)) -> f64 {
+    let (dx, dy) = ((b.0 - a.0) as f64, (b.1 - a.1) as f64);
+    let len2 = dx * dx + dy * dy;
+    if len2 == 0.0 {
+        return dist(a, c);
+    }
+    let t = (((c.0 - a.0) as f64 * dx + (c.1 - a.1) as f64 * dy) / len2).clamp(0.0, 1.0);
+    let p = (a.0 as f64 + t * dx, a.1 as f64 + t * dy);
+    ((p.0 - c.0 as f64).powi(2) + (p.1 - c.1 as f64).powi(2)).sqrt()
+}
