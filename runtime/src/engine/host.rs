@@ -599,8 +599,6 @@ impl GameHost<'_, '_> {
             .collect())
     }
 
-    /// Hexes holding at least one on-board piece that the filters select (as `count_units`),
-    /// in board order, each once: few, so a sorted list (search it with `binary_search`).
     /// Per piece, whether `path_clear(x, p, filters…)` passes through it (it matches them).
     pub(crate) fn passed_through(&self, filters: &[Val]) -> Result<Vec<bool>, RunError> {
         let f = self.filter(filters)?;
@@ -609,6 +607,8 @@ impl GameHost<'_, '_> {
             .collect())
     }
 
+    /// Hexes holding at least one on-board piece that the filters select (as `count_units`),
+    /// in board order, each once: few, so a sorted list (search it with `binary_search`).
     pub(crate) fn occupied_by(&self, filters: &[Val]) -> Result<Vec<HexCoord>, RunError> {
         let f = self.filter(filters)?;
         let mut hexes: Vec<HexCoord> = (0..self.state.pieces.len())

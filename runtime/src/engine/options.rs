@@ -894,10 +894,11 @@ impl Game<'_, '_> {
         let passed = if pass_filters.is_empty() {
             Vec::new()
         } else {
-            let mut vals = Vec::with_capacity(pass_filters.len());
-            for f in &pass_filters {
-                vals.push(self.with_host(|i, c| i.eval_in(a, args, f, c))?);
-            }
+            let vals = self.with_host(|i, c| {
+                (pass_filters.iter())
+                    .map(|f| i.eval_in(a, args, f, c))
+                    .collect::<Result<Vec<_>, _>>()
+            })?;
             GameHost::quiet(self.rules, &mut self.state, &mut self.scratch).passed_through(&vals)?
         };
         let others = figures_near(&self.state, me, from, r, *base, &passed);
